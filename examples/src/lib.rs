@@ -1,0 +1,1 @@
+//! Instrumented example programs and the end-to-end study of the lost-cycles toolchain.

@@ -1,0 +1,2 @@
+//! `lca`: part of the lost-cycles toolchain (see the workspace README).
+#![deny(missing_docs)]

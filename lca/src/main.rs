@@ -1,0 +1,2 @@
+//! The `lca` command line.
+fn main() {}

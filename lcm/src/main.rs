@@ -1,0 +1,2 @@
+//! The `lcm` command line.
+fn main() {}

@@ -1,0 +1,2 @@
+//! The `pp` command line.
+fn main() {}

@@ -1,0 +1,1 @@
+//! End-to-end tests of the lost-cycles toolchain live in `tests/tests/`.
