@@ -1,0 +1,42 @@
+//! Command-line arguments (clap derive) and dispatch. Each subcommand's arguments and its
+//! translation into a library call live in a module of their own.
+use clap::{Parser, Subcommand};
+
+mod pamela_cmd;
+mod predict_cmd;
+
+/// lcm: lost-cycles modeling with the PAMELA calculus.
+#[derive(Parser, Debug)]
+#[command(name = "lcm", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse, compile and simplify a PAMELA model; print T_main.
+    Pamela(pamela_cmd::PamelaArgs),
+    /// Discrete-event simulation of a PAMELA model.
+    Simulate(pamela_cmd::SimulateArgs),
+    /// Predict the run time of an annotated Rust program.
+    Predict(predict_cmd::PredictArgs),
+    /// Compare the predictions of two versions of a program.
+    Compare(predict_cmd::CompareArgs),
+    /// Show the parallel structure lcm recognized in a Rust program.
+    Tree(predict_cmd::TreeArgs),
+    /// Measure this machine's copy bandwidth and latency for communication pricing.
+    Calibrate(predict_cmd::CalibrateArgs),
+}
+
+/// Runs the parsed command; returns the process exit status (0 ok, 1 bad input, 2 usage).
+pub fn run(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Pamela(a) => pamela_cmd::run_pamela(a),
+        Command::Simulate(a) => pamela_cmd::run_simulate(a),
+        Command::Predict(a) => predict_cmd::run_predict(a),
+        Command::Compare(a) => predict_cmd::run_compare(a),
+        Command::Tree(a) => predict_cmd::run_tree(a),
+        Command::Calibrate(a) => predict_cmd::run_calibrate(a),
+    }
+}

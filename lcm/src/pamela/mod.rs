@@ -1,0 +1,1 @@
+//! The PAMELA language, its compile-time calculus and a discrete-event simulator.

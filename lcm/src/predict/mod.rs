@@ -1,0 +1,1 @@
+//! Prediction of Rust programs from their annotated fragment models.
