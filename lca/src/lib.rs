@@ -1,2 +1,65 @@
-//! `lca`: part of the lost-cycles toolchain (see the workspace README).
+//! `lca`: lost-cycles analysis — fit models of overhead categories to profile records.
+//!
+//! `pp` writes one record per run and fragment (DESIGN section 4). `lca` reads them
+//! ([`record`]), selects the ones of interest ([`extraction`]), turns one category over
+//! one or more variables into a [`dataset::Dataset`], and fits candidate forms:
+//! hypotheses ([`hypothesis`]: formulae, the shipped [`forms`] of Crovella's Table 5.1, or
+//! the automatic normal-form [`search`]) are fitted ([`fit`], [`linear`], [`nonlinear`])
+//! with 90% confidence half-widths, R², adjusted R² and leave-one-out cross-validation
+//! error, then ranked. The chosen models are written as expression text ([`expr`]) in
+//! `// lcm:` annotations ([`annotation`]) that `lcm` composes; [`runtime`] sums every
+//! category into T(n, p) = Σ C(n, p) / p (Crovella's Figure 5.4).
+//!
+//! Units: category values are seconds summed over processors, as `pp` writes them;
+//! `time` = tt / p is wall-clock seconds. Fitted models keep the unit of their data.
+//!
+//! # The end-to-end study in five lines
+//!
+//! ```
+//! use lca::{extraction::Extraction, record::parse_records, runtime::fit_runtime, search::SearchOptions};
+//! // Records as `pp -l "n=..." run.pplog >> fft.pp` accumulates them (here generated).
+//! let mut text = String::new();
+//! for n in [256.0, 512.0, 1024.0, 2048.0, 4096.0] {
+//!     for p in [1.0f64, 2.0, 4.0, 8.0, 16.0] {
+//!         let (rt, li) = (2e-6 * n, 1e-7 * n * p.log2());
+//!         text += &format!("n={n} tag=cols p={p} li={li} rt={rt} tt={}\n", rt + li);
+//!     }
+//! }
+//! let records = parse_records(&text).unwrap();
+//! let vars = ["n".to_string(), "p".to_string()];
+//! let model = fit_runtime(&records, "fft.pp", Some("cols"), &vars,
+//!                         &Extraction::default(), &SearchOptions::default()).unwrap();
+//! // The annotation lines for the fragment, ready for `lcm --models`:
+//! let lines = model.fragment_model().to_string();
+//! assert_eq!(lines, "// lcm: fragment cols\n// lcm: li = 1e-7*n*log2(p)\n// lcm: rt = 2e-6*n\n");
+//! assert!(model.mean_relative_error < 1e-6);
+//! ```
+//!
+//! One category, one variable, with the forms of Crovella's table and a user formula:
+//!
+//! ```
+//! use lca::{dataset::{Dataset, DataPoint}, forms::FormsFile, fit::fit, hypothesis::Hypothesis, report};
+//! let pts = (1..=16).map(|p| { let p = p as f64; DataPoint { x: vec![p], y: 0.01 * p * p.sqrt(), line: 0 } }).collect();
+//! let data = Dataset::new("li", &["p"], pts);
+//! let mut hyps = FormsFile::shipped().hypotheses("li", &data.variables).unwrap();
+//! hyps.push(Hypothesis::formula("p^2 + 1", &data.variables).unwrap());
+//! let ranked = report::rank(hyps.iter().filter_map(|h| fit(h, &data).ok()).collect());
+//! assert_eq!(ranked[0].expr.to_string(), "0.01*p*sqrt(p)");
+//! ```
 #![deny(missing_docs)]
+
+pub mod annotation;
+pub mod dataset;
+pub mod expr;
+pub mod extraction;
+pub mod fit;
+pub mod forms;
+pub mod hypothesis;
+pub mod linear;
+pub mod nonlinear;
+pub mod plot;
+pub mod record;
+pub mod report;
+pub mod runtime;
+pub mod search;
+pub mod stats;

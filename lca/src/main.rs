@@ -1,2 +1,237 @@
-//! The `lca` command line.
-fn main() {}
+//! The `lca` command line: parse arguments (cli.rs), call the library, map errors to exit
+//! codes (1 = bad input, 2 = usage).
+
+mod cli;
+
+use anyhow::{anyhow, Context};
+use clap::Parser;
+use cli::{Cli, Command, Common, Emit};
+use lca::annotation::{Annotation, FragmentModel};
+use lca::dataset::Dataset;
+use lca::extraction::Extraction;
+use lca::fit::{fit, FittedModel};
+use lca::forms::FormsFile;
+use lca::hypothesis::Hypothesis;
+use lca::record::{parse_records, Record};
+use lca::report::{self, Header};
+use lca::runtime::fit_runtime;
+use lca::search::{auto_fit, SearchOptions};
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+enum Failure {
+    Usage(String),
+    Input(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure::Input(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(m)) => {
+            eprintln!("lca: {m}\nTry `lca --help`.");
+            ExitCode::from(2)
+        }
+        Err(Failure::Input(e)) => {
+            eprintln!("lca: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match &cli.command {
+        Some(Command::Model { common }) => run_model(common),
+        None => run_fit(&cli),
+    }
+}
+
+struct Inputs {
+    source: String,
+    records: Vec<Record>,
+    vars: Vec<String>,
+    extraction: Extraction,
+}
+
+fn inputs(common: &Common) -> Result<Inputs, Failure> {
+    let file = common
+        .file
+        .as_ref()
+        .ok_or_else(|| Failure::Usage("expected a data file: -f DATAFILE".into()))?;
+    let vars_text = common
+        .vars
+        .as_ref()
+        .ok_or_else(|| Failure::Usage("expected variables: -v VAR[,VAR...]".into()))?;
+    let vars: Vec<String> = vars_text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    if vars.is_empty() {
+        return Err(Failure::Usage("expected at least one variable after -v".into()));
+    }
+    for v in &vars {
+        if lca::expr::parse(v) != Ok(lca::expr::Expr::var(v)) {
+            return Err(Failure::Usage(format!(
+                "-v: expected variable names like `n` or `p`, found `{v}`"
+            )));
+        }
+    }
+    let mut extraction = Extraction::parse(common.extract.as_deref().unwrap_or(""))
+        .map_err(|e| Failure::Usage(format!("-x: {e}")))?;
+    if let Some(tag) = &common.tag {
+        let tag_filter = Extraction::parse(&format!("tag={tag}"))
+            .map_err(|e| Failure::Usage(format!("--tag: {e}")))?;
+        let c = tag_filter.any_of[0][0].clone();
+        if extraction.any_of.is_empty() {
+            extraction = tag_filter;
+        } else {
+            extraction.any_of.iter_mut().for_each(|a| a.push(c.clone()));
+        }
+    }
+    let source = file.display().to_string();
+    let text = read_text(file)?;
+    let records = parse_records(&text).map_err(|e| anyhow!("{source}: {e}"))?;
+    Ok(Inputs {
+        source,
+        records,
+        vars,
+        extraction,
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, Failure> {
+    if path == Path::new("-") {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading standard input")?;
+        return Ok(s);
+    }
+    Ok(std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?)
+}
+
+fn run_fit(cli: &Cli) -> Result<(), Failure> {
+    let category = cli
+        .category
+        .clone()
+        .ok_or_else(|| Failure::Usage("expected a category: -c CATEGORY".into()))?;
+    if cli.common.emit.is_some() && cli.common.tag.is_none() {
+        return Err(Failure::Usage(
+            "--emit annotation needs --tag NAME (the fragment the lines annotate)".into(),
+        ));
+    }
+    let inp = inputs(&cli.common)?;
+    // User formulae (command-line text: errors are usage errors).
+    let mut hyps = Vec::new();
+    for group in &cli.formulae {
+        for f in group.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            hyps.push(Hypothesis::formula(f, &inp.vars).map_err(|e| Failure::Usage(e.to_string()))?);
+        }
+    }
+    let data = Dataset::from_records(&inp.records, &inp.source, &category, &inp.vars, &inp.extraction)
+        .map_err(anyhow::Error::from)?;
+    let mut models: Vec<FittedModel> = Vec::new();
+    let mut notes = Vec::new();
+    if cli.auto {
+        let a = auto_fit(&data, &SearchOptions::default()).map_err(anyhow::Error::from)?;
+        models.extend(a.ranked);
+    } else {
+        let forms = match &cli.forms {
+            Some(p) => {
+                let text = read_text(p)?;
+                FormsFile::parse(&text, &p.display().to_string()).map_err(anyhow::Error::from)?
+            }
+            None => FormsFile::shipped(),
+        };
+        let defaults = forms
+            .hypotheses(&category, &inp.vars)
+            .map_err(anyhow::Error::from)?;
+        hyps.splice(0..0, defaults);
+    }
+    if hyps.is_empty() && models.is_empty() {
+        return Err(Failure::Usage(format!(
+            "no default forms for `{category}` over {}: give formulae or --auto",
+            inp.vars.join(", ")
+        )));
+    }
+    let mut first_err = None;
+    for h in &hyps {
+        match fit(h, &data) {
+            Ok(m) => models.push(m),
+            Err(e) => {
+                notes.push(format!("skipped: {e}"));
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if models.is_empty() {
+        let e = first_err.map(anyhow::Error::from).unwrap_or_else(|| anyhow!("no model could be fitted"));
+        return Err(Failure::Input(e));
+    }
+    let models = report::rank(models);
+    let header = Header {
+        datafile: inp.source.clone(),
+        category: category.clone(),
+        variables: inp.vars.clone(),
+        extraction: inp.extraction.to_string(),
+        points: data.len(),
+    };
+    if let Some(path) = &cli.plot {
+        lca::plot::plot(path, &data, &models[..models.len().min(4)]).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    }
+    if let Some(Emit::Annotation) = cli.common.emit {
+        let name = cli.common.tag.clone().unwrap_or_default();
+        println!("{}", Annotation::Fragment(name));
+        println!(
+            "{}",
+            Annotation::Model {
+                category,
+                expr: models[0].expr.clone()
+            }
+        );
+    } else if cli.common.json {
+        let mut j = report::json(&header, &models);
+        j["skipped"] = serde_json::json!(notes);
+        println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+    } else {
+        print!("{}", report::table(&header, &models));
+        for n in notes {
+            println!("{n}");
+        }
+    }
+    Ok(())
+}
+
+fn run_model(common: &Common) -> Result<(), Failure> {
+    let inp = inputs(common)?;
+    // The tag is already part of the extraction.
+    let m = fit_runtime(
+        &inp.records,
+        &inp.source,
+        common.tag.as_deref(),
+        &inp.vars,
+        &inp.extraction,
+        &SearchOptions::default(),
+    )
+    .map_err(anyhow::Error::from)?;
+    if let Some(Emit::Annotation) = common.emit {
+        let fm: FragmentModel = m.fragment_model();
+        print!("{fm}");
+    } else if common.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&lca::runtime::json(&m)).unwrap_or_default()
+        );
+    } else {
+        print!("{}", lca::runtime::table(&inp.source, &m));
+    }
+    Ok(())
+}

@@ -1,2 +1,79 @@
-//! `pp`: part of the lost-cycles toolchain (see the workspace README).
+//! `pp`: predicate profiles (lost cycles) from pplib event logs.
+//!
+//! `pp` reads a log written by `pplib` (binary) or a hand-written `.pptrace` text trace and
+//! computes Crovella's lost-cycles profile (DESIGN section 2): for the whole session and for
+//! each fragment (profiling tag), how many processor-seconds went to Load Imbalance (`li`),
+//! Insufficient Parallelism (`ip`), Synchronization Loss (`sl`), Wasted Computation (`wc`)
+//! and Remaining Time (`rt`), which add up to Total Time (`tt` = p × elapsed). With a p = 1
+//! baseline it adds Pure Computation (`pc`) and Memory Loss (`ml`); with counters, OS loss
+//! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`).
+//!
+//! # Usage story
+//! A performance engineer records a run (`PPLIB_LOG=run.pplog ./prog`), looks at the table
+//! (`pp run.pplog`), finds the fragment that loses most (`pp --all-tags`), looks at its
+//! threads and task-time spread (`--per-thread`, `--histograms`, `--timeline`), and collects
+//! one record line per run and fragment (`pp -l "n=1024" run.pplog >> fft.pp`) for `lca`.
+//! Programs (the end-to-end study) do the same through this library:
+//!
+//! ```
+//! use pp::{analyze_bytes, Options};
+//!
+//! // The example of DESIGN section 3: one serial ms, then a loop whose two tasks take
+//! // 1 ms and 2 ms on p = 2.
+//! let trace = "pptrace 1\nprocessors 2\n\
+//!     0 0 session_begin\n1000000 0 par_begin\n1000000 0 task_begin\n1000000 1 task_begin\n\
+//!     2000000 0 task_end\n3000000 1 task_end\n3000000 0 par_end\n3000000 0 session_end\n";
+//! let analysis = analyze_bytes(trace.as_bytes().to_vec(), "example.pptrace", &Options::all_tags())?;
+//! let session = analysis.session();
+//! assert_eq!((session.li, session.ip, session.rt, session.tt), (0.001, 0.001, 0.004, 0.006));
+//! assert!(session.invariant_error() < 1e-9);
+//!
+//! // DESIGN section 4 record lines, the user's note first.
+//! let note = pp::parse_note("n=1024 impl=dp")?;
+//! assert_eq!(
+//!     analysis.record_lines(&note),
+//!     ["n=1024 impl=dp p=2 li=0.001 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006"]
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! From files, with a baseline: [`profile_log`]`(path, Some(baseline_path))` gives the
+//! session and every fragment with `pc`/`ml`; [`analyze`] with [`Options`] selects tags,
+//! the miss latency and histograms; [`Analysis::apply_baseline`] combines any two analyses.
+//!
+//! # Layout
+//! - [`analysis`]: entry points ([`analyze`], [`analyze_bytes`], [`profile_log`]) and
+//!   [`Analysis`]; [`profile`]: [`Profile`] (seconds, per-thread rows, durations);
+//!   [`record`]: record lines.
+//! - The engine: [`merge`] (time-ordered k-way merge of the thread streams), [`sweep`] (the
+//!   single streaming pass; its module docs state the exact semantics and the decisions
+//!   DESIGN leaves open), [`stack`] ([`stack::ThreadStack`]), [`accum`] (exact integer
+//!   thread-nanoseconds).
+//! - Views: [`table`] (human text), [`timeline`] (Chrome trace-event JSON for
+//!   ui.perfetto.dev), [`plot`] (SVG stacked bars), [`report`] (the JSON document).
+//!
+//! Units: every `f64` in a [`Profile`] is seconds (processor-seconds for categories); inside
+//! the engine times are integer nanoseconds ([`pplib::log::Nanos`]).
 #![deny(missing_docs)]
+
+pub mod accum;
+pub mod analysis;
+pub mod app;
+pub mod category;
+pub mod error;
+pub mod merge;
+pub mod plot;
+pub mod profile;
+pub mod record;
+pub mod report;
+pub mod stack;
+pub mod sweep;
+pub mod table;
+pub mod timeline;
+
+pub use analysis::{analyze, analyze_bytes, analyze_reader, profile_log, Analysis, Options};
+pub use category::Category;
+pub use error::PpError;
+pub use profile::{Profile, ThreadProfile};
+pub use record::{format_record, format_seconds, parse_note};
+pub use sweep::TagSelection;

@@ -1,2 +1,99 @@
-//! `pplib`: part of the lost-cycles toolchain (see the workspace README).
+//! `pplib`: the instrumentation runtime of the lost-cycles toolchain.
+//!
+//! A program linked with pplib records, per thread, when it enters and leaves the constructs
+//! of DESIGN section 2 — the session, code fragments (profiling tags), fork points (`par`),
+//! pieces of parallel work (`task`) and synchronization waits (`wait`) — into an event log
+//! that `pp` turns into lost-cycles profiles. Recording is cheap (one clock read and a few
+//! stores into a per-thread buffer per event, no lock) and, when no session is recording,
+//! every call costs about a nanosecond, so instrumentation can stay compiled in.
+//!
+//! # Usage
+//!
+//! Start a [`Session`] (from the environment: `PPLIB_LOG=run.pplog ./prog`, or with a
+//! builder), mark fragments with [`frag`], and use the instrumented rayon helpers
+//! ([`pool`], [`join`], [`scope`], [`prelude::PpParallelIterator::pp_for_each`]), thread
+//! helpers ([`thread`]) and locks ([`sync`]); or mark `par`/`task`/`wait` yourself. Run the
+//! profiled program inside the pool (start the session inside `pool.install`) so that p is
+//! the pool's size and no thread outside the pool is counted while it blocks in `install`.
+//!
+//! ```
+//! use pplib::prelude::*;
+//!
+//! let log = std::env::temp_dir().join(format!("pplib-doc-{}.pplog", std::process::id()));
+//! let pool = pplib::pool(2)?;
+//! let total = pool.install(|| -> Result<f64, pplib::PplibError> {
+//!     let session = pplib::Session::builder().path(&log).start()?; // p = 2, the pool's size
+//!     let mut xs: Vec<f64> = (0..100_000).map(f64::from).collect();
+//!     {
+//!         let _tag = pplib::frag("scale"); // a profiling tag around a parallel loop
+//!         xs.par_chunks_mut(1000).pp_for_each(|c| c.iter_mut().for_each(|x| *x = x.sqrt()));
+//!     }
+//!     let (a, b) = pplib::join(|| xs[..50_000].iter().sum::<f64>(), || xs[50_000..].iter().sum::<f64>());
+//!     session.finish()?;
+//!     Ok(a + b)
+//! })?;
+//! assert!(total > 0.0);
+//!
+//! // What pp will read: p, and per thread the events in time order.
+//! let reader = pplib::log::LogReader::open(&log)?;
+//! assert_eq!(reader.header().processors, 2);
+//! let tasks = reader.streams().into_iter().flatten()
+//!     .filter(|e| matches!(e.as_ref().map(|e| &e.kind), Ok(pplib::log::EventKind::TaskBegin)))
+//!     .count();
+//! assert_eq!(tasks, 100 + 2); // one per chunk, one per joined closure
+//! # std::fs::remove_file(&log).ok();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What gets recorded
+//!
+//! - [`Session`]: `session_begin` / `session_end` on the thread that starts / finishes it.
+//! - [`frag`] / [`frag_scope`]: `frag_begin NAME` / `frag_end NAME` (nesting and overlap allowed).
+//! - [`par`] / [`par_scope`]: the calling thread forked work and waits for it (Idle while
+//!   innermost); [`task`] / [`task_scope`]: a piece of parallel work (Busy), closed as
+//!   wasted with [`TaskGuard::wasted`].
+//! - [`wait`] / [`wait_guard`]: a blocking wait of a [`WaitKind`] (Spinning).
+//! - With counters on, a `counters` event after each of these ([`counters`]).
+//!
+//! The log format is [`log::binary`]; [`log::LogReader`] reads it and `.pptrace` text traces.
+//!
+//! # Robustness
+//!
+//! Buffers are bounded (64 KiB per recording thread; full ones go to a writer thread over a
+//! bounded channel). A panicking program unwinds through its guards and its `Session`, so
+//! its log is complete; a program that calls `std::process::exit` (or returns from `main`
+//! with the session still open) gets its log completed by an exit hook; a log cut short
+//! (killed process, full disk) reads up to its last whole record and says it is truncated.
+//! pplib never panics or aborts the host: an I/O error is reported once on stderr and
+//! recording stops. A C ABI ([`ffi`], `include/pplib.h`) serves C and OpenMP programs.
 #![deny(missing_docs)]
+
+pub mod clock;
+mod constructs;
+pub mod counters;
+pub mod ffi;
+pub mod log;
+#[cfg(feature = "rayon")]
+mod rayon_support;
+mod recorder;
+mod session;
+pub mod sync;
+mod sys;
+pub mod thread;
+
+pub use constructs::{frag, frag_scope, par, par_scope, task, task_scope, wait, wait_guard};
+pub use constructs::{FragGuard, ParGuard, TaskGuard, WaitGuard, WaitKind};
+#[cfg(feature = "rayon")]
+pub use rayon;
+#[cfg(feature = "rayon")]
+pub use rayon_support::{join, pool, scope, PpParallelIterator, Scope};
+pub use session::{PplibError, Session, SessionBuilder};
+
+/// `use pplib::prelude::*;`: the instrumented iterator consumers plus rayon's prelude.
+pub mod prelude {
+    #[cfg(feature = "rayon")]
+    pub use crate::rayon_support::PpParallelIterator;
+    #[cfg(feature = "rayon")]
+    pub use rayon::prelude::*;
+    pub use crate::WaitKind;
+}

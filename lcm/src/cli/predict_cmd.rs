@@ -1,32 +1,339 @@
-//! `lcm predict`, `compare`, `tree`, `calibrate` arguments.
+//! `lcm predict`, `compare`, `tree`, `calibrate`: arguments and their translation into
+//! `lcm::predict` calls.
 use clap::Args;
+use lcm::predict::grid::{crossovers, parse_grid, parse_set, Grid};
+use lcm::predict::machine::calibrate;
+use lcm::predict::report;
+use lcm::predict::{PredictError, PredictOptions, Program};
+use std::path::PathBuf;
+
+/// Options shared by predict and compare.
+#[derive(Args, Debug, Clone)]
+pub struct ModelOpts {
+    /// Models file (`lca --emit annotation` output); replaces the source's models.
+    #[arg(long, value_name = "FILE")]
+    models: Option<PathBuf>,
+    /// Machine file written by `lcm calibrate` (communication prices).
+    #[arg(long, value_name = "FILE")]
+    machine: Option<PathBuf>,
+    /// Source of the version the models were measured on: its data movement is not counted twice.
+    #[arg(long, value_name = "FILE")]
+    measured: Option<PathBuf>,
+    /// Function the program starts in.
+    #[arg(long, default_value = "main", value_name = "NAME")]
+    entry: String,
+}
+
+impl ModelOpts {
+    fn options(&self) -> PredictOptions {
+        PredictOptions {
+            entry: self.entry.clone(),
+            models: self.models.clone(),
+            machine: self.machine.clone(),
+            measured: self.measured.clone(),
+        }
+    }
+}
+
+const PREDICT_EXAMPLES: &str = "Examples:
+  lcm predict fft_tp.rs --set n=1024 --set p=8
+  lcm predict fft_dp.rs --set n=1024 --grid p=1..16
+  lcm predict fft_tp.rs --models fft.models --machine machine.txt --grid n=256,1024,p=1..8 --json
+  lcm predict fft_tp.rs --measured fft_dp.rs --set n=512 --set p=4
+  lcm predict fft_tp.rs --pamela
+
+The last line of a single-point prediction is exactly `predicted: T=SECONDS`.
+JSON (--json): an array of points {bindings, seconds, speedup, contributions{fragments,
+load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
+total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T.";
 
 /// Arguments of `lcm predict`.
 #[derive(Args, Debug)]
-pub struct PredictArgs {}
+#[command(after_help = PREDICT_EXAMPLES)]
+pub struct PredictArgs {
+    /// The annotated Rust source.
+    file: PathBuf,
+    /// A variable's value, NAME=VALUE (repeatable; p is the processors).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// A grid: NAME=A..B (integers), NAME=V1,V2,... ; several variables in one spec
+    /// (n=256,512,p=1..8) or repeated.
+    #[arg(long = "grid", value_name = "SPEC")]
+    grid: Vec<String>,
+    /// Print the composed PAMELA model and stop.
+    #[arg(long)]
+    pamela: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    opts: ModelOpts,
+}
+
+const COMPARE_EXAMPLES: &str = "Examples:
+  lcm compare fft_dp.rs fft_tp.rs --grid n=256,1024,p=1..16
+  lcm compare fft_dp.rs fft_tp.rs --grid p=1..16 --set n=1024 --plot fft.svg
+  lcm compare a.rs b.rs --grid n=64..1024 --set p=8 --x n --json
+
+Prints both predictions per point, the better version, and the predicted crossovers (where
+the better version changes along a grid variable, interpolated linearly).";
+
 /// Arguments of `lcm compare`.
 #[derive(Args, Debug)]
-pub struct CompareArgs {}
+#[command(after_help = COMPARE_EXAMPLES)]
+pub struct CompareArgs {
+    /// First version.
+    a: PathBuf,
+    /// Second version.
+    b: PathBuf,
+    /// Fixed values, NAME=VALUE.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Grid (as for predict).
+    #[arg(long = "grid", value_name = "SPEC")]
+    grid: Vec<String>,
+    /// Write an SVG plot of time against the x variable.
+    #[arg(long, value_name = "OUT.svg")]
+    plot: Option<PathBuf>,
+    /// The plot's x variable (default p if on the grid, else the first grid variable).
+    #[arg(long, value_name = "NAME")]
+    x: Option<String>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    opts: ModelOpts,
+}
+
+const TREE_EXAMPLES: &str = "Examples:
+  lcm tree fft_tp.rs
+  lcm tree fft_dp.rs --models fft.models
+  lcm tree fft_tp.rs --pamela
+
+Each node: number (preorder), what it is, file:line, the rule lcm applies, and for
+fragments the model. Warnings (stderr) name what was seen but not modeled.";
+
 /// Arguments of `lcm tree`.
 #[derive(Args, Debug)]
-pub struct TreeArgs {}
+#[command(after_help = TREE_EXAMPLES)]
+pub struct TreeArgs {
+    /// The annotated Rust source.
+    file: PathBuf,
+    /// Models file.
+    #[arg(long, value_name = "FILE")]
+    models: Option<PathBuf>,
+    /// Function the program starts in.
+    #[arg(long, default_value = "main", value_name = "NAME")]
+    entry: String,
+    /// Also print the composed PAMELA model.
+    #[arg(long)]
+    pamela: bool,
+    /// The tree as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+const CALIBRATE_EXAMPLES: &str = "Examples:
+  lcm calibrate -o machine.txt
+  lcm calibrate --quick --json
+
+Measures one-way latency (two threads ping-ponging an atomic) and the bandwidth of copying a
+buffer another thread wrote; writes the machine file lcm predict --machine reads.";
+
 /// Arguments of `lcm calibrate`.
 #[derive(Args, Debug)]
-pub struct CalibrateArgs {}
+#[command(after_help = CALIBRATE_EXAMPLES)]
+pub struct CalibrateArgs {
+    /// Where to write the machine file.
+    #[arg(short = 'o', long, default_value = "lcm-machine.txt", value_name = "FILE")]
+    output: PathBuf,
+    /// Smaller, faster measurement.
+    #[arg(long)]
+    quick: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
 
-pub fn run_predict(_a: PredictArgs) -> i32 {
-    eprintln!("lcm predict: not built yet");
-    2
+fn fail(e: PredictError) -> i32 {
+    eprintln!("lcm: {e}");
+    match e {
+        PredictError::Usage(_) => 2,
+        _ => 1,
+    }
 }
-pub fn run_compare(_a: CompareArgs) -> i32 {
-    eprintln!("lcm compare: not built yet");
-    2
+
+fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, PredictError> {
+    let prog = Program::load(file, opts)?;
+    for w in &prog.warnings {
+        eprintln!("{w}");
+    }
+    Ok(prog)
 }
-pub fn run_tree(_a: TreeArgs) -> i32 {
-    eprintln!("lcm tree: not built yet");
-    2
+
+fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
+    let fixed = set
+        .iter()
+        .map(|s| parse_set(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut axes = Vec::new();
+    for g in grid {
+        axes.extend(parse_grid(g)?);
+    }
+    Ok(Grid::new(fixed, axes))
 }
-pub fn run_calibrate(_a: CalibrateArgs) -> i32 {
-    eprintln!("lcm calibrate: not built yet");
-    2
+
+/// `lcm predict`.
+pub fn run_predict(a: PredictArgs) -> i32 {
+    let run = || -> Result<(), PredictError> {
+        if a.pamela {
+            let m = lcm::predict::program::compose_file(&a.file, &a.opts.options())?;
+            print!("{}", m.text);
+            return Ok(());
+        }
+        let prog = load(&a.file, &a.opts.options())?;
+        let grid = grid_of(&a.set, &a.grid)?;
+        let points = grid.points();
+        let mut preds = Vec::new();
+        for b in &points {
+            preds.push(prog.predict(b)?);
+        }
+        if a.json {
+            println!("{}", report::predictions_json(&preds, &grid));
+        } else if grid.is_single() {
+            print!("{}", report::single(&prog, &preds[0]));
+        } else {
+            print!("{}", report::table(&prog.file, &preds, &grid));
+        }
+        Ok(())
+    };
+    match run() {
+        Ok(()) => 0,
+        Err(e) => fail(e),
+    }
+}
+
+/// `lcm compare`.
+pub fn run_compare(a: CompareArgs) -> i32 {
+    let run = || -> Result<(), PredictError> {
+        let opts = a.opts.options();
+        let pa = load(&a.a, &opts)?;
+        let pb = load(&a.b, &opts)?;
+        let grid = grid_of(&a.set, &a.grid)?;
+        let points = grid.points();
+        let mut ta = Vec::new();
+        let mut tb = Vec::new();
+        for b in &points {
+            ta.push(pa.predict(b)?.seconds);
+            tb.push(pb.predict(b)?.seconds);
+        }
+        let cross = crossovers(&grid, &points, &ta, &tb);
+        if a.json {
+            println!(
+                "{}",
+                report::compare_json(&pa.file, &pb.file, &points, &ta, &tb, &cross)
+            );
+        } else {
+            print!(
+                "{}",
+                report::compare_table(&pa.file, &pb.file, &grid, &points, &ta, &tb, &cross)
+            );
+        }
+        if let Some(out) = &a.plot {
+            let x = a.x.clone().unwrap_or_else(|| grid.default_x());
+            report::compare_plot(out, &pa.file, &pb.file, &grid, &points, &ta, &tb, &x)?;
+            if !a.json {
+                println!("plot: {}", out.display());
+            }
+        }
+        Ok(())
+    };
+    match run() {
+        Ok(()) => 0,
+        Err(e) => fail(e),
+    }
+}
+
+/// `lcm tree`.
+pub fn run_tree(a: TreeArgs) -> i32 {
+    let run = || -> Result<(), PredictError> {
+        let opts = PredictOptions {
+            entry: a.entry.clone(),
+            models: a.models.clone(),
+            ..PredictOptions::default()
+        };
+        let text = std::fs::read_to_string(&a.file).map_err(|e| PredictError::Io {
+            path: a.file.display().to_string(),
+            source: e,
+        })?;
+        let name = a.file.display().to_string();
+        let models_text = match &a.models {
+            Some(p) => Some((
+                p.display().to_string(),
+                std::fs::read_to_string(p).map_err(|e| PredictError::Io {
+                    path: p.display().to_string(),
+                    source: e,
+                })?,
+            )),
+            None => None,
+        };
+        let (root, warnings) = lcm::predict::program::structure(
+            &name,
+            &text,
+            &opts.entry,
+            models_text.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
+        )?;
+        for w in &warnings {
+            eprintln!("{w}");
+        }
+        if a.json {
+            println!("{}", report::tree_json(&root));
+        } else {
+            print!("{}", lcm::predict::tree::render(&root, &name));
+        }
+        if a.pamela {
+            let prog = Program::from_source(&name, &text, &opts)?;
+            print!("\n{}", prog.model.text);
+        }
+        Ok(())
+    };
+    match run() {
+        Ok(()) => 0,
+        Err(e) => fail(e),
+    }
+}
+
+/// `lcm calibrate`.
+pub fn run_calibrate(a: CalibrateArgs) -> i32 {
+    let c = calibrate(a.quick);
+    let text = c.machine.to_text();
+    if let Err(e) = std::fs::write(&a.output, &text) {
+        return fail(PredictError::Io {
+            path: a.output.display().to_string(),
+            source: e,
+        });
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "latency_s": c.machine.latency_s,
+                "bandwidth_bytes_per_s": c.machine.bandwidth_bytes_per_s,
+                "round_trips": c.round_trips,
+                "copy_bytes": c.copy_bytes,
+                "copies": c.copies,
+                "file": a.output.display().to_string(),
+            })
+        );
+    } else {
+        println!("latency: {:.1} ns one way ({} round trips)", c.machine.latency_s * 1e9, c.round_trips);
+        println!(
+            "bandwidth: {:.2} GB/s copying {} MiB written by another thread (median of {})",
+            c.machine.bandwidth_bytes_per_s / 1e9,
+            c.copy_bytes >> 20,
+            c.copies
+        );
+        println!("machine file: {}", a.output.display());
+    }
+    0
 }

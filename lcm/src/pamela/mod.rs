@@ -1,1 +1,121 @@
-//! The PAMELA language, its compile-time calculus and a discrete-event simulator.
+//! The PAMELA language, its compile-time calculus and a discrete-event simulator
+//! (van Gemund's thesis, chapter 3; the PAMELA compiler paper, section 2).
+//!
+//! A model is a set of equations (DESIGN section 6):
+//!
+//! ```text
+//! numeric parameter P          % symbolic: stays in the compiled model
+//! numeric parameter N
+//! numeric t_l = 10
+//! numeric t_s = 0.1
+//! resource s = fcfs(0,1)       % FCFS resource index 0, multiplicity 1
+//! process main = par (p = 1, P)
+//!                  seq (i = 1, N) {
+//!                    delay(t_l) ;
+//!                    use(s, t_s)
+//!                  }
+//! ```
+//!
+//! * [`parse`] reads the text (errors name line and column);
+//! * [`Program::compile`] substitutes every equation (normal form), applies the calculus
+//!   (`phi`, `delta`, `omega`, and `T` by the recursive rule, Eq. 3.15) and simplifies the
+//!   result symbolically, so that regular models become closed forms: the model above
+//!   compiles to `max(N*10.1, P*N*0.1)`;
+//! * [`CompiledModel::eval`] evaluates the time model for parameter values;
+//! * [`simulate`] runs the model as a discrete-event simulation (replications, random
+//!   arbitration, stochastic delays) and reports the mean next to the bound.
+//!
+//! Semantics worth knowing:
+//! * A resource is identified by its family (the resource equation's name, or
+//!   `fcfs`/`ps` for servers written inline) and its index; two equations never alias.
+//! * `delay(exp(m))` and `use(r, uniform(a, b))` are stochastic in the simulator (only
+//!   when the whole time argument is the distribution); the calculus uses their means.
+//! * `if (c) a else b` with a probability c compiles to `c*X_a + (1-c)*X_b`.
+//! * `wait(c)` / `signal(c)` (single-assignment conditions, optionally indexed `c(i)`)
+//!   make a model non-series-parallel: its `phi` is then computed numerically by the time
+//!   equations (Eq. 3.1-3.3) and `T = max(phi, omega)`.
+//! * Symbolic loop ranges are assumed non-empty and parameters non-negative during
+//!   simplification; numeric ranges are exact.
+//!
+//! ```
+//! use lcm::pamela::{self, Bindings};
+//! let src = "numeric parameter P\nnumeric parameter N\nresource s = fcfs(0,1)\n\
+//!            process main = par (p = 1, P) seq (i = 1, N) { delay(10) ; use(s, 0.1) }";
+//! let model = pamela::parse(src)?.compile()?;
+//! let b = Bindings::from([("P".to_string(), 1000.0), ("N".to_string(), 1e6)]);
+//! assert!((model.eval(&b)? - 1e8).abs() < 1e-3);
+//! # Ok::<(), pamela::PamelaError>(())
+//! ```
+mod ast;
+mod compile;
+mod error;
+mod eval;
+mod expr;
+mod lexer;
+mod model;
+mod normal;
+mod parser;
+pub mod partition;
+mod sim;
+mod simplify;
+mod timeeq;
+
+pub use ast::{Decl, DeclKind, NameRef, Proc, ResourceDef, ServerKind, Time};
+pub use error::{PamelaError, Span};
+pub use eval::Bindings;
+pub use expr::{fmt_num, CmpOp, Demand, Expr, Func, Reduction};
+pub use model::{CompiledModel, Program};
+pub use normal::{NCond, NProc, NRes};
+pub use sim::{Arbitration, SimOptions, SimReport};
+
+/// Default bound on the number of simulated events (all runs together).
+pub const DEFAULT_MAX_EVENTS: u64 = 2_000_000_000;
+
+/// Parses a PAMELA model.
+pub fn parse(source: &str) -> Result<Program, PamelaError> {
+    Ok(Program::from_decls(parser::parse_decls(source)?))
+}
+
+/// Parses one numeric expression of the PAMELA grammar (no equations are expanded).
+pub fn parse_expr(text: &str) -> Result<Expr, PamelaError> {
+    parser::parse_expr_text(text)
+}
+
+/// Simulates `program` with the given parameter values; `t_lower` in the report is the
+/// compiled bound at the same values.
+pub fn simulate(program: &Program, bindings: &Bindings, options: &SimOptions) -> Result<SimReport, PamelaError> {
+    simulate_limited(program, bindings, options, DEFAULT_MAX_EVENTS)
+}
+
+/// [`simulate`] that stops with [`PamelaError::TooManyEvents`] after `max_events` events.
+pub fn simulate_limited(
+    program: &Program,
+    bindings: &Bindings,
+    options: &SimOptions,
+    max_events: u64,
+) -> Result<SimReport, PamelaError> {
+    simulate_with(program, bindings, options, Arbitration::Random, max_events)
+}
+
+/// [`simulate`] with a choice of arbitration among equal times and an event limit.
+pub fn simulate_with(
+    program: &Program,
+    bindings: &Bindings,
+    options: &SimOptions,
+    arbitration: Arbitration,
+    max_events: u64,
+) -> Result<SimReport, PamelaError> {
+    let p = program.normal_form()?;
+    let params: Vec<String> = p.free_vars().into_iter().collect();
+    for n in &params {
+        if !bindings.contains_key(n) {
+            return Err(PamelaError::Unbound { name: n.clone() });
+        }
+    }
+    let model = program.compile()?;
+    let t_lower = model.eval(bindings)?;
+    let prog = sim::SimProgram::new(&p, &params)?;
+    let mut report = sim::replicate(&prog, bindings, options, arbitration, max_events)?;
+    report.t_lower = t_lower;
+    Ok(report)
+}

@@ -1,0 +1,46 @@
+//! Data-parallel 2D FFT (Crovella Fig. 3.2 and 6.7): every iteration runs four parallel
+//! loops in sequence (`init`, `cols`, `transpose`, `rows`), each over all threads of the
+//! rayon pool it is called in.
+//!
+//! This file is also the input of `lcm predict`: each fragment is one statement after its
+//! `// lcm: fragment NAME` comment, followed by a blank line.
+
+use super::{block_cols, init_block, transpose_block, zeros, Plan};
+use pplib::prelude::*;
+use rustfft::num_complex::Complex64;
+
+/// Runs `iters` iterations of the data-parallel 2D FFT of n×n matrices in the current rayon
+/// pool (call it inside `pool.install`) and returns the transform of the last iteration.
+pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
+    let plan = Plan::new(n);
+    let g = block_cols(n);
+    let mut a = zeros(n);
+    let mut b = zeros(n);
+    // lcm: iterations = iters
+    for k in 0..iters {
+        // lcm: fragment init
+        pplib::frag_scope("init", || {
+            a.par_chunks_mut(g * n)
+                .enumerate()
+                .pp_for_each(|(j, block)| init_block(block, j * g, n, k))
+        });
+
+        // lcm: fragment cols
+        pplib::frag_scope("cols", || {
+            a.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+        });
+
+        // lcm: fragment transpose
+        pplib::frag_scope("transpose", || {
+            b.par_chunks_mut(g * n)
+                .enumerate()
+                .pp_for_each(|(j, block)| transpose_block(&a, block, j * g, n))
+        });
+
+        // lcm: fragment rows
+        pplib::frag_scope("rows", || {
+            b.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+        });
+    }
+    b
+}

@@ -1,0 +1,87 @@
+//! Task-parallel 2D FFT (Crovella Fig. 3.3 and 6.1): two tasks, each with its own pool
+//! (p/2 threads), pipelined over iterations. Task A initializes matrix k and does its column
+//! FFTs, then sends it to task B, which transposes it and does the row FFTs while A works on
+//! matrix k+1. Two matrices circulate: B gives each one back to A's [`MatrixPool`] when it
+//! has transposed it (flow control: A runs at most two matrices ahead of B).
+//!
+//! This file is also the input of `lcm predict`: each fragment is one statement after its
+//! `// lcm: fragment NAME` comment, followed by a blank line.
+
+use super::{block_cols, init_block, transpose_block, zeros, MatrixPool, Plan};
+use crossbeam_channel::{bounded, Receiver, Sender};
+use pplib::prelude::*;
+use rayon::ThreadPool;
+use rustfft::num_complex::Complex64;
+
+/// Runs `iters` iterations of the task-parallel 2D FFT of n×n matrices, task A on `pool_a`
+/// and task B on `pool_b`, and returns the transform of the last iteration. The calling
+/// thread only waits (recorded as a `par`).
+pub fn fft2d(n: usize, iters: usize, pool_a: &ThreadPool, pool_b: &ThreadPool) -> Vec<Complex64> {
+    let (tx, rx) = bounded::<Vec<Complex64>>(2);
+    let free = MatrixPool::new(2, n);
+    let mut out = zeros(n);
+    pplib::par_scope(|| {
+        std::thread::scope(|s| {
+            // lcm: p = ceil(p/2)
+            s.spawn(|| pool_a.install(|| task_a(n, iters, &free, &tx)));
+            // lcm: p = floor(p/2)
+            s.spawn(|| pool_b.install(|| task_b(n, iters, &rx, &free, &mut out)));
+        })
+    });
+    out
+}
+
+/// Task A: `init` and `cols` of every matrix, in iteration order.
+fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>) {
+    let plan = Plan::new(n);
+    let g = block_cols(n);
+    // lcm: iterations = iters
+    for k in 0..iters {
+        let mut a = free.take();
+
+        // lcm: fragment init
+        pplib::frag_scope("init", || {
+            a.par_chunks_mut(g * n)
+                .enumerate()
+                .pp_for_each(|(j, block)| init_block(block, j * g, n, k))
+        });
+
+        // lcm: fragment cols
+        pplib::frag_scope("cols", || {
+            a.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+        });
+
+        pplib::wait(WaitKind::Channel, || tx.send(a)).expect("task B receives every matrix");
+    }
+}
+
+/// Task B: `transpose` and `rows` of every matrix, in iteration order; the last result is
+/// left in `b`.
+fn task_b(
+    n: usize,
+    iters: usize,
+    rx: &Receiver<Vec<Complex64>>,
+    free: &MatrixPool,
+    b: &mut [Complex64],
+) {
+    let plan = Plan::new(n);
+    let g = block_cols(n);
+    // lcm: iterations = iters
+    for _ in 0..iters {
+        let a = pplib::wait(WaitKind::Channel, || rx.recv()).expect("task A sends every matrix");
+
+        // lcm: fragment transpose
+        pplib::frag_scope("transpose", || {
+            b.par_chunks_mut(g * n)
+                .enumerate()
+                .pp_for_each(|(j, block)| transpose_block(&a, block, j * g, n))
+        });
+
+        // lcm: fragment rows
+        pplib::frag_scope("rows", || {
+            b.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+        });
+
+        free.give(a);
+    }
+}

@@ -1,0 +1,30 @@
+//! Loop-parallel n-queens: the depth-1 subtrees are visited in serial order and only the
+//! children of one depth-1 node are searched in parallel; the search ends after the group
+//! that completes the quota of k solutions.
+//!
+//! This file is also the input of `lcm predict`.
+
+use super::{depth2_groups, search_item, Quota};
+use rayon::prelude::*;
+
+/// Counts the first k solutions of n-queens in the current rayon pool.
+pub fn count(n: u32, k: u64) -> u64 {
+    let mut total = 0;
+    // lcm: iterations = n
+    for group in depth2_groups(n) {
+        let quota = Quota::new(group.len(), k - total);
+        // lcm: fragment search
+        pplib::par_scope(|| {
+            group
+                .par_iter()
+                .enumerate()
+                .for_each(|(i, node)| search_item(*node, n, i, &quota))
+        });
+
+        total += quota.total();
+        if total >= k {
+            break;
+        }
+    }
+    total
+}

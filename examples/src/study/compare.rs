@@ -1,0 +1,208 @@
+//! Comparing predictions with measurements: relative errors, DP-vs-TP ranking, crossovers.
+
+use std::collections::BTreeMap;
+
+/// One design point of the predicted version: its variables, the predicted and measured
+/// run times of both versions (seconds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointResult {
+    /// Size variable (n).
+    pub n: u64,
+    /// Processors.
+    pub p: usize,
+    /// Iterations (or the program's second variable) at this point.
+    pub iters: u64,
+    /// Measured time of the measured version (e.g. DP), seconds.
+    pub measured_base: f64,
+    /// Predicted time of the measured version (from its own models), seconds; NaN if lcm
+    /// failed there.
+    pub predicted_base: f64,
+    /// Measured time of the predicted version (e.g. TP), seconds.
+    pub measured: f64,
+    /// Predicted time of the predicted version, seconds; NaN if lcm failed there.
+    pub predicted: f64,
+}
+
+impl PointResult {
+    /// |predicted − measured| / measured of the predicted version, in percent.
+    pub fn err_pct(&self) -> f64 {
+        rel_err_pct(self.predicted, self.measured)
+    }
+
+    /// Same for the measured version's self-prediction.
+    pub fn base_err_pct(&self) -> f64 {
+        rel_err_pct(self.predicted_base, self.measured_base)
+    }
+
+    /// Whether the predicted version is faster than the measured one, as measured.
+    pub fn measured_better(&self) -> bool {
+        self.measured < self.measured_base
+    }
+
+    /// Whether the predicted version is faster than the measured one, as predicted.
+    pub fn predicted_better(&self) -> bool {
+        self.predicted < self.predicted_base
+    }
+
+    /// Whether the prediction ranked the two versions as the measurements did.
+    pub fn ranking_correct(&self) -> bool {
+        self.predicted.is_finite()
+            && self.predicted_base.is_finite()
+            && self.measured_better() == self.predicted_better()
+    }
+}
+
+/// |predicted − measured| / measured in percent (infinite if either is not finite or the
+/// measurement is not positive).
+pub fn rel_err_pct(predicted: f64, measured: f64) -> f64 {
+    if !predicted.is_finite() || !measured.is_finite() || measured <= 0.0 {
+        return f64::INFINITY;
+    }
+    100.0 * (predicted - measured).abs() / measured
+}
+
+/// The summary numbers of a study.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Number of points of the predicted version.
+    pub points: usize,
+    /// Mean relative error (percent).
+    pub mean_err_pct: f64,
+    /// Largest relative error (percent).
+    pub max_err_pct: f64,
+    /// Points where the ranking was predicted right.
+    pub ranking_correct: usize,
+}
+
+impl Summary {
+    /// Summarizes `points`.
+    pub fn of(points: &[PointResult]) -> Summary {
+        let errs: Vec<f64> = points.iter().map(PointResult::err_pct).collect();
+        let mean = if errs.is_empty() {
+            f64::NAN
+        } else {
+            errs.iter().sum::<f64>() / errs.len() as f64
+        };
+        Summary {
+            points: points.len(),
+            mean_err_pct: mean,
+            max_err_pct: errs.iter().copied().fold(f64::NAN, f64::max),
+            ranking_correct: points.iter().filter(|p| p.ranking_correct()).count(),
+        }
+    }
+
+    /// The study's last line:
+    /// `study: points=N mean_err_pct=X max_err_pct=Y ranking_correct=K/N`.
+    pub fn line(&self) -> String {
+        format!(
+            "study: points={} mean_err_pct={:.1} max_err_pct={:.1} ranking_correct={}/{}",
+            self.points, self.mean_err_pct, self.max_err_pct, self.ranking_correct, self.points
+        )
+    }
+}
+
+/// A change of the better version between two neighbouring design points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Crossover {
+    /// The variable that changes (`n` or `p`).
+    pub along: &'static str,
+    /// The other variable's value (`p` when along n, `n` when along p).
+    pub at: u64,
+    /// The two values of `along` between which the better version changes.
+    pub between: (u64, u64),
+    /// Which version is better after the change (`true`: the predicted version).
+    pub to_predicted_version: bool,
+}
+
+/// The crossovers along n (at fixed p) and along p (at fixed n) of the better version, as
+/// given by `better` (true where the predicted version is faster).
+pub fn crossovers(points: &[PointResult], better: impl Fn(&PointResult) -> bool) -> Vec<Crossover> {
+    let mut out = Vec::new();
+    let mut by_p: BTreeMap<usize, Vec<&PointResult>> = BTreeMap::new();
+    let mut by_n: BTreeMap<u64, Vec<&PointResult>> = BTreeMap::new();
+    for pt in points {
+        by_p.entry(pt.p).or_default().push(pt);
+        by_n.entry(pt.n).or_default().push(pt);
+    }
+    for (p, mut row) in by_p {
+        row.sort_by_key(|x| x.n);
+        for w in row.windows(2) {
+            if better(w[0]) != better(w[1]) {
+                out.push(Crossover {
+                    along: "n",
+                    at: p as u64,
+                    between: (w[0].n, w[1].n),
+                    to_predicted_version: better(w[1]),
+                });
+            }
+        }
+    }
+    for (n, mut row) in by_n {
+        row.sort_by_key(|x| x.p);
+        for w in row.windows(2) {
+            if better(w[0]) != better(w[1]) {
+                out.push(Crossover {
+                    along: "p",
+                    at: n,
+                    between: (w[0].p as u64, w[1].p as u64),
+                    to_predicted_version: better(w[1]),
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(n: u64, p: usize, mb: f64, pb: f64, m: f64, pr: f64) -> PointResult {
+        PointResult {
+            n,
+            p,
+            iters: 1,
+            measured_base: mb,
+            predicted_base: pb,
+            measured: m,
+            predicted: pr,
+        }
+    }
+
+    #[test]
+    fn errors_and_ranking() {
+        let pts = [pt(64, 2, 1.0, 1.0, 2.0, 2.2), pt(128, 2, 4.0, 4.0, 3.0, 4.5)];
+        let s = Summary::of(&pts);
+        assert_eq!(s.points, 2);
+        assert!((s.mean_err_pct - 30.0).abs() < 1e-9);
+        assert!((s.max_err_pct - 50.0).abs() < 1e-9);
+        assert_eq!(s.ranking_correct, 1);
+        assert_eq!(
+            s.line(),
+            "study: points=2 mean_err_pct=30.0 max_err_pct=50.0 ranking_correct=1/2"
+        );
+    }
+
+    #[test]
+    fn failed_prediction_is_infinite_error_and_wrong_ranking() {
+        let p = pt(64, 2, 1.0, 1.0, 2.0, f64::NAN);
+        assert!(p.err_pct().is_infinite());
+        assert!(!p.ranking_correct());
+    }
+
+    #[test]
+    fn crossovers_along_n_and_p() {
+        let pts = [
+            pt(64, 2, 1.0, 1.0, 0.5, 0.5),
+            pt(128, 2, 1.0, 1.0, 2.0, 2.0),
+            pt(64, 4, 1.0, 1.0, 2.0, 2.0),
+        ];
+        let c = crossovers(&pts, PointResult::measured_better);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].along, "n");
+        assert_eq!(c[0].between, (64, 128));
+        assert!(!c[0].to_predicted_version);
+        assert_eq!(c[1].along, "p");
+        assert_eq!(c[1].at, 64);
+    }
+}

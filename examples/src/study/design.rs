@@ -1,0 +1,105 @@
+//! The design of a study: which sizes and processor counts are measured, how many
+//! iterations and repetitions each run gets.
+
+/// Which program the study is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramKind {
+    /// 2D FFT: measure data parallel (DP), predict task parallel (TP).
+    Fft,
+    /// n-queens: measure loop parallelism, predict tree parallelism.
+    Queens,
+    /// Histogram: measure the single-lock version, predict the sharded one.
+    Histogram,
+}
+
+impl ProgramKind {
+    /// Parses `fft`, `queens` or `histogram`.
+    pub fn parse(s: &str) -> Option<ProgramKind> {
+        match s {
+            "fft" => Some(ProgramKind::Fft),
+            "queens" => Some(ProgramKind::Queens),
+            "histogram" => Some(ProgramKind::Histogram),
+            _ => None,
+        }
+    }
+
+    /// The name accepted by [`ProgramKind::parse`].
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgramKind::Fft => "fft",
+            ProgramKind::Queens => "queens",
+            ProgramKind::Histogram => "histogram",
+        }
+    }
+}
+
+/// The measurement plan of a study.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Design {
+    /// Values of the size variable (`n`), increasing.
+    pub sizes: Vec<u64>,
+    /// Processor counts the measured version runs at (1 first: the baseline).
+    pub measured_ps: Vec<usize>,
+    /// Processor counts the predicted version runs at.
+    pub predicted_ps: Vec<usize>,
+    /// Runs per point; the fastest is kept (the machine may be shared).
+    pub reps: usize,
+    /// Target run time per run (seconds at p = 1) from which the iterations are chosen.
+    pub target_seconds: f64,
+}
+
+impl Design {
+    /// The design for `program` on a machine with `cores` cores; `quick` keeps the smallest
+    /// sizes and shorter runs.
+    pub fn new(program: ProgramKind, quick: bool, cores: usize) -> Design {
+        let cores = cores.max(2);
+        let all_ps: Vec<usize> = (1..=cores).collect();
+        let (sizes, predicted_ps): (Vec<u64>, Vec<usize>) = match program {
+            ProgramKind::Fft if quick => (vec![64, 128, 256], (2..=cores).collect()),
+            ProgramKind::Fft => (vec![64, 128, 256, 512, 1024], (2..=cores).collect()),
+            ProgramKind::Queens if quick => (vec![1, 100, 10_000], all_ps.clone()),
+            ProgramKind::Queens => (vec![1, 10, 100, 1_000, 10_000, 100_000], all_ps.clone()),
+            ProgramKind::Histogram if quick => (vec![1 << 16, 1 << 18], all_ps.clone()),
+            ProgramKind::Histogram => (vec![1 << 16, 1 << 18, 1 << 20, 1 << 22], all_ps.clone()),
+        };
+        Design {
+            sizes,
+            measured_ps: all_ps,
+            predicted_ps,
+            reps: if quick { 2 } else { 3 },
+            target_seconds: if quick { 0.04 } else { 0.25 },
+        }
+    }
+}
+
+/// Iterations of the 2D FFT at size n so one run at p = 1 takes about `target` seconds
+/// (≈ 1.5 ns per n²·log2 n per iteration on a current core), between 4 and 2048.
+pub fn fft_iterations(n: u64, target: f64) -> u64 {
+    let n = n.max(2) as f64;
+    let per_iter = 1.5e-9 * n * n * n.log2();
+    ((target / per_iter).round() as u64).clamp(4, 2048)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fft_design_on_two_cores() {
+        let d = Design::new(ProgramKind::Fft, false, 2);
+        assert_eq!(d.sizes, vec![64, 128, 256, 512, 1024]);
+        assert_eq!(d.measured_ps, vec![1, 2]);
+        assert_eq!(d.predicted_ps, vec![2]);
+        let q = Design::new(ProgramKind::Fft, true, 16);
+        assert_eq!(q.sizes, vec![64, 128, 256]);
+        assert_eq!(q.measured_ps.len(), 16);
+        assert_eq!(q.predicted_ps.first(), Some(&2));
+    }
+
+    #[test]
+    fn iterations_shrink_with_n_and_stay_in_range() {
+        assert!(fft_iterations(1024, 0.25) < fft_iterations(256, 0.25));
+        assert_eq!(fft_iterations(64, 100.0), 2048);
+        assert_eq!(fft_iterations(4096, 0.001), 4);
+    }
+}

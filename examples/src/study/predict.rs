@@ -1,0 +1,76 @@
+//! Step 3: predictions with `lcm`'s library (`lcm::predict::Program`): the annotated source is
+//! read, its parallel structure recognized and composed into a PAMELA model once, then
+//! evaluated at every design point.
+
+use lcm::predict::{PredictError, PredictOptions, Prediction, Program};
+use std::collections::BTreeMap;
+
+/// The annotated source could not be turned into a model.
+#[derive(Debug, thiserror::Error)]
+#[error("lcm could not model {file}: {source}")]
+pub struct PredictStepError {
+    /// The annotated source.
+    pub file: String,
+    /// What lcm said.
+    #[source]
+    pub source: PredictError,
+}
+
+/// One version's composed model, ready to evaluate.
+pub struct Predictor {
+    program: Program,
+    /// lcm's warnings (unrecognized parallelism, …), one line each.
+    pub warnings: Vec<String>,
+}
+
+impl Predictor {
+    /// Reads the annotated `text` (named `file`) starting at function `entry`.
+    pub fn new(file: &str, text: &str, entry: &str) -> Result<Predictor, PredictStepError> {
+        let opts = PredictOptions {
+            entry: entry.to_string(),
+            ..PredictOptions::default()
+        };
+        let program = Program::from_source(file, text, &opts).map_err(|source| PredictStepError {
+            file: file.to_string(),
+            source,
+        })?;
+        let warnings = program.warnings.iter().map(|w| w.to_string()).collect();
+        Ok(Predictor { program, warnings })
+    }
+
+    /// The recognized structure, as `lcm tree` prints it.
+    pub fn tree(&self) -> String {
+        self.program.tree_text()
+    }
+
+    /// The prediction at `vars` (name, value) pairs.
+    pub fn predict(&self, vars: &[(String, f64)]) -> Result<Prediction, PredictError> {
+        let bindings: BTreeMap<String, f64> = vars.iter().cloned().collect();
+        self.program.predict(&bindings)
+    }
+
+    /// The predicted run time at `vars`, seconds.
+    pub fn seconds(&self, vars: &[(String, f64)]) -> Result<f64, PredictError> {
+        self.predict(vars).map(|p| p.seconds)
+    }
+}
+
+/// The processors `lcm` gives fragment `name` at `vars` (its task's share of p); the whole p
+/// when the fragment is not found.
+pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]) -> f64 {
+    let p = vars
+        .iter()
+        .find(|(k, _)| k == "p")
+        .map_or(1.0, |(_, v)| *v);
+    model
+        .predict(vars)
+        .ok()
+        .and_then(|pr| {
+            pr.accounting
+                .fragments
+                .iter()
+                .find(|f| f.name == name)
+                .map(|f| f.procs)
+        })
+        .unwrap_or(p)
+}

@@ -1,0 +1,242 @@
+//! The study's report directory: `README.md` (markdown), `time.svg`, `categories.svg`,
+//! plus the data files the steps wrote (records, models, annotated sources, predictions).
+
+use super::compare::{crossovers, Crossover, PointResult};
+use super::plot::{category_plot, time_plot, PlotError};
+use super::StudyResult;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Writes `README.md`, `time.svg` and `categories.svg` of `result` into `dir`.
+pub fn write_report(dir: &Path, result: &StudyResult) -> Result<(), ReportError> {
+    let (base, other) = (result.case.base.name, result.case.other.name);
+    time_plot(&dir.join("time.svg"), &result.points, base, other)?;
+    category_plot(&dir.join("categories.svg"), &result.base_runs, &result.other_runs)?;
+    let md = markdown(result);
+    std::fs::write(dir.join("README.md"), md).map_err(|e| ReportError::Io {
+        path: dir.join("README.md").display().to_string(),
+        source: e,
+    })?;
+    Ok(())
+}
+
+/// Errors writing the report.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A plot failed.
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+    /// A file could not be written.
+    #[error("writing {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn secs(v: f64) -> String {
+    if !v.is_finite() {
+        "—".to_string()
+    } else if v >= 1.0 {
+        format!("{v:.3}")
+    } else if v >= 1e-3 {
+        format!("{:.3} ms", v * 1e3)
+    } else {
+        format!("{:.2} µs", v * 1e6)
+    }
+}
+
+fn pct(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.1}%")
+    } else {
+        "—".to_string()
+    }
+}
+
+fn crossover_text(c: &[Crossover], base: &str, other: &str, size: &str) -> String {
+    if c.is_empty() {
+        return "none (the same version is better at every point)".to_string();
+    }
+    c.iter()
+        .map(|x| {
+            let (fixed, var) = if x.along == "n" { ("p", size) } else { (size, "p") };
+            format!(
+                "{} = {} → {} between {} = {} and {}",
+                fixed,
+                x.at,
+                if x.to_predicted_version { other } else { base },
+                var,
+                x.between.0,
+                x.between.1
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The markdown text of the report.
+pub fn markdown(r: &StudyResult) -> String {
+    let (base, other) = (r.case.base.name, r.case.other.name);
+    let size = r.case.size_var;
+    let mut s = String::new();
+    let _ = writeln!(s, "# Lost-cycles study: {} — measure {base}, predict {other}\n", r.case.program.name());
+    let _ = writeln!(s, "{}\n", r.summary.line());
+    let _ = writeln!(
+        s,
+        "Machine: {} cores. Design: {size} ∈ {:?}, {base} at p ∈ {:?}, {other} at p ∈ {:?}, \
+         {} repetitions per point (fastest kept). Study time {:.1} s{}.\n",
+        r.cores,
+        r.design.sizes,
+        r.design.measured_ps,
+        r.design.predicted_ps,
+        r.design.reps,
+        r.elapsed,
+        if r.quick { " (--quick)" } else { "" }
+    );
+    let _ = writeln!(s, "## Steps\n");
+    let _ = writeln!(
+        s,
+        "1. Measured `{base}` at every point under pplib; `pp` profiled every fragment with the \
+         p = 1 run of the same size as baseline: [`{base}.pp`]({base}.pp) (whole runs), \
+         [`{base}-per-execution.pp`]({base}-per-execution.pp) (divided by the iterations: the \
+         data that was fitted)."
+    );
+    let _ = writeln!(
+        s,
+        "2. Fitted every fragment's categories with `lca`'s automatic search: \
+         [`models.lcm`](models.lcm); wrote them into copies of the sources: \
+         [`{}`]({}), [`{}`]({}).",
+        r.case.other.file, r.case.other.file, r.case.base.file, r.case.base.file
+    );
+    let _ = writeln!(
+        s,
+        "3. Predicted both versions with `lcm` before `{other}` ever ran: \
+         [`predictions.txt`](predictions.txt)."
+    );
+    let _ = writeln!(s, "4. Ran `{other}` at the same points and compared (below).");
+    let _ = writeln!(s, "5. Plots: [`time.svg`](time.svg) (predicted vs measured time per iteration), [`categories.svg`](categories.svg) (lost-cycles categories per p and {size}).\n");
+
+    let _ = writeln!(s, "## Fitted fragment models (processor-seconds per execution)\n");
+    let _ = writeln!(s, "| fragment | category | model | form | R² | records |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for f in &r.fits {
+        for c in &f.categories {
+            let _ = writeln!(
+                s,
+                "| {} | {} | `{}` | `{}` | {} | {} |",
+                f.name,
+                c.category,
+                c.expr,
+                c.form,
+                if c.r2.is_finite() { format!("{:.3}", c.r2) } else { "—".into() },
+                c.points
+            );
+        }
+    }
+    let _ = writeln!(s);
+
+    let _ = writeln!(s, "## Predicted vs measured\n");
+    let _ = writeln!(
+        s,
+        "| {size} | p | iters | {other} predicted | {other} measured | error | {base} predicted | {base} measured | {base} error | better (pred / meas) | ranking |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    for p in &r.points {
+        let better = |b: bool| if b { other } else { base };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
+            p.n,
+            p.p,
+            p.iters,
+            secs(p.predicted),
+            secs(p.measured),
+            pct(p.err_pct()),
+            secs(p.predicted_base),
+            secs(p.measured_base),
+            pct(p.base_err_pct()),
+            better(p.predicted_better()),
+            better(p.measured_better()),
+            if p.ranking_correct() { "right" } else { "**wrong**" }
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "Mean relative error of `{other}`: {}, max {}; ranking right at {}/{} points.\n",
+        pct(r.summary.mean_err_pct),
+        pct(r.summary.max_err_pct),
+        r.summary.ranking_correct,
+        r.summary.points
+    );
+    if !r.base_only.is_empty() {
+        let _ = writeln!(s, "Self-prediction of `{base}` where `{other}` does not run:\n");
+        let _ = writeln!(s, "| {size} | p | predicted | measured | error |");
+        let _ = writeln!(s, "|---|---|---|---|---|");
+        for (n, p, pred, meas) in &r.base_only {
+            let _ = writeln!(
+                s,
+                "| {n} | {p} | {} | {} | {} |",
+                secs(*pred),
+                secs(*meas),
+                pct(super::compare::rel_err_pct(*pred, *meas))
+            );
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(s, "## Crossovers\n");
+    let _ = writeln!(
+        s,
+        "- predicted: {}",
+        crossover_text(&crossovers(&r.points, PointResult::predicted_better), base, other, size)
+    );
+    let _ = writeln!(
+        s,
+        "- measured: {}\n",
+        crossover_text(&crossovers(&r.points, PointResult::measured_better), base, other, size)
+    );
+
+    if !r.fragment_checks.is_empty() {
+        let _ = writeln!(s, "## Fragments of `{other}`: predicted vs measured time per execution\n");
+        let _ = writeln!(
+            s,
+            "Measured: how long the fragment was open per execution in the `{other}` run \
+             (window length / iterations); predicted: its models at its own (n, p_f).\n"
+        );
+        let _ = writeln!(s, "| {size} | p | fragment | p_f | predicted | measured | error |");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+        for c in &r.fragment_checks {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                c.n,
+                c.p,
+                c.fragment,
+                c.p_fragment,
+                secs(c.predicted),
+                secs(c.measured),
+                pct(super::compare::rel_err_pct(c.predicted, c.measured))
+            );
+        }
+        let _ = writeln!(s);
+    }
+
+    let _ = writeln!(s, "## Where the predictions fall short, and why\n");
+    if r.findings.is_empty() {
+        let _ = writeln!(s, "Every point is within 15% and ranked right.\n");
+    }
+    for f in &r.findings {
+        let _ = writeln!(s, "- {f}");
+    }
+    if !r.warnings.is_empty() {
+        let _ = writeln!(s, "\n## Warnings\n");
+        for w in &r.warnings {
+            let _ = writeln!(s, "- {w}");
+        }
+    }
+    let _ = writeln!(s, "\n![time](time.svg)\n\n![categories](categories.svg)");
+    s
+}

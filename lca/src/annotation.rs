@@ -1,0 +1,372 @@
+//! Model annotations: the `// lcm:` comment lines of DESIGN section 5.
+//!
+//! This module owns the format. One annotation per line comment:
+//!
+//! ```text
+//! // lcm: fragment NAME          the fragment whose models follow
+//! // lcm: CATEGORY = EXPR        a fitted model (CATEGORY: li ip sl wc cl rc ml os pc rt tt …)
+//! // lcm: input NAME             data read by the code below
+//! // lcm: output NAME            data written by the code below
+//! // lcm: p = EXPR               processor override
+//! // lcm: iterations = EXPR      trip count of a sequential loop
+//! ```
+//!
+//! Spaces around tokens are free; `lcm:` must follow `//` (after optional spaces). `p` and
+//! `iterations` are reserved and never categories. A models file (`lcm --models`, written by
+//! `lca --emit annotation`) is a sequence of such lines: blank lines, `#` comments and
+//! ordinary `//` comments are skipped; every model line belongs to the fragment line above it.
+//!
+//! ```
+//! use lca::annotation::{parse_line, Annotation};
+//! let a = parse_line("    // lcm: rt = 2e-9*n^2").unwrap().unwrap();
+//! match &a {
+//!     Annotation::Model { category, expr } => {
+//!         assert_eq!(category, "rt");
+//!         assert_eq!(expr.to_string(), "2e-9*n^2");
+//!     }
+//!     _ => unreachable!(),
+//! }
+//! assert_eq!(a.to_string(), "// lcm: rt = 2e-9*n^2");
+//! assert_eq!(parse_line("// an ordinary comment").unwrap(), None);
+//! ```
+
+use crate::expr::{self, Expr};
+use std::fmt;
+
+/// One `// lcm:` annotation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Annotation {
+    /// `// lcm: fragment NAME`
+    Fragment(String),
+    /// `// lcm: CATEGORY = EXPR` (a category's model, in processor-seconds).
+    Model {
+        /// The category key (`rt`, `li`, …).
+        category: String,
+        /// Its model.
+        expr: Expr,
+    },
+    /// `// lcm: input NAME`
+    Input(String),
+    /// `// lcm: output NAME`
+    Output(String),
+    /// `// lcm: p = EXPR`
+    Processors(Expr),
+    /// `// lcm: iterations = EXPR`
+    Iterations(Expr),
+}
+
+/// A malformed annotation: 1-based line (1 for [`parse_line`]) and character column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
+pub struct AnnotationError {
+    /// 1-based line number (1 when a single line was parsed).
+    pub line: usize,
+    /// 1-based character column in that line.
+    pub column: usize,
+    /// What was expected and what came.
+    pub message: String,
+}
+
+impl AnnotationError {
+    /// The same error attributed to another line (for callers that parse lines of a file
+    /// one by one with [`parse_line`]).
+    pub fn at_line(mut self, line: usize) -> AnnotationError {
+        self.line = line;
+        self
+    }
+}
+
+/// The fitted models of one fragment, as read from a models file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FragmentModel {
+    /// Fragment name.
+    pub name: String,
+    /// `(category, model)` in file order.
+    pub categories: Vec<(String, Expr)>,
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic() || ch == '_')
+        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+}
+
+/// Parses one line. `Ok(None)` when the line is not an `// lcm:` comment (code, other
+/// comments, blank lines); an error when it is one but malformed.
+pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationError> {
+    let col_of = |byte: usize| comment_text[..byte].chars().count() + 1;
+    let trimmed = comment_text.trim_start();
+    let Some(after_slashes) = trimmed.strip_prefix("//") else {
+        return Ok(None);
+    };
+    let body_trim = after_slashes.trim_start();
+    let Some(rest) = body_trim.strip_prefix("lcm:") else {
+        return Ok(None);
+    };
+    let rest_start = comment_text.len() - rest.len();
+    let err = |byte: usize, message: String| AnnotationError {
+        line: 1,
+        column: col_of(byte),
+        message,
+    };
+    let content = rest.trim();
+    if content.is_empty() {
+        return Err(err(
+            comment_text.len(),
+            "expected `fragment NAME`, `input NAME`, `output NAME` or `KEY = EXPR` after `lcm:`, found end of line".into(),
+        ));
+    }
+    let content_start = rest_start + (rest.len() - rest.trim_start().len());
+    // KEY = EXPR
+    if let Some(eq) = content.find('=') {
+        let key = content[..eq].trim();
+        let expr_text = &content[eq + 1..];
+        let expr_start = content_start + eq + 1;
+        if !is_ident(key) {
+            return Err(err(
+                content_start,
+                format!("expected a category name or `p` or `iterations` before `=`, found `{key}`"),
+            ));
+        }
+        let expr = expr::parse(expr_text).map_err(|e| {
+            err(
+                expr_start,
+                format!("expected {}, found {}", e.expected, e.found),
+            )
+            .with_column(col_of(expr_start) + e.column - 1)
+        })?;
+        return Ok(Some(match key {
+            "p" => Annotation::Processors(expr),
+            "iterations" => Annotation::Iterations(expr),
+            _ => Annotation::Model {
+                category: key.to_string(),
+                expr,
+            },
+        }));
+    }
+    let mut words = content.split_whitespace();
+    let keyword = words.next().unwrap_or("");
+    let name = words.next();
+    let extra = words.next();
+    let make: fn(String) -> Annotation = match keyword {
+        "fragment" => Annotation::Fragment,
+        "input" => Annotation::Input,
+        "output" => Annotation::Output,
+        _ => {
+            return Err(err(
+                content_start,
+                format!("expected `fragment`, `input`, `output` or `KEY = EXPR`, found `{keyword}`"),
+            ))
+        }
+    };
+    match (name, extra) {
+        (Some(n), None) if is_ident_or_path(n) => Ok(Some(make(n.to_string()))),
+        (Some(n), None) => Err(err(
+            content_start + content.find(n).unwrap_or(0),
+            format!("expected a name after `{keyword}`, found `{n}`"),
+        )),
+        (None, _) => Err(err(
+            comment_text.trim_end().len(),
+            format!("expected a name after `{keyword}`, found end of line"),
+        )),
+        (Some(_), Some(x)) => Err(err(
+            content_start + content.rfind(x).unwrap_or(0),
+            format!("expected end of line after `{keyword} NAME`, found `{x}`"),
+        )),
+    }
+}
+
+/// Fragment and data names: identifiers, also with `.`, `-`, `:` or `/` inside (`fft.cols`).
+fn is_ident_or_path(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(ch) if ch.is_alphanumeric() || ch == '_')
+        && c.all(|ch| ch.is_alphanumeric() || "_.-:/".contains(ch))
+}
+
+impl AnnotationError {
+    fn with_column(mut self, column: usize) -> AnnotationError {
+        self.column = column;
+        self
+    }
+}
+
+/// Reads a models file: the `// lcm: fragment` / `// lcm: CATEGORY = EXPR` lines written
+/// by `lca --emit annotation`. Errors name the 1-based line.
+pub fn parse_models(text: &str) -> Result<Vec<FragmentModel>, AnnotationError> {
+    let mut out: Vec<FragmentModel> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let parsed = parse_line(raw).map_err(|e| e.at_line(line))?;
+        let err = |message: String| AnnotationError {
+            line,
+            column: raw.len() - raw.trim_start().len() + 1,
+            message,
+        };
+        match parsed {
+            None if t.starts_with("//") => continue,
+            None => {
+                return Err(err(format!(
+                    "expected an `// lcm:` line, found `{}`",
+                    truncate(t)
+                )))
+            }
+            Some(Annotation::Fragment(name)) => {
+                if out.iter().any(|f| f.name == name) {
+                    return Err(err(format!(
+                        "expected each fragment once, found `{name}` again"
+                    )));
+                }
+                out.push(FragmentModel {
+                    name,
+                    categories: Vec::new(),
+                });
+            }
+            Some(Annotation::Model { category, expr }) => {
+                let Some(frag) = out.last_mut() else {
+                    return Err(err(format!(
+                        "expected `// lcm: fragment NAME` before the model of `{category}`"
+                    )));
+                };
+                if frag.categories.iter().any(|(c, _)| *c == category) {
+                    return Err(err(format!(
+                        "expected each category once per fragment, found `{category}` again in `{}`",
+                        frag.name
+                    )));
+                }
+                frag.categories.push((category, expr));
+            }
+            Some(other) => {
+                return Err(err(format!(
+                    "expected `fragment` or `CATEGORY = EXPR` in a models file, found `{other}`"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn truncate(s: &str) -> String {
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+impl fmt::Display for Annotation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Annotation::Fragment(n) => write!(f, "// lcm: fragment {n}"),
+            Annotation::Model { category, expr } => write!(f, "// lcm: {category} = {expr}"),
+            Annotation::Input(n) => write!(f, "// lcm: input {n}"),
+            Annotation::Output(n) => write!(f, "// lcm: output {n}"),
+            Annotation::Processors(e) => write!(f, "// lcm: p = {e}"),
+            Annotation::Iterations(e) => write!(f, "// lcm: iterations = {e}"),
+        }
+    }
+}
+
+impl FragmentModel {
+    /// The annotation lines of this fragment (`fragment` line first), as `lca --emit
+    /// annotation` writes them.
+    pub fn annotations(&self) -> Vec<Annotation> {
+        let mut v = vec![Annotation::Fragment(self.name.clone())];
+        v.extend(self.categories.iter().map(|(c, e)| Annotation::Model {
+            category: c.clone(),
+            expr: e.clone(),
+        }));
+        v
+    }
+
+    /// The model of one category, if present.
+    pub fn category(&self, name: &str) -> Option<&Expr> {
+        self.categories
+            .iter()
+            .find(|(c, _)| c == name)
+            .map(|(_, e)| e)
+    }
+}
+
+impl fmt::Display for FragmentModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for a in self.annotations() {
+            writeln!(f, "{a}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_forms_parse_and_print() {
+        for line in [
+            "// lcm: fragment cols",
+            "// lcm: rt = 2.09e-9*n^2*log2(n)",
+            "// lcm: li = 1.1e-7*n*log2(n)*p*sqrt(p)",
+            "// lcm: input a",
+            "// lcm: output a",
+            "// lcm: p = p/2 - 1",
+            "// lcm: iterations = iters",
+        ] {
+            let a = parse_line(line).unwrap().unwrap();
+            assert_eq!(a.to_string(), line);
+        }
+        assert_eq!(
+            parse_line("  //lcm:   p=4").unwrap(),
+            Some(Annotation::Processors(Expr::Num(4.0)))
+        );
+        assert_eq!(parse_line("let x = 1; // lcm: rt = n").unwrap(), None);
+        assert_eq!(parse_line("// lcmx").unwrap(), None);
+        assert_eq!(parse_line("").unwrap(), None);
+    }
+
+    #[test]
+    fn errors_point_at_the_column() {
+        let e = parse_line("// lcm: rt = 2*n +").unwrap_err();
+        assert_eq!(e.column, 19, "{e}");
+        let e = parse_line("// lcm: rt = 2*$n").unwrap_err();
+        assert_eq!(e.column, 16, "{e}");
+        let e = parse_line("// lcm: frobnicate x").unwrap_err();
+        assert_eq!(e.column, 9);
+        assert!(e.message.contains("frobnicate"));
+        assert!(parse_line("// lcm: fragment").is_err());
+        assert!(parse_line("// lcm: fragment a b").is_err());
+        assert!(parse_line("// lcm:").is_err());
+        assert!(parse_line("// lcm: 2x = n").is_err());
+    }
+
+    #[test]
+    fn models_file() {
+        let text = "# written by lca\n// lcm: fragment cols\n// lcm: rt = 2e-9*n^2\n\n// lcm: li = 3*p\n// lcm: fragment rows\n// lcm: ip = 1e-5*p\n";
+        let m = parse_models(text).unwrap();
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].name, "cols");
+        assert_eq!(m[0].categories.len(), 2);
+        assert_eq!(m[0].category("li").unwrap().to_string(), "3*p");
+        assert_eq!(m[1].categories[0].0, "ip");
+        let again = parse_models(&format!("{}{}", m[0], m[1])).unwrap();
+        assert_eq!(again, m);
+    }
+
+    #[test]
+    fn models_file_errors_name_the_line() {
+        let e = parse_models("// lcm: rt = n\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        let e = parse_models("// lcm: fragment a\n// lcm: rt = n\n// lcm: rt = 2*n\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        let e = parse_models("// lcm: fragment a\nrt = n\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = parse_models("// lcm: fragment a\n// lcm: rt = n*(\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().starts_with("line 2, column 17:"), "{e}");
+        let e = parse_models("// lcm: fragment a\n// lcm: input x\n").unwrap_err();
+        assert_eq!(e.line, 2);
+    }
+}

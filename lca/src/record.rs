@@ -1,0 +1,299 @@
+//! Profile records (DESIGN section 4): the lines `pp -l` appends to a data file and `lca`
+//! reads.
+//!
+//! One record per line, `key=value` tokens separated by spaces (any run of blanks is
+//! accepted), in the order: the user's note tokens (`n=1024 impl=dp`), `tag=NAME` for a
+//! fragment record, `p=`, then the categories present among
+//! `li ip sl wc cl rc ml os pc rt tt over` (seconds summed over processors). `#` starts a
+//! comment line; blank lines are skipped. Values are kept as text; numeric accessors parse
+//! them on demand and report the line of a value that is not a finite number.
+//!
+//! ```
+//! let recs = lca::record::parse_records("# runs\nn=1024 tag=cols p=4 li=0.0132 rt=1.73 tt=1.7436\n").unwrap();
+//! assert_eq!(recs.len(), 1);
+//! assert_eq!(recs[0].line(), 2);
+//! assert_eq!(recs[0].get("tag"), Some("cols"));
+//! assert_eq!(recs[0].number("p").unwrap(), 4.0);
+//! assert_eq!(recs[0].category("time").unwrap(), Some(1.7436 / 4.0));
+//! ```
+
+use std::fmt;
+
+/// The category keys `pp` writes, in record order (seconds summed over processors).
+pub const CATEGORY_KEYS: [&str; 12] = [
+    "li", "ip", "sl", "wc", "cl", "rc", "ml", "os", "pc", "rt", "tt", "over",
+];
+
+/// One profile record: ordered `key=value` pairs and the 1-based line it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    line: usize,
+    fields: Vec<(String, String)>,
+}
+
+/// A record that could not be read, or a value that is not what was asked for.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RecordError {
+    /// A token that is not `key=value`.
+    #[error("line {line}, column {column}: expected `key=value`, found `{found}`")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based character column of the token.
+        column: usize,
+        /// The token.
+        found: String,
+    },
+    /// The same key twice in one record.
+    #[error("line {line}: expected each key once, found `{key}` twice")]
+    DuplicateKey {
+        /// 1-based line.
+        line: usize,
+        /// The key.
+        key: String,
+    },
+    /// A value that should be a finite number.
+    #[error("line {line}: `{key}`: expected a finite number, found `{found}`")]
+    NotNumeric {
+        /// 1-based line.
+        line: usize,
+        /// The key.
+        key: String,
+        /// The value text.
+        found: String,
+    },
+    /// A key the caller needs is absent.
+    #[error("line {line}: expected a value for `{key}`, found none")]
+    Missing {
+        /// 1-based line.
+        line: usize,
+        /// The key.
+        key: String,
+    },
+}
+
+impl RecordError {
+    /// The 1-based line the error concerns.
+    pub fn line(&self) -> usize {
+        match self {
+            RecordError::Syntax { line, .. }
+            | RecordError::DuplicateKey { line, .. }
+            | RecordError::NotNumeric { line, .. }
+            | RecordError::Missing { line, .. } => *line,
+        }
+    }
+}
+
+fn valid_key(k: &str) -> bool {
+    let mut c = k.chars();
+    matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic() || ch == '_')
+        && c.all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
+}
+
+/// Parses a whole data file. Errors name the line (and column for a malformed token).
+pub fn parse_records(text: &str) -> Result<Vec<Record>, RecordError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        if let Some(r) = parse_record_line(raw, i + 1)? {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// Parses one line; `Ok(None)` for blank and `#` comment lines.
+pub fn parse_record_line(raw: &str, line: usize) -> Result<Option<Record>, RecordError> {
+    let t = raw.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return Ok(None);
+    }
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut byte = 0;
+    for tok in raw.split(|c: char| c.is_whitespace()) {
+        let start = byte;
+        byte += tok.len() + 1;
+        if tok.is_empty() {
+            continue;
+        }
+        let column = raw[..start].chars().count() + 1;
+        let Some((k, v)) = tok.split_once('=') else {
+            return Err(RecordError::Syntax {
+                line,
+                column,
+                found: tok.to_string(),
+            });
+        };
+        if !valid_key(k) || v.is_empty() {
+            return Err(RecordError::Syntax {
+                line,
+                column,
+                found: tok.to_string(),
+            });
+        }
+        if fields.iter().any(|(key, _)| key == k) {
+            return Err(RecordError::DuplicateKey {
+                line,
+                key: k.to_string(),
+            });
+        }
+        fields.push((k.to_string(), v.to_string()));
+    }
+    Ok(Some(Record { line, fields }))
+}
+
+impl Record {
+    /// A record from ordered pairs (for tests and generated data); `line` is the 1-based
+    /// line number used in error messages.
+    pub fn new(line: usize, fields: Vec<(String, String)>) -> Record {
+        Record { line, fields }
+    }
+
+    /// The 1-based line of the data file this record came from.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The `(key, value)` pairs in file order.
+    pub fn fields(&self) -> &[(String, String)] {
+        &self.fields
+    }
+
+    /// The keys in file order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.fields.iter().map(|(k, _)| k.as_str())
+    }
+
+    /// The raw text of a value.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// True when the record has this key.
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The value as a finite number; `Missing` or `NotNumeric` (naming the line) otherwise.
+    pub fn number(&self, key: &str) -> Result<f64, RecordError> {
+        match self.get(key) {
+            None => Err(RecordError::Missing {
+                line: self.line,
+                key: key.to_string(),
+            }),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(x),
+                _ => Err(RecordError::NotNumeric {
+                    line: self.line,
+                    key: key.to_string(),
+                    found: v.to_string(),
+                }),
+            },
+        }
+    }
+
+    /// The value as a number when present (`Ok(None)` when absent).
+    pub fn number_opt(&self, key: &str) -> Result<Option<f64>, RecordError> {
+        if self.has(key) {
+            self.number(key).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// The fragment tag (`tag=NAME`), `None` for a whole-session record.
+    pub fn tag(&self) -> Option<&str> {
+        self.get("tag")
+    }
+
+    /// A category value in seconds: any key, or `time` = `tt / p` (wall-clock seconds).
+    /// `Ok(None)` when the category is absent from this record.
+    pub fn category(&self, name: &str) -> Result<Option<f64>, RecordError> {
+        if name == "time" && !self.has("time") {
+            let Some(tt) = self.number_opt("tt")? else {
+                return Ok(None);
+            };
+            let p = self.number("p")?;
+            if p <= 0.0 {
+                return Err(RecordError::NotNumeric {
+                    line: self.line,
+                    key: "p".into(),
+                    found: format!("{p} (must be positive for time = tt/p)"),
+                });
+            }
+            return Ok(Some(tt / p));
+        }
+        self.number_opt(name)
+    }
+
+    /// The category keys of [`CATEGORY_KEYS`] this record carries, in that order.
+    pub fn categories(&self) -> Vec<&'static str> {
+        CATEGORY_KEYS
+            .iter()
+            .copied()
+            .filter(|k| self.has(k))
+            .collect()
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (k, v)) in self.fields.iter().enumerate() {
+            if i > 0 {
+                write!(f, " ")?;
+            }
+            write!(f, "{k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_design_example() {
+        let text = "n=1024 impl=dp tag=cols p=4 li=0.0132 ip=0.0004 sl=0 rt=1.73 tt=1.7436";
+        let r = parse_records(text).unwrap();
+        assert_eq!(r[0].to_string(), text);
+        assert_eq!(r[0].categories(), ["li", "ip", "sl", "rt", "tt"]);
+        assert_eq!(r[0].get("impl"), Some("dp"));
+        assert_eq!(r[0].number("sl").unwrap(), 0.0);
+        assert_eq!(r[0].category("wc").unwrap(), None);
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = parse_records("p=1 li=2\n\np=2 li 3\n").unwrap_err();
+        assert_eq!(
+            e,
+            RecordError::Syntax {
+                line: 3,
+                column: 5,
+                found: "li".into()
+            }
+        );
+        assert!(matches!(
+            parse_records("p=1 p=2").unwrap_err(),
+            RecordError::DuplicateKey { line: 1, .. }
+        ));
+        assert!(parse_records("=3").is_err());
+        assert!(parse_records("p=").is_err());
+        let r = parse_records("#c\np=1 li=abc rt=inf ip=NaN").unwrap();
+        let e = r[0].number("li").unwrap_err();
+        assert_eq!(e.line(), 2);
+        assert_eq!(
+            e.to_string(),
+            "line 2: `li`: expected a finite number, found `abc`"
+        );
+        assert!(r[0].number("rt").is_err());
+        assert!(r[0].number("ip").is_err());
+        assert!(matches!(
+            r[0].number("tt").unwrap_err(),
+            RecordError::Missing { line: 2, .. }
+        ));
+    }
+}

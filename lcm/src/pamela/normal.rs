@@ -1,0 +1,545 @@
+//! Substitution to normal form (compiler paper, section 2.1): every global name is
+//! replaced by its right-hand side, process and numeric equations with arguments are
+//! expanded, resources are resolved to (family, index, multiplicity, discipline). Only
+//! `numeric parameter`s stay symbolic. Loop indices that would capture a name are renamed.
+use std::collections::{BTreeSet, HashMap};
+
+use super::ast::{Decl, DeclKind, NameRef, Proc, ResourceDef, ServerKind, Time};
+use super::error::{PamelaError, Span};
+use super::expr::{bx, fresh_name, Expr};
+
+/// A resolved resource: the family (resource equation name, or `fcfs`/`ps` for inline
+/// servers) and the index identify it; two equations never alias each other.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NRes {
+    /// Resource equation name (or `fcfs`, `ps`, `rho` for inline servers).
+    pub family: String,
+    /// Discipline.
+    pub kind: ServerKind,
+    /// Index within the family.
+    pub index: Expr,
+    /// Number of servers.
+    pub multiplicity: Expr,
+}
+
+/// A resolved condition variable (`c` or `c(i, j)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NCond {
+    /// Condition name.
+    pub name: String,
+    /// Index expressions.
+    pub args: Vec<Expr>,
+}
+
+/// A process in normal form: no equations left, only parameters and loop indices free.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NProc {
+    /// Infinite-server delay.
+    Delay(Time),
+    /// Possession of a resource multiset (one entry per unit) for a time.
+    Use(Vec<NRes>, Time),
+    /// Wait for all conditions.
+    Wait(Vec<NCond>),
+    /// Signal all conditions.
+    Signal(Vec<NCond>),
+    /// Sequence.
+    Seq(Vec<NProc>),
+    /// Parallel composition with join.
+    Par(Vec<NProc>),
+    /// Replication.
+    Loop {
+        /// Parallel?
+        par: bool,
+        /// Index.
+        index: String,
+        /// Lower bound.
+        lo: Expr,
+        /// Upper bound.
+        hi: Expr,
+        /// Body.
+        body: Box<NProc>,
+    },
+    /// Conditional composition (c is 0/1 or a probability).
+    If(Expr, Box<NProc>, Box<NProc>),
+    /// Takes no time.
+    Nil,
+}
+
+impl NProc {
+    /// Free variables (parameters) of the process.
+    pub fn free_vars(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.collect(&mut Vec::new(), &mut out);
+        out
+    }
+
+    fn collect(&self, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
+        let mut add = |e: &Expr, bound: &Vec<String>| {
+            for v in e.variables() {
+                if !bound.contains(&v) {
+                    out.insert(v);
+                }
+            }
+        };
+        match self {
+            NProc::Delay(t) => {
+                t.map(|e| {
+                    add(e, bound);
+                    Expr::Num(0.0)
+                });
+            }
+            NProc::Use(rs, t) => {
+                for r in rs {
+                    add(&r.index, bound);
+                    add(&r.multiplicity, bound);
+                }
+                t.map(|e| {
+                    add(e, bound);
+                    Expr::Num(0.0)
+                });
+            }
+            NProc::Wait(cs) | NProc::Signal(cs) => {
+                for c in cs {
+                    for a in &c.args {
+                        add(a, bound);
+                    }
+                }
+            }
+            NProc::Seq(v) | NProc::Par(v) => {
+                for p in v {
+                    p.collect(bound, out);
+                }
+            }
+            NProc::Loop {
+                index, lo, hi, body, ..
+            } => {
+                add(lo, bound);
+                add(hi, bound);
+                bound.push(index.clone());
+                body.collect(bound, out);
+                bound.pop();
+            }
+            NProc::If(c, a, b) => {
+                add(c, bound);
+                a.collect(bound, out);
+                b.collect(bound, out);
+            }
+            NProc::Nil => {}
+        }
+    }
+
+    /// True when the process contains `wait` or `signal`.
+    pub fn has_conditions(&self) -> bool {
+        match self {
+            NProc::Wait(_) | NProc::Signal(_) => true,
+            NProc::Seq(v) | NProc::Par(v) => v.iter().any(|p| p.has_conditions()),
+            NProc::Loop { body, .. } => body.has_conditions(),
+            NProc::If(_, a, b) => a.has_conditions() || b.has_conditions(),
+            _ => false,
+        }
+    }
+}
+
+/// Expands the equations of a model.
+pub(crate) struct Normalizer<'a> {
+    decls: HashMap<&'a str, &'a Decl>,
+    parameters: BTreeSet<String>,
+    /// Process / numeric equations being expanded (recursion check).
+    stack: Vec<String>,
+}
+
+/// Names in scope: formal parameters bound to expressions, loop indices bound to
+/// (possibly renamed) variables.
+#[derive(Clone, Default)]
+struct Scope {
+    binds: Vec<(String, Expr)>,
+}
+
+impl Scope {
+    fn get(&self, n: &str) -> Option<&Expr> {
+        self.binds.iter().rev().find(|(k, _)| k == n).map(|(_, v)| v)
+    }
+    fn with(&self, n: &str, e: Expr) -> Scope {
+        let mut s = self.clone();
+        s.binds.push((n.to_string(), e));
+        s
+    }
+    /// Variables that the bound values mention (a new index must not capture them).
+    fn mentions(&self, n: &str) -> bool {
+        self.binds.iter().any(|(_, v)| v.mentions(n))
+    }
+}
+
+type R<T> = Result<T, PamelaError>;
+
+const MAX_DEPTH: usize = 200;
+
+impl<'a> Normalizer<'a> {
+    pub(crate) fn new(decls: &'a [Decl]) -> R<Self> {
+        let mut map: HashMap<&str, &Decl> = HashMap::new();
+        let mut parameters = BTreeSet::new();
+        for d in decls {
+            if matches!(d.name.as_str(), "fcfs" | "ps" | "rho") && d.kind != DeclKind::ResourceParameter {
+                return Err(PamelaError::semantic(
+                    d.span,
+                    format!("`{}` is a predefined resource and cannot be redefined", d.name),
+                ));
+            }
+            if d.kind == DeclKind::ResourceParameter {
+                continue;
+            }
+            if let Some(prev) = map.insert(d.name.as_str(), d) {
+                return Err(PamelaError::semantic(
+                    d.span,
+                    format!("`{}` is defined twice (first at {})", d.name, prev.span),
+                ));
+            }
+            if let DeclKind::Numeric { parameter: true, .. } = d.kind {
+                parameters.insert(d.name.clone());
+            }
+        }
+        Ok(Normalizer {
+            decls: map,
+            parameters,
+            stack: Vec::new(),
+        })
+    }
+
+    /// Normal form of the process equation `name` (without arguments).
+    pub(crate) fn process(&mut self, name: &str, span: Span) -> R<NProc> {
+        let r = NameRef {
+            name: name.to_string(),
+            args: Vec::new(),
+            span,
+        };
+        self.call(&r, &Scope::default())
+    }
+
+    fn fresh_index(&self, index: &str, scope: &Scope) -> String {
+        let taken = |n: &str| {
+            scope.get(n).is_some() || self.parameters.contains(n) || scope.mentions(n) || self.decls.contains_key(n)
+        };
+        if taken(index) {
+            fresh_name(index, taken)
+        } else {
+            index.to_string()
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, scope: &Scope, span: Span) -> R<Expr> {
+        Ok(match e {
+            Expr::Num(_) => e.clone(),
+            Expr::Var(n) => {
+                if let Some(v) = scope.get(n) {
+                    return Ok(v.clone());
+                }
+                match self.decls.get(n.as_str()).copied() {
+                    Some(Decl {
+                        kind: DeclKind::Numeric { parameter: true, .. },
+                        ..
+                    }) => Expr::Var(n.clone()),
+                    Some(d @ Decl {
+                        kind: DeclKind::Numeric { value: Some(v), .. },
+                        ..
+                    }) => {
+                        if !d.params.is_empty() {
+                            return Err(PamelaError::semantic(
+                                span,
+                                format!("`{n}` takes {} argument(s)", d.params.len()),
+                            ));
+                        }
+                        self.enter(n, d.span)?;
+                        let r = self.expr(v, &Scope::default(), d.span);
+                        self.stack.pop();
+                        r?
+                    }
+                    Some(d) => {
+                        return Err(PamelaError::semantic(
+                            span,
+                            format!("`{n}` is a {} (defined at {}), not a numeric", kind_name(&d.kind), d.span),
+                        ))
+                    }
+                    None => {
+                        return Err(PamelaError::semantic(
+                            span,
+                            format!("undefined name `{n}` (declare it `numeric parameter {n}` or give it a value)"),
+                        ))
+                    }
+                }
+            }
+            Expr::Apply(n, args) => {
+                let args: Vec<Expr> = args.iter().map(|a| self.expr(a, scope, span)).collect::<R<_>>()?;
+                match self.decls.get(n.as_str()).copied() {
+                    Some(d @ Decl {
+                        kind: DeclKind::Numeric { value: Some(v), .. },
+                        ..
+                    }) => {
+                        if d.params.len() != args.len() {
+                            return Err(PamelaError::semantic(
+                                span,
+                                format!("`{n}` takes {} argument(s), {} given", d.params.len(), args.len()),
+                            ));
+                        }
+                        let mut inner = Scope::default();
+                        for (p, a) in d.params.iter().zip(args) {
+                            inner = inner.with(p, a);
+                        }
+                        self.enter(n, d.span)?;
+                        let r = self.expr(v, &inner, d.span);
+                        self.stack.pop();
+                        r?
+                    }
+                    Some(d) => {
+                        return Err(PamelaError::semantic(
+                            span,
+                            format!("`{n}` is a {}, not a numeric function", kind_name(&d.kind)),
+                        ))
+                    }
+                    None => return Err(PamelaError::semantic(span, format!("undefined function `{n}`"))),
+                }
+            }
+            Expr::Reduce {
+                op,
+                index,
+                lo,
+                hi,
+                body,
+            } => {
+                let lo = self.expr(lo, scope, span)?;
+                let hi = self.expr(hi, scope, span)?;
+                let fresh = self.fresh_index(index, scope);
+                let inner = scope.with(index, Expr::Var(fresh.clone()));
+                let body = self.expr(body, &inner, span)?;
+                Expr::Reduce {
+                    op: *op,
+                    index: fresh,
+                    lo: bx(lo),
+                    hi: bx(hi),
+                    body: bx(body),
+                }
+            }
+            Expr::Add(v) => Expr::Add(v.iter().map(|x| self.expr(x, scope, span)).collect::<R<_>>()?),
+            Expr::Mul(v) => Expr::Mul(v.iter().map(|x| self.expr(x, scope, span)).collect::<R<_>>()?),
+            Expr::Call(f, v) => Expr::Call(*f, v.iter().map(|x| self.expr(x, scope, span)).collect::<R<_>>()?),
+            Expr::Div(a, b) => Expr::Div(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
+            Expr::Pow(a, b) => Expr::Pow(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
+            Expr::Mod(a, b) => Expr::Mod(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
+            Expr::IDiv(a, b) => Expr::IDiv(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
+            Expr::Cmp(o, a, b) => Expr::Cmp(*o, bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
+            Expr::If(c, a, b) => Expr::If(
+                bx(self.expr(c, scope, span)?),
+                bx(self.expr(a, scope, span)?),
+                bx(self.expr(b, scope, span)?),
+            ),
+            Expr::Contention(_) | Expr::TimeEquations(_) => e.clone(),
+        })
+    }
+
+    fn enter(&mut self, name: &str, span: Span) -> R<()> {
+        if self.stack.iter().any(|s| s == name) || self.stack.len() > MAX_DEPTH {
+            return Err(PamelaError::semantic(
+                span,
+                format!(
+                    "recursive equation `{name}` ({} -> {name}); PAMELA models must terminate by substitution",
+                    self.stack.join(" -> ")
+                ),
+            ));
+        }
+        self.stack.push(name.to_string());
+        Ok(())
+    }
+
+    fn time(&mut self, t: &Time, scope: &Scope, span: Span) -> R<Time> {
+        Ok(match t {
+            Time::Det(e) => Time::Det(self.expr(e, scope, span)?),
+            Time::Exp(e) => Time::Exp(self.expr(e, scope, span)?),
+            Time::Uniform(a, b) => Time::Uniform(self.expr(a, scope, span)?, self.expr(b, scope, span)?),
+        })
+    }
+
+    fn resource(&mut self, r: &NameRef, scope: &Scope) -> R<NRes> {
+        let args: Vec<Expr> = r.args.iter().map(|a| self.expr(a, scope, r.span)).collect::<R<_>>()?;
+        let builtin = match r.name.as_str() {
+            "fcfs" => Some(ServerKind::Fcfs),
+            "ps" => Some(ServerKind::Ps),
+            "rho" => Some(ServerKind::Infinite),
+            _ => None,
+        };
+        if let Some(kind) = builtin {
+            if kind == ServerKind::Infinite {
+                return Ok(NRes {
+                    family: "rho".into(),
+                    kind,
+                    index: Expr::Num(0.0),
+                    multiplicity: Expr::Num(1.0),
+                });
+            }
+            if args.is_empty() || args.len() > 2 {
+                return Err(PamelaError::semantic(
+                    r.span,
+                    format!("`{}(index, multiplicity)` takes 1 or 2 arguments, {} given", r.name, args.len()),
+                ));
+            }
+            let mut it = args.into_iter();
+            let index = it.next().unwrap();
+            return Ok(NRes {
+                family: r.name.clone(),
+                kind,
+                index,
+                multiplicity: it.next().unwrap_or(Expr::Num(1.0)),
+            });
+        }
+        let d = match self.decls.get(r.name.as_str()).copied() {
+            Some(d @ Decl {
+                kind: DeclKind::Resource(_),
+                ..
+            }) => d,
+            Some(d) => {
+                return Err(PamelaError::semantic(
+                    r.span,
+                    format!("`{}` is a {}, not a resource", r.name, kind_name(&d.kind)),
+                ))
+            }
+            None => return Err(PamelaError::semantic(r.span, format!("undefined resource `{}`", r.name))),
+        };
+        if d.params.len() != args.len() {
+            return Err(PamelaError::semantic(
+                r.span,
+                format!("resource `{}` takes {} index argument(s), {} given", r.name, d.params.len(), args.len()),
+            ));
+        }
+        let mut inner = Scope::default();
+        for (p, a) in d.params.iter().zip(args) {
+            inner = inner.with(p, a);
+        }
+        let DeclKind::Resource(def) = &d.kind else { unreachable!() };
+        self.enter(&r.name, d.span)?;
+        let out = match def {
+            ResourceDef::Server {
+                kind,
+                index,
+                multiplicity,
+            } => Ok(NRes {
+                family: r.name.clone(),
+                kind: *kind,
+                index: self.expr(index, &inner, d.span)?,
+                multiplicity: self.expr(multiplicity, &inner, d.span)?,
+            }),
+            ResourceDef::Alias(target) => self.resource(target, &inner),
+        };
+        self.stack.pop();
+        out
+    }
+
+    fn call(&mut self, r: &NameRef, scope: &Scope) -> R<NProc> {
+        let args: Vec<Expr> = r.args.iter().map(|a| self.expr(a, scope, r.span)).collect::<R<_>>()?;
+        let d = match self.decls.get(r.name.as_str()).copied() {
+            Some(d @ Decl {
+                kind: DeclKind::Process(_),
+                ..
+            }) => d,
+            Some(d) => {
+                return Err(PamelaError::semantic(
+                    r.span,
+                    format!("`{}` is a {}, not a process", r.name, kind_name(&d.kind)),
+                ))
+            }
+            None => return Err(PamelaError::semantic(r.span, format!("undefined process `{}`", r.name))),
+        };
+        if d.params.len() != args.len() {
+            return Err(PamelaError::semantic(
+                r.span,
+                format!("process `{}` takes {} argument(s), {} given", r.name, d.params.len(), args.len()),
+            ));
+        }
+        let mut inner = Scope::default();
+        for (p, a) in d.params.iter().zip(args) {
+            inner = inner.with(p, a);
+        }
+        let DeclKind::Process(body) = &d.kind else { unreachable!() };
+        self.enter(&r.name, d.span)?;
+        let out = self.proc(body, &inner, d.span);
+        self.stack.pop();
+        out
+    }
+
+    fn proc(&mut self, p: &Proc, scope: &Scope, span: Span) -> R<NProc> {
+        Ok(match p {
+            Proc::Nil => NProc::Nil,
+            Proc::Delay(t) => NProc::Delay(self.time(t, scope, span)?),
+            Proc::Use(rs, t) => {
+                let mut out = Vec::new();
+                for r in rs {
+                    out.push(self.resource(r, scope)?);
+                }
+                let t = self.time(t, scope, span)?;
+                if out.iter().all(|r| r.kind == ServerKind::Infinite) {
+                    NProc::Delay(t)
+                } else {
+                    out.retain(|r| r.kind != ServerKind::Infinite);
+                    NProc::Use(out, t)
+                }
+            }
+            Proc::Wait(cs) | Proc::Signal(cs) => {
+                let mut out = Vec::new();
+                for c in cs {
+                    if let Some(d) = self.decls.get(c.name.as_str()) {
+                        return Err(PamelaError::semantic(
+                            c.span,
+                            format!("`{}` is a {}, not a condition", c.name, kind_name(&d.kind)),
+                        ));
+                    }
+                    out.push(NCond {
+                        name: c.name.clone(),
+                        args: c.args.iter().map(|a| self.expr(a, scope, c.span)).collect::<R<_>>()?,
+                    });
+                }
+                if matches!(p, Proc::Wait(_)) {
+                    NProc::Wait(out)
+                } else {
+                    NProc::Signal(out)
+                }
+            }
+            Proc::Seq(v) => NProc::Seq(v.iter().map(|x| self.proc(x, scope, span)).collect::<R<_>>()?),
+            Proc::Par(v) => NProc::Par(v.iter().map(|x| self.proc(x, scope, span)).collect::<R<_>>()?),
+            Proc::Loop {
+                par,
+                index,
+                lo,
+                hi,
+                body,
+            } => {
+                let lo = self.expr(lo, scope, span)?;
+                let hi = self.expr(hi, scope, span)?;
+                let fresh = self.fresh_index(index, scope);
+                let inner = scope.with(index, Expr::Var(fresh.clone()));
+                let body = self.proc(body, &inner, span)?;
+                NProc::Loop {
+                    par: *par,
+                    index: fresh,
+                    lo,
+                    hi,
+                    body: Box::new(body),
+                }
+            }
+            Proc::If(c, a, b) => {
+                let c = self.expr(c, scope, span)?;
+                let a = self.proc(a, scope, span)?;
+                let b = match b {
+                    Some(b) => self.proc(b, scope, span)?,
+                    None => NProc::Nil,
+                };
+                NProc::If(c, Box::new(a), Box::new(b))
+            }
+            Proc::Call(r) => self.call(r, scope)?,
+        })
+    }
+}
+
+fn kind_name(k: &DeclKind) -> &'static str {
+    match k {
+        DeclKind::Numeric { .. } => "numeric",
+        DeclKind::Resource(_) | DeclKind::ResourceParameter => "resource",
+        DeclKind::Process(_) => "process",
+    }
+}

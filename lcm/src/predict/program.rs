@@ -1,0 +1,323 @@
+//! The library entry point: an annotated program, read, recognized, composed and compiled
+//! once, then predicted at any number of points.
+
+use super::account::{account, Accounting};
+use super::compose::{ComposeOptions, ComposedModel, Composer};
+use super::datatrace::{adjustments, moves, Move};
+use super::error::{PredictError, Warning};
+use super::machine::Machine;
+use super::recognize::Recognizer;
+use super::source::SourceFile;
+use super::tree::{render, Node, NodeKind};
+use crate::pamela;
+use lca::expr::{Bindings, Expr};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How to read and price a program.
+#[derive(Debug, Clone)]
+pub struct PredictOptions {
+    /// The function the program starts in (default `main`).
+    pub entry: String,
+    /// A models file (`lca --emit annotation` output): its fragments' models replace those
+    /// written in the source.
+    pub models: Option<PathBuf>,
+    /// A machine file (`lcm calibrate`); None: [`Machine::default`].
+    pub machine: Option<PathBuf>,
+    /// The source of the version that was measured (the models were fitted on it): data
+    /// movement it already had is not counted again.
+    pub measured: Option<PathBuf>,
+}
+
+impl Default for PredictOptions {
+    fn default() -> Self {
+        PredictOptions {
+            entry: "main".into(),
+            models: None,
+            machine: None,
+            measured: None,
+        }
+    }
+}
+
+/// A program ready to predict.
+#[derive(Debug)]
+pub struct Program {
+    /// The file name used in messages.
+    pub file: String,
+    /// The recognized structure (models merged in).
+    pub root: Node,
+    /// What was seen but not modeled, with places.
+    pub warnings: Vec<Warning>,
+    /// The communication prices used.
+    pub machine: Machine,
+    /// Data moves priced as new in this version.
+    pub moves_added: Vec<Move>,
+    /// Data moves of the measured version that no longer happen (their cost is subtracted).
+    pub moves_removed: Vec<Move>,
+    /// The composed PAMELA model (everything included).
+    pub model: ComposedModel,
+    comm: Vec<Option<Expr>>,
+    compiled: pamela::CompiledModel,
+    compiled_plain: pamela::CompiledModel,
+}
+
+/// Seconds that each part adds to the predicted time; they sum to `total_s`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Contributions {
+    /// Per fragment name: its work over the run divided by p (processor-seconds / p).
+    pub fragments: Vec<(String, f64)>,
+    /// Structural load imbalance LI+ / p.
+    pub load_imbalance_s: f64,
+    /// Pipeline fill, drain and stage imbalance (stages waiting) / p.
+    pub pipeline_s: f64,
+    /// Processors left idle by `p` overrides or too few data-parallel items / p.
+    pub idle_s: f64,
+    /// Data-trace communication (processor-seconds / p; negative when moves were removed).
+    pub communication_s: f64,
+    /// Condition synchronization waits beyond the structure (send/recv, barrier phases).
+    pub synchronization_s: f64,
+    /// Contention for processors, the memory system and locks (omega beyond phi).
+    pub contention_s: f64,
+    /// The predicted time.
+    pub total_s: f64,
+}
+
+/// A prediction at one point.
+#[derive(Debug, Clone, Serialize)]
+pub struct Prediction {
+    /// The point.
+    pub bindings: Bindings,
+    /// Predicted run time in seconds (the compiled PAMELA model's T_main).
+    pub seconds: f64,
+    /// What each part adds.
+    pub contributions: Contributions,
+    /// The detailed breakdown.
+    pub accounting: Accounting,
+}
+
+fn read(path: &Path) -> Result<String, PredictError> {
+    std::fs::read_to_string(path).map_err(|e| PredictError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
+}
+
+/// Reads and recognizes a source text: the structure tree and warnings (models from
+/// `models` merged in, named `models_origin`).
+pub fn structure(
+    name: &str,
+    text: &str,
+    entry: &str,
+    models: Option<(&str, &str)>,
+) -> Result<(Node, Vec<Warning>), PredictError> {
+    let src = SourceFile::parse(name, text)?;
+    let mut r = Recognizer::new(&src);
+    let mut root = r.program(entry)?;
+    let mut warnings = r.warnings;
+    if let Some((mname, mtext)) = models {
+        let fm = lca::annotation::parse_models(mtext).map_err(|e| PredictError::Annotation {
+            file: mname.to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
+        let map: BTreeMap<String, Vec<(String, Expr)>> = fm
+            .into_iter()
+            .map(|m| (m.name, m.categories))
+            .collect();
+        merge_models(&mut root, &map, mname, name, &mut warnings);
+    }
+    Ok((root, warnings))
+}
+
+fn merge_models(
+    n: &mut Node,
+    map: &BTreeMap<String, Vec<(String, Expr)>>,
+    origin: &str,
+    file: &str,
+    warnings: &mut Vec<Warning>,
+) {
+    let line = n.line;
+    if let NodeKind::Fragment(f) = &mut n.kind {
+        if let Some(cats) = map.get(&f.name) {
+            if !f.categories.is_empty() && f.categories != *cats {
+                let w = Warning {
+                    file: file.to_string(),
+                    line,
+                    message: format!(
+                        "fragment `{}`: models from {origin} replace the ones in the source",
+                        f.name
+                    ),
+                };
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+            f.categories = cats.clone();
+            f.model_origin = origin.to_string();
+        }
+    }
+    for c in &mut n.children {
+        merge_models(c, map, origin, file, warnings);
+    }
+}
+
+fn compile(model: &ComposedModel) -> Result<pamela::CompiledModel, PredictError> {
+    let prog = pamela::parse(&model.text).map_err(|e| PredictError::Pamela(e.to_string()))?;
+    prog.compile().map_err(|e| PredictError::Pamela(e.to_string()))
+}
+
+/// The composed PAMELA model of a program without compiling it (what `--pamela` prints;
+/// useful when the engine rejects a model).
+pub fn compose_file(path: &Path, opts: &PredictOptions) -> Result<ComposedModel, PredictError> {
+    let text = read(path)?;
+    let name = path.display().to_string();
+    let (root, _, machine, measured) = prepare(&name, &text, opts)?;
+    let (comm, _, _) = adjustments(&root, &machine, measured.as_deref());
+    Ok(Composer::new(&name, ComposeOptions::default(), &comm).compose(&root)?.0)
+}
+
+type Prepared = (Node, Vec<Warning>, Machine, Option<Vec<Move>>);
+
+fn prepare(name: &str, text: &str, opts: &PredictOptions) -> Result<Prepared, PredictError> {
+    let models_text = match &opts.models {
+        Some(p) => Some((p.display().to_string(), read(p)?)),
+        None => None,
+    };
+    let models = models_text.as_ref().map(|(n, t)| (n.as_str(), t.as_str()));
+    let (root, warnings) = structure(name, text, &opts.entry, models)?;
+    let machine = match &opts.machine {
+        Some(p) => Machine::load(p)?,
+        None => Machine::default(),
+    };
+    let measured = match &opts.measured {
+        Some(p) => {
+            let t = read(p)?;
+            let (mroot, _) = structure(&p.display().to_string(), &t, &opts.entry, None)?;
+            Some(moves(&mroot))
+        }
+        None => None,
+    };
+    Ok((root, warnings, machine, measured))
+}
+
+impl Program {
+    /// Reads `path` (and the option files) and prepares it.
+    pub fn load(path: &Path, opts: &PredictOptions) -> Result<Program, PredictError> {
+        let text = read(path)?;
+        Program::from_source(&path.display().to_string(), &text, opts)
+    }
+
+    /// Prepares a program from its text (`name` used in messages; option files are read
+    /// from disk).
+    pub fn from_source(name: &str, text: &str, opts: &PredictOptions) -> Result<Program, PredictError> {
+        let (root, warnings, machine, measured) = prepare(name, text, opts)?;
+        Program::build(name, root, warnings, machine, measured.as_deref())
+    }
+
+    /// Prepares an already recognized tree.
+    pub fn build(
+        name: &str,
+        root: Node,
+        mut warnings: Vec<Warning>,
+        machine: Machine,
+        measured: Option<&[Move]>,
+    ) -> Result<Program, PredictError> {
+        let (comm, moves_added, moves_removed) = adjustments(&root, &machine, measured);
+        let (model, w) = Composer::new(name, ComposeOptions::default(), &comm).compose(&root)?;
+        for x in w {
+            if !warnings.contains(&x) {
+                warnings.push(x);
+            }
+        }
+        let plain_opts = ComposeOptions {
+            resources: false,
+            ..ComposeOptions::default()
+        };
+        let (plain, _) = Composer::new(name, plain_opts, &comm).compose(&root)?;
+        let compiled = compile(&model)?;
+        let compiled_plain = compile(&plain)?;
+        Ok(Program {
+            file: name.to_string(),
+            root,
+            warnings,
+            machine,
+            moves_added,
+            moves_removed,
+            model,
+            comm,
+            compiled,
+            compiled_plain,
+        })
+    }
+
+    /// The structure tree as `lcm tree` prints it.
+    pub fn tree_text(&self) -> String {
+        render(&self.root, &self.file)
+    }
+
+    /// The variables a prediction needs values for.
+    pub fn parameters(&self) -> Vec<String> {
+        self.model.parameters.iter().cloned().collect()
+    }
+
+    /// Predicts the run time at `bindings` (seconds).
+    pub fn predict(&self, bindings: &Bindings) -> Result<Prediction, PredictError> {
+        for p in &self.model.parameters {
+            if !bindings.contains_key(p) {
+                return Err(PredictError::Unbound {
+                    name: p.clone(),
+                    needed_by: format!("the model of {}", self.file),
+                });
+            }
+        }
+        let acc = account(&self.root, &self.file, &self.comm, bindings)?;
+        let total = self
+            .compiled
+            .eval(bindings)
+            .map_err(|e| PredictError::Pamela(e.to_string()))?;
+        let plain = self
+            .compiled_plain
+            .eval(bindings)
+            .map_err(|e| PredictError::Pamela(e.to_string()))?;
+        let p = acc.p;
+        let mut by_name: Vec<(String, f64)> = Vec::new();
+        let mut comm = 0.0;
+        for f in &acc.fragments {
+            let share = f.executions * f.work / p;
+            comm += f.executions * f.comm_s * f.procs / p;
+            match by_name.iter_mut().find(|(n, _)| *n == f.name) {
+                Some((_, v)) => *v += share,
+                None => by_name.push((f.name.clone(), share)),
+            }
+        }
+        let contributions = Contributions {
+            fragments: by_name,
+            load_imbalance_s: acc.parallels.iter().map(|x| x.li_plus).sum::<f64>() / p,
+            pipeline_s: acc.pipelines.iter().map(|x| x.waiting).sum::<f64>() / p,
+            idle_s: acc.idle / p,
+            communication_s: comm,
+            synchronization_s: plain - acc.critical_path_s,
+            contention_s: total - plain,
+            total_s: total,
+        };
+        Ok(Prediction {
+            bindings: bindings.clone(),
+            seconds: total,
+            contributions,
+            accounting: acc,
+        })
+    }
+}
+
+/// Predicts the run time in seconds of the program in `path` at `bindings` (which must give
+/// `p` and every variable of the models, e.g. `n`).
+pub fn predict_file(
+    path: &Path,
+    bindings: &Bindings,
+    opts: &PredictOptions,
+) -> Result<f64, PredictError> {
+    Ok(Program::load(path, opts)?.predict(bindings)?.seconds)
+}

@@ -1,0 +1,1115 @@
+//! Structure recognition: walks the `syn` tree from the entry function and builds the
+//! [`Node`] tree of fragments, serial, parallel, loop and synchronization nodes.
+//!
+//! Recognized (anything else between fragments is ignored; parallelism that is not
+//! recognized or holds no fragment is a warning):
+//! - `rayon::join(a, b)` / `pplib::join(a, b)` / `join(a, b)`: a parallel node of 2 tasks;
+//! - `rayon::scope`, `std::thread::scope`, `pplib::scope`, `pplib::thread::scope`,
+//!   `crossbeam::scope` with `s.spawn(..)` inside: one task per spawn; spawns in a `for` loop
+//!   with a literal range or `// lcm: iterations = EXPR` make a parallel loop of copies;
+//! - parallel iterator chains (`par_iter*`, `into_par_iter`, `par_chunks*`, `par_bridge`, …)
+//!   whose closures hold fragments: a data-parallel node (item count from a literal range
+//!   or `// lcm: iterations = EXPR`);
+//! - sequential `for` / `while` / `loop` with a literal range or an `iterations` annotation,
+//!   and loops over a channel receiver (`for x in rx`, `rx.iter()`, `while let Ok(x) = rx.recv()`);
+//! - calls of functions and methods defined in the same file (followed; recursion stops with
+//!   a warning);
+//! - `send` / `recv` on channels made by `channel()`, `sync_channel(k)`, `unbounded()`,
+//!   `bounded(k)` (std and crossbeam; clones follow their original), `Barrier::wait`,
+//!   and `let guard = m.lock()` (the rest of the block holds the mutex).
+//!
+//! Producer/consumer chains (task loops linked by channels) become [`NodeKind::Pipeline`].
+
+use super::error::{PredictError, Warning};
+use super::source::SourceFile;
+use super::tree::{Fragment, Node, NodeKind, SyncOp, CATEGORIES};
+use lca::annotation::Annotation;
+use lca::expr::Expr;
+use std::collections::{BTreeSet, HashMap};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+const PAR_METHODS: [&str; 12] = [
+    "par_iter",
+    "par_iter_mut",
+    "into_par_iter",
+    "par_chunks",
+    "par_chunks_mut",
+    "par_chunks_exact",
+    "par_chunks_exact_mut",
+    "par_bridge",
+    "par_windows",
+    "par_drain",
+    "par_extend",
+    "par_sort",
+];
+const SCOPE_FNS: [&str; 2] = ["scope", "in_place_scope"];
+const CHANNEL_FNS: [&str; 4] = ["channel", "sync_channel", "unbounded", "bounded"];
+const SPAWN_LABEL: &str = "spawned task";
+
+/// Walks a source file and builds its structure tree.
+pub struct Recognizer<'a> {
+    src: &'a SourceFile,
+    fns: HashMap<String, &'a syn::Block>,
+    stack: Vec<String>,
+    chan_alias: HashMap<String, String>,
+    /// Warnings collected on the way.
+    pub warnings: Vec<Warning>,
+    used_lines: BTreeSet<usize>,
+    local_names: BTreeSet<String>,
+}
+
+fn start_line<T: Spanned>(t: &T) -> usize {
+    t.span().start().line
+}
+fn end_line<T: Spanned>(t: &T) -> usize {
+    t.span().end().line
+}
+
+/// Hints from the annotation block of the statement being recognized.
+#[derive(Default, Clone)]
+struct Hint {
+    count: Option<Expr>,
+}
+
+fn collect_fns<'a>(items: &'a [syn::Item], out: &mut HashMap<String, &'a syn::Block>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => {
+                out.insert(f.sig.ident.to_string(), &f.block);
+            }
+            syn::Item::Impl(imp) => {
+                for it in &imp.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        out.entry(f.sig.ident.to_string()).or_insert(&f.block);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_fns(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn collect_type_names(items: &[syn::Item], out: &mut BTreeSet<String>) {
+    for item in items {
+        match item {
+            syn::Item::Struct(s) => {
+                out.insert(s.ident.to_string());
+            }
+            syn::Item::Enum(e) => {
+                out.insert(e.ident.to_string());
+            }
+            syn::Item::Mod(m) => {
+                out.insert(m.ident.to_string());
+                if let Some((_, items)) = &m.content {
+                    collect_type_names(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Simple textual name of an expression (`tx`, `self.rx`, `a[0]`), for channels and locks.
+fn expr_name(e: &syn::Expr) -> String {
+    match e {
+        syn::Expr::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::"),
+        syn::Expr::Field(f) => {
+            let m = match &f.member {
+                syn::Member::Named(i) => i.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            format!("{}.{}", expr_name(&f.base), m)
+        }
+        syn::Expr::Reference(r) => expr_name(&r.expr),
+        syn::Expr::Paren(p) => expr_name(&p.expr),
+        syn::Expr::MethodCall(m) if m.method == "clone" || m.method == "as_ref" => {
+            expr_name(&m.receiver)
+        }
+        syn::Expr::Index(i) => format!("{}[]", expr_name(&i.expr)),
+        syn::Expr::Unary(u) => expr_name(&u.expr),
+        _ => "?".into(),
+    }
+}
+
+fn path_last(e: &syn::Expr) -> Option<(String, String)> {
+    if let syn::Expr::Path(p) = e {
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let last = segs.last()?.clone();
+        Some((segs.join("::"), last))
+    } else {
+        None
+    }
+}
+
+fn int_lit(e: &syn::Expr) -> Option<i64> {
+    match e {
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse::<i64>().ok(),
+            _ => None,
+        },
+        syn::Expr::Paren(p) => int_lit(&p.expr),
+        _ => None,
+    }
+}
+
+/// Trip count of a literal range `a..b` / `a..=b` (also in parentheses).
+fn literal_range(e: &syn::Expr) -> Option<i64> {
+    match e {
+        syn::Expr::Range(r) => {
+            let a = match &r.start {
+                Some(s) => int_lit(s)?,
+                None => 0,
+            };
+            let b = int_lit(r.end.as_ref()?)?;
+            let n = match r.limits {
+                syn::RangeLimits::HalfOpen(_) => b - a,
+                syn::RangeLimits::Closed(_) => b - a + 1,
+            };
+            Some(n.max(0))
+        }
+        syn::Expr::Paren(p) => literal_range(&p.expr),
+        syn::Expr::MethodCall(m) if m.method == "step_by" => {
+            let n = literal_range(&m.receiver)?;
+            let s = int_lit(m.args.first()?)?;
+            (s > 0).then(|| (n + s - 1) / s)
+        }
+        _ => None,
+    }
+}
+
+impl<'a> Recognizer<'a> {
+    /// A recognizer over `src`.
+    pub fn new(src: &'a SourceFile) -> Recognizer<'a> {
+        let mut fns = HashMap::new();
+        collect_fns(&src.syntax.items, &mut fns);
+        let mut local_names = BTreeSet::new();
+        collect_type_names(&src.syntax.items, &mut local_names);
+        Recognizer {
+            src,
+            fns,
+            stack: Vec::new(),
+            chan_alias: HashMap::new(),
+            warnings: Vec::new(),
+            used_lines: BTreeSet::new(),
+            local_names,
+        }
+    }
+
+    fn warn(&mut self, line: usize, message: String) {
+        let w = Warning {
+            file: self.src.name.clone(),
+            line,
+            message,
+        };
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+
+    fn err(&self, line: usize, message: String) -> PredictError {
+        PredictError::Annotation {
+            file: self.src.name.clone(),
+            line,
+            column: 1,
+            message,
+        }
+    }
+
+    /// The structure tree of the program entered at function `entry`.
+    pub fn program(&mut self, entry: &str) -> Result<Node, PredictError> {
+        let Some(body) = self.fns.get(entry).copied() else {
+            return Err(PredictError::Structure {
+                file: self.src.name.clone(),
+                line: 1,
+                message: format!(
+                    "expected a function `{entry}` to start from (choose one with --entry NAME)"
+                ),
+            });
+        };
+        self.stack.push(entry.to_string());
+        let children = self.block(body)?;
+        let children = self.function_level_spawns(children, start_line(body));
+        self.stack.pop();
+        let root = Node::new(
+            NodeKind::Serial {
+                label: format!("fn {entry}"),
+            },
+            start_line(body),
+        )
+        .with_children(children);
+        // Fragment annotations never reached.
+        let unreached: Vec<(usize, String)> = self
+            .src
+            .annotations
+            .iter()
+            .filter(|(l, a)| !self.used_lines.contains(l) && matches!(a, Annotation::Fragment(_)))
+            .map(|(l, a)| (*l, a.to_string()))
+            .collect();
+        for (l, a) in unreached {
+            self.warn(
+                l,
+                format!("`{a}` is not reached from fn {entry} (or not directly above a statement): ignored"),
+            );
+        }
+        Ok(root)
+    }
+
+    fn block(&mut self, block: &syn::Block) -> Result<Vec<Node>, PredictError> {
+        let stmts: Vec<&syn::Stmt> = block.stmts.iter().collect();
+        self.stmts(&stmts)
+    }
+
+    fn stmts(&mut self, stmts: &[&syn::Stmt]) -> Result<Vec<Node>, PredictError> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < stmts.len() {
+            let s = stmts[i];
+            let line = start_line(s);
+            let annots = self.src.block_above(line);
+            for (l, _) in &annots {
+                self.used_lines.insert(*l);
+            }
+            if let Some(name) = annots.iter().find_map(|(_, a)| match a {
+                Annotation::Fragment(n) => Some(n.clone()),
+                _ => None,
+            }) {
+                let mut j = i + 1;
+                while j < stmts.len() {
+                    let prev_end = end_line(stmts[j - 1]);
+                    let next_start = start_line(stmts[j]);
+                    if self.src.blank_between(prev_end, next_start)
+                        || !self.src.block_above(next_start).is_empty()
+                    {
+                        break;
+                    }
+                    j += 1;
+                }
+                out.extend(self.fragment(&name, &annots, &stmts[i..j])?);
+                i = j;
+                continue;
+            }
+            let hint = self.hint_from(&annots)?;
+            // `let guard = m.lock()`: the rest of the block holds the mutex.
+            if let syn::Stmt::Local(local) = s {
+                if let Some(init) = &local.init {
+                    self.note_channel(&local.pat, &init.expr);
+                    if let Some(mutex) = lock_receiver(&init.expr) {
+                        let rest = self.stmts(&stmts[i + 1..])?;
+                        if rest.iter().any(Node::has_fragment) {
+                            let node = Node::new(NodeKind::Locked { mutex }, line)
+                                .with_children(rest);
+                            out.push(self.apply_overrides(vec![node], &annots, line)?.remove(0));
+                        } else {
+                            out.extend(rest);
+                        }
+                        return Ok(out);
+                    }
+                }
+            }
+            let nodes = match s {
+                syn::Stmt::Local(local) => match &local.init {
+                    Some(init) => {
+                        let mut v = self.expr(&init.expr, &hint)?;
+                        if let Some((_, e)) = &init.diverge {
+                            v.extend(self.expr(e, &Hint::default())?);
+                        }
+                        v
+                    }
+                    None => Vec::new(),
+                },
+                syn::Stmt::Expr(e, _) => self.expr(e, &hint)?,
+                syn::Stmt::Item(_) | syn::Stmt::Macro(_) => Vec::new(),
+            };
+            out.extend(self.apply_overrides(nodes, &annots, line)?);
+            i += 1;
+        }
+        Ok(out)
+    }
+
+    /// Records `let (tx, rx) = channel()` and `let tx2 = tx.clone()`.
+    fn note_channel(&mut self, pat: &syn::Pat, init: &syn::Expr) {
+        let call_name = match init {
+            syn::Expr::Call(c) => path_last(&c.func).map(|(_, l)| l),
+            _ => None,
+        };
+        match pat {
+            syn::Pat::Tuple(t) if t.elems.len() == 2 => {
+                if call_name.is_some_and(|n| CHANNEL_FNS.contains(&n.as_str())) {
+                    let names: Vec<String> = t.elems.iter().map(pat_name).collect();
+                    let id = format!("{}/{}", names[0], names[1]);
+                    for n in names {
+                        self.chan_alias.insert(n, id.clone());
+                    }
+                }
+            }
+            other => {
+                let n = pat_name(other);
+                if let syn::Expr::MethodCall(m) = init {
+                    if m.method == "clone" {
+                        let base = expr_name(&m.receiver);
+                        if let Some(id) = self.chan_alias.get(&base).cloned() {
+                            self.chan_alias.insert(n, id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn chan_id(&self, receiver: &syn::Expr) -> String {
+        let n = expr_name(receiver);
+        self.chan_alias.get(&n).cloned().unwrap_or(n)
+    }
+
+    fn hint_from(&self, annots: &[(usize, Annotation)]) -> Result<Hint, PredictError> {
+        let mut h = Hint::default();
+        for (l, a) in annots {
+            match a {
+                Annotation::Iterations(e) => h.count = Some(e.clone()),
+                Annotation::Model { category, .. }
+                    if CATEGORIES.contains(&category.as_str()) || category == "bytes" =>
+                {
+                    return Err(self.err(
+                        *l,
+                        format!(
+                            "expected `// lcm: fragment NAME` above the model line `{a}`, found none in this annotation block"
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(h)
+    }
+
+    /// Applies `p = EXPR` and variable overrides of a non-fragment statement to its nodes.
+    fn apply_overrides(
+        &mut self,
+        mut nodes: Vec<Node>,
+        annots: &[(usize, Annotation)],
+        line: usize,
+    ) -> Result<Vec<Node>, PredictError> {
+        let mut p = None;
+        let mut vars = Vec::new();
+        for (l, a) in annots {
+            match a {
+                Annotation::Processors(e) => p = Some(e.clone()),
+                Annotation::Model { category, expr } if !CATEGORIES.contains(&category.as_str()) => {
+                    vars.push((category.clone(), expr.clone()))
+                }
+                Annotation::Input(_) | Annotation::Output(_) => self.warn(
+                    *l,
+                    format!("`{a}` is not in a fragment's annotation block: ignored"),
+                ),
+                _ => {}
+            }
+        }
+        if p.is_none() && vars.is_empty() {
+            return Ok(nodes);
+        }
+        if nodes.is_empty() {
+            self.warn(
+                line,
+                "override annotation on a statement with no fragment or parallel construct: ignored"
+                    .into(),
+            );
+            return Ok(nodes);
+        }
+        if nodes.len() > 1 {
+            nodes = vec![Node::new(
+                NodeKind::Serial {
+                    label: "annotated statement".into(),
+                },
+                line,
+            )
+            .with_children(nodes)];
+        }
+        nodes[0].p_override = p;
+        nodes[0].var_overrides = vars;
+        Ok(nodes)
+    }
+
+    fn fragment(
+        &mut self,
+        name: &str,
+        annots: &[(usize, Annotation)],
+        stmts: &[&syn::Stmt],
+    ) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(stmts[0]);
+        let mut frag = Fragment {
+            name: name.to_string(),
+            categories: Vec::new(),
+            model_origin: "source".into(),
+            executions: None,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            bytes: None,
+            end_line: end_line(stmts[stmts.len() - 1]),
+            inner_parallelism: Vec::new(),
+        };
+        let mut p = None;
+        let mut vars = Vec::new();
+        let mut seen_fragment = false;
+        for (l, a) in annots {
+            match a {
+                Annotation::Fragment(n) => {
+                    if seen_fragment {
+                        return Err(self.err(
+                            *l,
+                            format!("expected one `// lcm: fragment` per annotation block, found a second one (`{n}`)"),
+                        ));
+                    }
+                    seen_fragment = true;
+                }
+                Annotation::Model { category, expr } => {
+                    if category == "bytes" {
+                        frag.bytes = Some(expr.clone());
+                    } else if CATEGORIES.contains(&category.as_str()) {
+                        if frag.categories.iter().any(|(c, _)| c == category) {
+                            return Err(self.err(
+                                *l,
+                                format!("fragment `{name}`: category `{category}` given twice"),
+                            ));
+                        }
+                        frag.categories.push((category.clone(), expr.clone()));
+                    } else {
+                        vars.push((category.clone(), expr.clone()));
+                    }
+                }
+                Annotation::Input(d) => frag.inputs.push(d.clone()),
+                Annotation::Output(d) => frag.outputs.push(d.clone()),
+                Annotation::Processors(e) => p = Some(e.clone()),
+                Annotation::Iterations(e) => frag.executions = Some(e.clone()),
+            }
+        }
+        // Look inside only for channel operations and to name covered parallelism.
+        let mut scan = FragmentScan::default();
+        for s in stmts {
+            scan.visit_stmt(s);
+        }
+        frag.inner_parallelism = scan.parallel;
+        let recvs: Vec<Node> = scan
+            .recvs
+            .iter()
+            .map(|(e, l)| Node::new(NodeKind::Sync(SyncOp::Recv(self.chan_id_by_name(e))), *l))
+            .collect();
+        let sends: Vec<Node> = scan
+            .sends
+            .iter()
+            .map(|(e, l)| Node::new(NodeKind::Sync(SyncOp::Send(self.chan_id_by_name(e))), *l))
+            .collect();
+        let mut node = Node::new(NodeKind::Fragment(frag), line);
+        node.p_override = p;
+        node.var_overrides = vars;
+        let mut out = recvs;
+        out.push(node);
+        out.extend(sends);
+        Ok(out)
+    }
+
+    fn chan_id_by_name(&self, n: &str) -> String {
+        self.chan_alias.get(n).cloned().unwrap_or_else(|| n.to_string())
+    }
+
+    fn exprs<'e>(
+        &mut self,
+        es: impl IntoIterator<Item = &'e syn::Expr>,
+    ) -> Result<Vec<Node>, PredictError> {
+        let mut out = Vec::new();
+        for e in es {
+            out.extend(self.expr(e, &Hint::default())?);
+        }
+        Ok(out)
+    }
+
+    fn expr(&mut self, e: &syn::Expr, hint: &Hint) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(e);
+        Ok(match e {
+            syn::Expr::Call(c) => return self.call(c, hint),
+            syn::Expr::MethodCall(m) => return self.method_call(m, hint),
+            syn::Expr::Block(b) => self.block(&b.block)?,
+            syn::Expr::Unsafe(b) => self.block(&b.block)?,
+            syn::Expr::ForLoop(f) => return self.for_loop(f, hint),
+            syn::Expr::While(w) => {
+                let chan = while_let_recv(&w.cond).map(|r| self.chan_id(r));
+                let mut pre = if chan.is_none() {
+                    self.expr(&w.cond, &Hint::default())?
+                } else {
+                    Vec::new()
+                };
+                let body = self.block(&w.body)?;
+                pre.extend(self.make_loop(body, hint, chan, line, "while"));
+                pre
+            }
+            syn::Expr::Loop(l) => {
+                let body = self.block(&l.body)?;
+                self.make_loop(body, hint, None, line, "loop")
+            }
+            syn::Expr::If(i) => {
+                let mut v = self.expr(&i.cond, &Hint::default())?;
+                let then = self.block(&i.then_branch)?;
+                let els = match &i.else_branch {
+                    Some((_, e)) => self.expr(e, &Hint::default())?,
+                    None => Vec::new(),
+                };
+                if els.iter().any(Node::has_fragment) {
+                    self.warn(
+                        line,
+                        "fragments in both branches of `if`: only the `then` branch is composed (annotate one branch as the fragment instead)".into(),
+                    );
+                }
+                v.extend(then);
+                v
+            }
+            syn::Expr::Match(m) => {
+                let mut v = self.expr(&m.expr, &Hint::default())?;
+                let mut arms = Vec::new();
+                for a in &m.arms {
+                    arms.push(self.expr(&a.body, &Hint::default())?);
+                }
+                let with: Vec<Vec<Node>> =
+                    arms.into_iter().filter(|a| a.iter().any(Node::has_fragment)).collect();
+                if with.len() > 1 {
+                    self.warn(
+                        line,
+                        "fragments in several `match` arms: only the first such arm is composed"
+                            .into(),
+                    );
+                }
+                if let Some(first) = with.into_iter().next() {
+                    v.extend(first);
+                }
+                v
+            }
+            syn::Expr::Let(l) => self.expr(&l.expr, hint)?,
+            syn::Expr::Assign(a) => self.exprs([&*a.right, &*a.left])?,
+            syn::Expr::Binary(b) => self.exprs([&*b.left, &*b.right])?,
+            syn::Expr::Unary(u) => self.expr(&u.expr, hint)?,
+            syn::Expr::Paren(p) => self.expr(&p.expr, hint)?,
+            syn::Expr::Group(g) => self.expr(&g.expr, hint)?,
+            syn::Expr::Reference(r) => self.expr(&r.expr, hint)?,
+            syn::Expr::Try(t) => self.expr(&t.expr, hint)?,
+            syn::Expr::Await(a) => self.expr(&a.base, hint)?,
+            syn::Expr::Field(f) => self.expr(&f.base, hint)?,
+            syn::Expr::Index(i) => self.exprs([&*i.expr, &*i.index])?,
+            syn::Expr::Return(r) => match &r.expr {
+                Some(x) => self.expr(x, hint)?,
+                None => Vec::new(),
+            },
+            syn::Expr::Break(b) => match &b.expr {
+                Some(x) => self.expr(x, hint)?,
+                None => Vec::new(),
+            },
+            syn::Expr::Tuple(t) => self.exprs(t.elems.iter())?,
+            syn::Expr::Array(a) => self.exprs(a.elems.iter())?,
+            syn::Expr::Struct(s) => self.exprs(s.fields.iter().map(|f| &f.expr))?,
+            syn::Expr::Cast(c) => self.expr(&c.expr, hint)?,
+            syn::Expr::Closure(c) => {
+                let mut probe = FragmentScan::default();
+                probe.visit_expr(&c.body);
+                if probe.fragment_lines(self.src) {
+                    self.warn(
+                        line,
+                        "closure with fragments that is not an argument of a recognized construct: not composed".into(),
+                    );
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        })
+    }
+
+    fn make_loop(
+        &mut self,
+        body: Vec<Node>,
+        hint: &Hint,
+        chan: Option<String>,
+        line: usize,
+        what: &str,
+    ) -> Vec<Node> {
+        self.loop_node(body, hint.count.clone().map(|c| (c, "annotation")), chan, line, what)
+    }
+
+    fn loop_node(
+        &mut self,
+        mut body: Vec<Node>,
+        count: Option<(Expr, &str)>,
+        chan: Option<String>,
+        line: usize,
+        what: &str,
+    ) -> Vec<Node> {
+        let relevant = body.iter().any(|n| n.has_fragment() || n.has_sync() || is_spawn(n));
+        if !relevant {
+            return Vec::new();
+        }
+        let (count, from) = match (count, &chan) {
+            (Some((c, f)), _) => (c, f.to_string()),
+            (None, Some(c)) => (Expr::Num(1.0), format!("items received on {c}")),
+            (None, None) => {
+                self.warn(
+                    line,
+                    format!("`{what}` loop with fragments: trip count unknown (use a literal range or `// lcm: iterations = EXPR`); counted once"),
+                );
+                (Expr::Num(1.0), "unknown, counted once".into())
+            }
+        };
+        if let Some(c) = &chan {
+            body.insert(0, Node::new(NodeKind::Sync(SyncOp::Recv(c.clone())), line));
+        }
+        vec![Node::new(
+            NodeKind::Loop {
+                count,
+                count_from: from,
+                over_channel: chan,
+            },
+            line,
+        )
+        .with_children(body)]
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop, hint: &Hint) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(f);
+        let chan = receiver_iter(&f.expr)
+            .map(|r| self.chan_id(r))
+            .filter(|id| id.contains('/'));
+        let mut pre = if chan.is_none() {
+            self.expr(&f.expr, &Hint::default())?
+        } else {
+            Vec::new()
+        };
+        let body = self.block(&f.body)?;
+        let count = match &hint.count {
+            Some(c) => Some((c.clone(), "annotation")),
+            None => literal_range(&f.expr).map(|n| (Expr::Num(n as f64), "literal range")),
+        };
+        pre.extend(self.loop_node(body, count, chan, line, "for"));
+        Ok(pre)
+    }
+
+    fn follow(&mut self, name: &str, line: usize) -> Result<Vec<Node>, PredictError> {
+        let Some(body) = self.fns.get(name).copied() else {
+            return Ok(Vec::new());
+        };
+        if self.stack.iter().any(|s| s == name) {
+            self.warn(
+                line,
+                format!("recursive call of `{name}`: not followed again"),
+            );
+            return Ok(Vec::new());
+        }
+        self.stack.push(name.to_string());
+        let children = self.block(body)?;
+        let children = self.function_level_spawns(children, line);
+        self.stack.pop();
+        if children.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Node::new(
+            NodeKind::Serial {
+                label: format!("call {name}"),
+            },
+            line,
+        )
+        .with_children(children)])
+    }
+
+    /// A closure or function argument run as a task.
+    fn task_arg(&mut self, arg: &syn::Expr, label: String) -> Result<Node, PredictError> {
+        let line = start_line(arg);
+        let annots = self.src.block_above(line);
+        for (l, _) in &annots {
+            self.used_lines.insert(*l);
+        }
+        let children = match arg {
+            syn::Expr::Closure(c) => self.expr(&c.body, &Hint::default())?,
+            other => match path_last(other) {
+                Some((_, last)) => self.follow(&last, line)?,
+                None => self.expr(other, &Hint::default())?,
+            },
+        };
+        let node = Node::new(NodeKind::Serial { label }, line).with_children(children);
+        Ok(self.apply_overrides(vec![node], &annots, line)?.remove(0))
+    }
+
+    fn call(&mut self, c: &syn::ExprCall, hint: &Hint) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(c);
+        let Some((full, last)) = path_last(&c.func) else {
+            let mut v = self.expr(&c.func, hint)?;
+            v.extend(self.exprs(c.args.iter())?);
+            return Ok(v);
+        };
+        if last == "join" && c.args.len() == 2 {
+            let a = self.task_arg(&c.args[0], "task 1".into())?;
+            let b = self.task_arg(&c.args[1], "task 2".into())?;
+            return Ok(self.parallel(full, vec![a, b], line));
+        }
+        if SCOPE_FNS.contains(&last.as_str()) && c.args.len() == 1 {
+            if let syn::Expr::Closure(cl) = &c.args[0] {
+                let body = self.expr(&cl.body, &Hint::default())?;
+                return Ok(self.scope(full, body, line));
+            }
+        }
+        if last == "spawn" && c.args.len() == 1 {
+            let t = self.task_arg(&c.args[0], SPAWN_LABEL.into())?;
+            let mut t = t;
+            t.kind = NodeKind::Serial {
+                label: format!("{SPAWN_LABEL} ({full})"),
+            };
+            return Ok(vec![t]);
+        }
+        let mut v = self.exprs(c.args.iter())?;
+        let first = full.split("::").next().unwrap_or("");
+        let local = !full.contains("::")
+            || ["self", "Self", "crate", "super"].contains(&first)
+            || self.local_names.contains(first);
+        if local && self.fns.contains_key(&last) {
+            v.extend(self.follow(&last, line)?);
+        }
+        let _ = hint;
+        Ok(v)
+    }
+
+    fn method_call(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        hint: &Hint,
+    ) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(m);
+        let method = m.method.to_string();
+        // A parallel iterator chain?
+        let mut chain: Vec<&syn::ExprMethodCall> = vec![m];
+        let mut root: &syn::Expr = &m.receiver;
+        while let syn::Expr::MethodCall(inner) = root {
+            chain.push(inner);
+            root = &inner.receiver;
+        }
+        if let Some(par) = chain
+            .iter()
+            .rev()
+            .find(|c| PAR_METHODS.contains(&c.method.to_string().as_str()))
+        {
+            let construct = chain
+                .iter()
+                .rev()
+                .skip_while(|c| c.method != par.method)
+                .map(|c| c.method.to_string())
+                .collect::<Vec<_>>()
+                .join("().");
+            let mut pre = self.expr(root, &Hint::default())?;
+            let mut bodies = Vec::new();
+            for c in chain.iter().rev() {
+                for a in &c.args {
+                    if let syn::Expr::Closure(cl) = a {
+                        let b = self.expr(&cl.body, &Hint::default())?;
+                        bodies.push(
+                            Node::new(
+                                NodeKind::Serial {
+                                    label: "item".into(),
+                                },
+                                start_line(cl),
+                            )
+                            .with_children(b),
+                        );
+                    } else {
+                        pre.extend(self.expr(a, &Hint::default())?);
+                    }
+                }
+            }
+            if !bodies.iter().any(Node::has_fragment) {
+                self.warn(
+                    line,
+                    format!("parallel iterator `{construct}` outside any fragment: not modeled (put it in a fragment, or a fragment in its closure)"),
+                );
+                return Ok(pre);
+            }
+            let count = match &hint.count {
+                Some(c) => c.clone(),
+                None => match literal_range(root) {
+                    Some(n) => Expr::Num(n as f64),
+                    None => {
+                        self.warn(
+                            line,
+                            format!("parallel iterator `{construct}` with fragments in its closure: item count unknown (use `// lcm: iterations = EXPR`); assumed p"),
+                        );
+                        Expr::Var("p".into())
+                    }
+                },
+            };
+            let body: Vec<Node> = bodies.into_iter().filter(Node::has_fragment).collect();
+            pre.push(
+                Node::new(NodeKind::DataParallel { construct, count }, line).with_children(body),
+            );
+            return Ok(pre);
+        }
+        let mut v = self.expr(&m.receiver, &Hint::default())?;
+        match (method.as_str(), m.args.len()) {
+            ("send", 1) => {
+                v.extend(self.expr(&m.args[0], &Hint::default())?);
+                v.push(Node::new(
+                    NodeKind::Sync(SyncOp::Send(self.chan_id(&m.receiver))),
+                    line,
+                ));
+                return Ok(v);
+            }
+            ("recv", 0) => {
+                v.push(Node::new(
+                    NodeKind::Sync(SyncOp::Recv(self.chan_id(&m.receiver))),
+                    line,
+                ));
+                return Ok(v);
+            }
+            ("wait", 0) => {
+                v.push(Node::new(
+                    NodeKind::Sync(SyncOp::Barrier(expr_name(&m.receiver))),
+                    line,
+                ));
+                return Ok(v);
+            }
+            ("spawn", 1) if matches!(m.args[0], syn::Expr::Closure(_)) => {
+                let mut t = self.task_arg(&m.args[0], SPAWN_LABEL.into())?;
+                t.kind = NodeKind::Serial {
+                    label: SPAWN_LABEL.into(),
+                };
+                v.push(t);
+                return Ok(v);
+            }
+            ("scope", 1) => {
+                if let syn::Expr::Closure(cl) = &m.args[0] {
+                    let body = self.expr(&cl.body, &Hint::default())?;
+                    v.extend(self.scope(format!("{}.scope", expr_name(&m.receiver)), body, line));
+                    return Ok(v);
+                }
+            }
+            ("install", 1) => {
+                if let syn::Expr::Closure(cl) = &m.args[0] {
+                    v.extend(self.expr(&cl.body, &Hint::default())?);
+                    return Ok(v);
+                }
+            }
+            _ => {}
+        }
+        v.extend(self.exprs(m.args.iter())?);
+        if matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"))
+            && self.fns.contains_key(&method)
+        {
+            v.extend(self.follow(&method, line)?);
+        }
+        Ok(v)
+    }
+
+    fn parallel(&mut self, construct: String, tasks: Vec<Node>, line: usize) -> Vec<Node> {
+        if !tasks.iter().any(Node::has_fragment) {
+            self.warn(
+                line,
+                format!("parallel construct `{construct}` holds no fragment: not modeled"),
+            );
+            return Vec::new();
+        }
+        let node = Node::new(NodeKind::Parallel { construct }, line).with_children(tasks);
+        vec![super::pipeline::restructure(node)]
+    }
+
+    fn scope(&mut self, construct: String, body: Vec<Node>, line: usize) -> Vec<Node> {
+        let (mut tasks, rest) = split_spawns(body);
+        if rest.iter().any(Node::has_fragment) || rest.iter().any(Node::has_sync) {
+            tasks.push(
+                Node::new(
+                    NodeKind::Serial {
+                        label: "scope body".into(),
+                    },
+                    line,
+                )
+                .with_children(rest),
+            );
+        }
+        let mut n = 0;
+        for t in tasks.iter_mut() {
+            if let NodeKind::Serial { label } = &mut t.kind {
+                if label.starts_with(SPAWN_LABEL) {
+                    n += 1;
+                    *label = format!("task {n} (spawn)");
+                }
+            }
+        }
+        self.parallel(construct, tasks, line)
+    }
+
+    /// Spawns left at function level (`std::thread::spawn`, `rayon::spawn` outside a
+    /// scope): the spawned tasks and the function's own remaining code run in parallel,
+    /// joined at the end of the function (an approximation, warned about).
+    fn function_level_spawns(&mut self, nodes: Vec<Node>, line: usize) -> Vec<Node> {
+        if !nodes.iter().any(|n| is_spawn(n) || is_spawn_loop(n)) {
+            return nodes;
+        }
+        self.warn(
+            line,
+            "threads spawned outside a scope: assumed joined at the end of the function".into(),
+        );
+        self.scope("thread::spawn".into(), nodes, line)
+    }
+}
+
+fn pat_name(p: &syn::Pat) -> String {
+    match p {
+        syn::Pat::Ident(i) => i.ident.to_string(),
+        syn::Pat::Type(t) => pat_name(&t.pat),
+        syn::Pat::Reference(r) => pat_name(&r.pat),
+        _ => "?".into(),
+    }
+}
+
+/// The mutex of `m.lock()` / `m.lock().unwrap()` / `m.lock().expect(..)`.
+fn lock_receiver(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::MethodCall(m) if m.method == "lock" || m.method == "write" => {
+            Some(expr_name(&m.receiver))
+        }
+        syn::Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => {
+            lock_receiver(&m.receiver)
+        }
+        syn::Expr::Try(t) => lock_receiver(&t.expr),
+        _ => None,
+    }
+}
+
+/// `rx`, `&rx`, `rx.iter()`, `rx.into_iter()`: the receiver iterated by a `for` loop.
+fn receiver_iter(e: &syn::Expr) -> Option<&syn::Expr> {
+    match e {
+        syn::Expr::Path(_) | syn::Expr::Field(_) => Some(e),
+        syn::Expr::Reference(r) => receiver_iter(&r.expr),
+        syn::Expr::MethodCall(m)
+            if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty() =>
+        {
+            Some(&m.receiver)
+        }
+        _ => None,
+    }
+}
+
+/// `while let Ok(x) = rx.recv()` / `while let Some(x) = rx.recv().ok()`.
+fn while_let_recv(cond: &syn::Expr) -> Option<&syn::Expr> {
+    if let syn::Expr::Let(l) = cond {
+        let mut e: &syn::Expr = &l.expr;
+        if let syn::Expr::MethodCall(m) = e {
+            if m.method == "ok" {
+                e = &m.receiver;
+            }
+        }
+        if let syn::Expr::MethodCall(m) = e {
+            if m.method == "recv" && m.args.is_empty() {
+                return Some(&m.receiver);
+            }
+        }
+    }
+    None
+}
+
+fn is_spawn(n: &Node) -> bool {
+    matches!(&n.kind, NodeKind::Serial { label } if label.starts_with(SPAWN_LABEL))
+}
+
+fn is_spawn_loop(n: &Node) -> bool {
+    matches!(n.kind, NodeKind::Loop { .. })
+        && !n.children.is_empty()
+        && n.children.iter().all(|c| is_spawn(c) || is_spawn_loop(c))
+}
+
+/// Splits a scope body into spawned tasks (spawn loops become parallel loops) and the rest.
+fn split_spawns(body: Vec<Node>) -> (Vec<Node>, Vec<Node>) {
+    let mut tasks = Vec::new();
+    let mut rest = Vec::new();
+    for n in body {
+        if is_spawn(&n) {
+            tasks.push(n);
+        } else if is_spawn_loop(&n) {
+            let NodeKind::Loop { count, .. } = &n.kind else {
+                unreachable!()
+            };
+            let count = count.clone();
+            let (inner, _) = split_spawns(n.children.clone());
+            let mut pl = Node::new(
+                NodeKind::ParallelLoop {
+                    construct: "spawn in loop".into(),
+                    count,
+                },
+                n.line,
+            )
+            .with_children(inner);
+            pl.p_override = n.p_override.clone();
+            tasks.push(pl);
+        } else if let NodeKind::Serial { label } = &n.kind {
+            if label == "annotated statement" || label.starts_with("call ") {
+                if n.children.iter().any(|c| is_spawn(c) || is_spawn_loop(c)) {
+                    let (t, r) = split_spawns(n.children);
+                    tasks.extend(t);
+                    rest.extend(r);
+                    continue;
+                }
+            }
+            rest.push(n);
+        } else {
+            rest.push(n);
+        }
+    }
+    (tasks, rest)
+}
+
+/// What a fragment's code holds: channel operations (linking tasks) and parallelism (covered
+/// by the model, named in the tree).
+#[derive(Default)]
+struct FragmentScan {
+    sends: Vec<(String, usize)>,
+    recvs: Vec<(String, usize)>,
+    parallel: Vec<String>,
+    lines: Vec<usize>,
+}
+
+impl FragmentScan {
+    fn fragment_lines(&self, src: &SourceFile) -> bool {
+        self.lines.iter().any(|l| {
+            src.block_above(*l)
+                .iter()
+                .any(|(_, a)| matches!(a, Annotation::Fragment(_)))
+        })
+    }
+}
+
+impl<'ast> Visit<'ast> for FragmentScan {
+    fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+        self.lines.push(start_line(s));
+        syn::visit::visit_stmt(self, s);
+    }
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let line = start_line(m);
+        let name = m.method.to_string();
+        if name == "send" && m.args.len() == 1 {
+            self.sends.push((expr_name(&m.receiver), line));
+        } else if name == "recv" && m.args.is_empty() {
+            self.recvs.push((expr_name(&m.receiver), line));
+        } else if PAR_METHODS.contains(&name.as_str()) {
+            self.parallel.push(format!("data-parallel `{name}` (line {line})"));
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let Some((full, last)) = path_last(&c.func) {
+            if last == "join" || SCOPE_FNS.contains(&last.as_str()) || last == "spawn" {
+                self.parallel
+                    .push(format!("`{full}` (line {})", start_line(c)));
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+}

@@ -1,0 +1,423 @@
+//! Human and JSON output of predictions and comparisons, and the comparison plot.
+
+use super::error::PredictError;
+use super::grid::{Crossover, Grid};
+use super::program::{Prediction, Program};
+use super::tree::{rule_of, Node, NodeKind, SyncOp};
+use lca::expr::Bindings;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Seconds in a compact fixed format.
+pub fn secs(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1e-3 && v.abs() < 1e5 {
+        format!("{v:.6}")
+    } else {
+        format!("{v:.4e}")
+    }
+}
+
+fn point(b: &Bindings) -> String {
+    b.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn signed(v: f64) -> String {
+    if v < 0.0 {
+        format!("-{}", secs(-v))
+    } else {
+        format!("+{}", secs(v))
+    }
+}
+
+/// The single-point report; its last line is exactly `predicted: T=SECONDS`.
+pub fn single(prog: &Program, pred: &Prediction) -> String {
+    let mut o = String::new();
+    let acc = &pred.accounting;
+    let c = &pred.contributions;
+    let _ = writeln!(o, "lcm predict {} at {}", prog.file, point(&pred.bindings));
+    let _ = writeln!(
+        o,
+        "{:<16} {:>6} {:>8} {:>8} {:>14} {:>14}",
+        "fragment", "line", "runs", "p_f", "T_f (s)", "adds T (s)"
+    );
+    for f in &acc.fragments {
+        let _ = writeln!(
+            o,
+            "{:<16} {:>6} {:>8} {:>8} {:>14} {:>14}",
+            f.name,
+            f.line,
+            trim(f.executions),
+            trim(f.procs),
+            secs(f.time_s),
+            signed(f.executions * f.work / acc.p)
+        );
+    }
+    let _ = writeln!(o, "overheads added by composition (seconds of T):");
+    let li: f64 = acc.parallels.iter().map(|x| x.li_plus).sum();
+    let _ = writeln!(
+        o,
+        "  structural load imbalance LI+ = {} processor-s over {} parallel node(s): {}",
+        secs(li),
+        acc.parallels.len(),
+        signed(c.load_imbalance_s)
+    );
+    for pl in &acc.pipelines {
+        let b = &pl.stages[pl.bottleneck];
+        let _ = writeln!(
+            o,
+            "  pipeline (line {}): {} stages, {} items, fill {} s, bottleneck stage {} ({}) {} s/item; T = {} s (phi/omega bound {}): {}",
+            pl.line,
+            pl.stages.len(),
+            trim(pl.stages[0].items),
+            secs(pl.fill_s),
+            pl.bottleneck + 1,
+            b.label,
+            secs(b.tau_s),
+            secs(pl.time_s),
+            secs(pl.bound_s),
+            signed(pl.waiting / acc.p)
+        );
+    }
+    if acc.pipelines.is_empty() {
+        let _ = writeln!(o, "  pipeline fill and stage waits: {}", signed(c.pipeline_s));
+    }
+    let _ = writeln!(o, "  idle processors (p overrides, too few items): {}", signed(c.idle_s));
+    let _ = writeln!(
+        o,
+        "  communication ({} move(s) added, {} removed; {}): {}",
+        prog.moves_added.len(),
+        prog.moves_removed.len(),
+        prog.machine.origin,
+        signed(c.communication_s)
+    );
+    for m in &prog.moves_added {
+        let _ = writeln!(
+            o,
+            "    + {} from {} (line {}) to {} (line {}) across the parallel node at line {}",
+            m.item, m.from, m.from_line, m.to, m.to_line, m.via_line
+        );
+    }
+    for m in &prog.moves_removed {
+        let _ = writeln!(
+            o,
+            "    - {} from {} to {} (measured version only)",
+            m.item, m.from, m.to
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  synchronization (condition synchronization waits): {}",
+        signed(c.synchronization_s)
+    );
+    let _ = writeln!(
+        o,
+        "  contention (processors, memory system, locks): {}",
+        signed(c.contention_s)
+    );
+    let _ = writeln!(o, "predicted: T={}", pred.seconds);
+    o
+}
+
+fn trim(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn speedups(preds: &[f64], points: &[Bindings]) -> Vec<Option<f64>> {
+    // Speedup against the smallest p among the points with the same other values.
+    points
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let base = points
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| {
+                    q.iter()
+                        .all(|(k, v)| k == "p" || b.get(k) == Some(v))
+                        && q.contains_key("p")
+                })
+                .min_by(|x, y| x.1["p"].total_cmp(&y.1["p"]))
+                .map(|(j, _)| j)?;
+            Some(preds[base] / preds[i])
+        })
+        .collect()
+}
+
+/// The grid table: the varying variables, T and speedup.
+pub fn table(file: &str, preds: &[Prediction], grid: &Grid) -> String {
+    let mut o = String::new();
+    let vars = grid.varying();
+    let pts: Vec<Bindings> = preds.iter().map(|p| p.bindings.clone()).collect();
+    let ts: Vec<f64> = preds.iter().map(|p| p.seconds).collect();
+    let sp = speedups(&ts, &pts);
+    let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let _ = writeln!(o, "lcm predict {file} {}", fixed.join(" "));
+    let mut head = String::new();
+    for v in &vars {
+        let _ = write!(head, "{v:>8} ");
+    }
+    let _ = writeln!(o, "{head}{:>14} {:>9}", "T (s)", "speedup");
+    for (i, p) in preds.iter().enumerate() {
+        let mut row = String::new();
+        for v in &vars {
+            let _ = write!(row, "{:>8} ", trim(p.bindings[v]));
+        }
+        let s = sp[i].map(|s| format!("{s:.2}")).unwrap_or_else(|| "-".into());
+        let _ = writeln!(o, "{row}{:>14} {:>9}", secs(p.seconds), s);
+    }
+    o
+}
+
+/// JSON array of predictions.
+pub fn predictions_json(preds: &[Prediction], _grid: &Grid) -> String {
+    let pts: Vec<Bindings> = preds.iter().map(|p| p.bindings.clone()).collect();
+    let ts: Vec<f64> = preds.iter().map(|p| p.seconds).collect();
+    let sp = speedups(&ts, &pts);
+    let arr: Vec<Value> = preds
+        .iter()
+        .zip(sp)
+        .map(|(p, s)| {
+            json!({
+                "bindings": p.bindings,
+                "seconds": p.seconds,
+                "speedup": s,
+                "contributions": p.contributions,
+                "accounting": p.accounting,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&Value::Array(arr)).unwrap_or_default()
+}
+
+/// The comparison table with the better version per point and the crossovers.
+pub fn compare_table(
+    a: &str,
+    b: &str,
+    grid: &Grid,
+    points: &[Bindings],
+    ta: &[f64],
+    tb: &[f64],
+    cross: &[Crossover],
+) -> String {
+    let mut o = String::new();
+    let vars = grid.varying();
+    let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let _ = writeln!(o, "lcm compare  a = {a}  b = {b}  {}", fixed.join(" "));
+    let mut head = String::new();
+    for v in &vars {
+        let _ = write!(head, "{v:>8} ");
+    }
+    let _ = writeln!(
+        o,
+        "{head}{:>14} {:>14} {:>7} {:>8}",
+        "T_a (s)", "T_b (s)", "better", "T_a/T_b"
+    );
+    let (mut wins_a, mut wins_b) = (0, 0);
+    for i in 0..points.len() {
+        let mut row = String::new();
+        for v in &vars {
+            let _ = write!(row, "{:>8} ", trim(points[i][v]));
+        }
+        let better = if ta[i] < tb[i] {
+            wins_a += 1;
+            "a"
+        } else if tb[i] < ta[i] {
+            wins_b += 1;
+            "b"
+        } else {
+            "="
+        };
+        let _ = writeln!(
+            o,
+            "{row}{:>14} {:>14} {:>7} {:>8.3}",
+            secs(ta[i]),
+            secs(tb[i]),
+            better,
+            ta[i] / tb[i]
+        );
+    }
+    let _ = writeln!(o, "a better at {wins_a} point(s), b better at {wins_b}");
+    if cross.is_empty() {
+        let _ = writeln!(o, "crossovers: none on this grid");
+    }
+    for c in cross {
+        let others: Vec<String> = c.others.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(
+            o,
+            "crossover: {} ~ {:.2} (between {} and {}{}{}): {} better above",
+            c.variable,
+            c.at,
+            trim(c.between.0),
+            trim(c.between.1),
+            if others.is_empty() { "" } else { ", " },
+            others.join(" "),
+            c.better_after
+        );
+    }
+    o
+}
+
+/// JSON of a comparison: `{a, b, points: [{bindings, t_a, t_b, better}], crossovers}`.
+pub fn compare_json(
+    a: &str,
+    b: &str,
+    points: &[Bindings],
+    ta: &[f64],
+    tb: &[f64],
+    cross: &[Crossover],
+) -> String {
+    let pts: Vec<Value> = (0..points.len())
+        .map(|i| {
+            json!({
+                "bindings": points[i],
+                "t_a": ta[i],
+                "t_b": tb[i],
+                "better": if ta[i] < tb[i] { "a" } else if tb[i] < ta[i] { "b" } else { "=" },
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({"a": a, "b": b, "points": pts, "crossovers": cross}))
+        .unwrap_or_default()
+}
+
+/// SVG plot of T against `x` for both versions (one line per combination of the other
+/// varying variables).
+#[allow(clippy::too_many_arguments)]
+pub fn compare_plot(
+    out: &Path,
+    a: &str,
+    b: &str,
+    grid: &Grid,
+    points: &[Bindings],
+    ta: &[f64],
+    tb: &[f64],
+    x: &str,
+) -> Result<(), PredictError> {
+    use plotters::prelude::*;
+    let err = |e: String| PredictError::Io {
+        path: out.display().to_string(),
+        source: std::io::Error::other(e),
+    };
+    if !points.iter().all(|p| p.contains_key(x)) {
+        return Err(PredictError::Usage(format!(
+            "--x {x}: not a variable of the grid"
+        )));
+    }
+    let xs: Vec<f64> = points.iter().map(|p| p[x]).collect();
+    let (xmin, xmax) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(*v), h.max(*v)));
+    let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * 1.05;
+    let xmax = if xmax > xmin { xmax } else { xmin + 1.0 };
+    let root = SVGBackend::new(out, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("lcm compare: predicted run time", ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(xmin..xmax, 0.0..ymax.max(1e-12))
+        .map_err(|e| err(e.to_string()))?;
+    chart
+        .configure_mesh()
+        .x_desc(x)
+        .y_desc("T (s)")
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+    let others: Vec<String> = grid.varying().into_iter().filter(|v| v != x).collect();
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        let key = others
+            .iter()
+            .map(|k| format!("{k}={}", p[k]))
+            .collect::<Vec<_>>()
+            .join(" ");
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    for (g, (key, mut idx)) in groups.into_iter().enumerate() {
+        idx.sort_by(|&i, &j| xs[i].total_cmp(&xs[j]));
+        for (which, ts, name) in [(0, ta, a), (1, tb, b)] {
+            let color = Palette99::pick(2 * g + which).to_rgba();
+            let series: Vec<(f64, f64)> = idx.iter().map(|&i| (xs[i], ts[i])).collect();
+            let label = if key.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name} {key}")
+            };
+            chart
+                .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))
+                .map_err(|e| err(e.to_string()))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            chart
+                .draw_series(series.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+                .map_err(|e| err(e.to_string()))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+    root.present().map_err(|e| err(e.to_string()))?;
+    Ok(())
+}
+
+/// The structure tree as JSON: `{kind, label, line, rule, p_override, children, ...}`;
+/// fragments add `name`, `models` (category → expression text), `inputs`, `outputs`.
+pub fn tree_json(root: &Node) -> String {
+    serde_json::to_string_pretty(&node_json(root)).unwrap_or_default()
+}
+
+fn node_json(n: &Node) -> Value {
+    let (kind, label) = match &n.kind {
+        NodeKind::Serial { label } => ("serial", label.clone()),
+        NodeKind::Parallel { construct } => ("parallel", construct.clone()),
+        NodeKind::ParallelLoop { construct, count } => {
+            ("parallel_loop", format!("{construct} x {count}"))
+        }
+        NodeKind::DataParallel { construct, count } => {
+            ("data_parallel", format!("{construct} x {count}"))
+        }
+        NodeKind::Loop { count, .. } => ("loop", format!("x {count}")),
+        NodeKind::Pipeline { items, .. } => ("pipeline", format!("{items} items")),
+        NodeKind::Locked { mutex } => ("locked", mutex.clone()),
+        NodeKind::Fragment(f) => ("fragment", f.name.clone()),
+        NodeKind::Sync(SyncOp::Send(c)) => ("send", c.clone()),
+        NodeKind::Sync(SyncOp::Recv(c)) => ("recv", c.clone()),
+        NodeKind::Sync(SyncOp::Barrier(c)) => ("barrier", c.clone()),
+    };
+    let mut v = json!({
+        "kind": kind,
+        "label": label,
+        "line": n.line,
+        "rule": rule_of(n),
+        "p_override": n.p_override.as_ref().map(|e| e.to_string()),
+        "children": n.children.iter().map(node_json).collect::<Vec<_>>(),
+    });
+    if let NodeKind::Fragment(f) = &n.kind {
+        v["models"] = f
+            .categories
+            .iter()
+            .map(|(c, e)| (c.clone(), Value::String(e.to_string())))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        v["inputs"] = json!(f.inputs);
+        v["outputs"] = json!(f.outputs);
+    }
+    v
+}

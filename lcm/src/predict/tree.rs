@@ -1,0 +1,358 @@
+//! The recognized parallel structure of a program (Crovella's parallel-structure DAG,
+//! Figure 6.3, unrolled to a tree): serial, parallel, loop, pipeline and fragment nodes, each
+//! with the source line it came from and the composition rule `lcm` applies to it.
+
+use lca::expr::Expr;
+use std::fmt::Write as _;
+
+/// The fragment categories that are summed into a fragment's time.
+pub const CATEGORIES: [&str; 12] = [
+    "li", "ip", "sl", "wc", "cl", "rc", "ml", "os", "pc", "rt", "tt", "over",
+];
+
+/// A fragment leaf: code covered by a fitted lost-cycles model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fragment {
+    /// Fragment name (`// lcm: fragment NAME`).
+    pub name: String,
+    /// `(category, model)` pairs; models are processor-seconds per execution (or per
+    /// `per_runs` executions, see [`Fragment::executions`]).
+    pub categories: Vec<(String, Expr)>,
+    /// Where the models came from (`source` or the models file's path).
+    pub model_origin: String,
+    /// `// lcm: iterations = K` inside the fragment's annotation block: the models are totals
+    /// over K executions (what `pp` measures over a run), so one execution costs model / K.
+    pub executions: Option<Expr>,
+    /// `// lcm: input NAME` lines.
+    pub inputs: Vec<String>,
+    /// `// lcm: output NAME` lines.
+    pub outputs: Vec<String>,
+    /// `// lcm: bytes = EXPR`: size in bytes of each data item this fragment reads.
+    pub bytes: Option<Expr>,
+    /// Last source line of the fragment's code.
+    pub end_line: usize,
+    /// Parallel constructs found inside the fragment (covered by its model), e.g.
+    /// `par_iter (line 12)`.
+    pub inner_parallelism: Vec<String>,
+}
+
+/// A synchronization operation between tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncOp {
+    /// `tx.send(..)` on the channel with this id.
+    Send(String),
+    /// `rx.recv()` on the channel with this id.
+    Recv(String),
+    /// `barrier.wait()`.
+    Barrier(String),
+}
+
+/// Kind of a structure node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKind {
+    /// Children run one after the other (a function body, a followed call, a task body).
+    Serial {
+        /// What it is: `fn main`, `call helper`, `task 1`, …
+        label: String,
+    },
+    /// Children are parallel tasks.
+    Parallel {
+        /// The construct: `rayon::join`, `std::thread::scope`, …
+        construct: String,
+    },
+    /// `count` copies of each child run in parallel (spawns in a loop).
+    ParallelLoop {
+        /// The construct that spawned them.
+        construct: String,
+        /// Number of copies.
+        count: Expr,
+    },
+    /// A parallel iterator whose per-item closure holds fragments: `count` items, each a task
+    /// on one processor, scheduled onto the parent's processors.
+    DataParallel {
+        /// The chain, e.g. `into_par_iter().for_each`.
+        construct: String,
+        /// Number of items.
+        count: Expr,
+    },
+    /// A sequential loop: the children run `count` times.
+    Loop {
+        /// Trip count.
+        count: Expr,
+        /// How the trip count was found (`literal range`, `annotation`, `channel`).
+        count_from: String,
+        /// When the loop iterates over a channel receiver: that channel.
+        over_channel: Option<String>,
+    },
+    /// A producer/consumer chain over iterations: children are the stages (each a serial
+    /// node holding one task's loop body), `items` data sets flow through them.
+    Pipeline {
+        /// Number of data sets (iterations of the first stage).
+        items: Expr,
+        /// Items each stage processes (a consumer may stop early).
+        stage_items: Vec<Expr>,
+        /// The channels linking stage k to k+1.
+        channels: Vec<String>,
+    },
+    /// The rest of a block after `let guard = m.lock()`: runs holding mutex `mutex`.
+    Locked {
+        /// The mutex (receiver text).
+        mutex: String,
+    },
+    /// A fragment leaf.
+    Fragment(Fragment),
+    /// A synchronization point.
+    Sync(SyncOp),
+}
+
+/// One node of the structure tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What the node is.
+    pub kind: NodeKind,
+    /// 1-based source line where it starts.
+    pub line: usize,
+    /// Children in program order.
+    pub children: Vec<Node>,
+    /// `// lcm: p = EXPR` override, in the parent's variables.
+    pub p_override: Option<Expr>,
+    /// Other variable overrides (`// lcm: n = n/2`), in the parent's variables.
+    pub var_overrides: Vec<(String, Expr)>,
+}
+
+impl Node {
+    /// A node with no children and no overrides.
+    pub fn new(kind: NodeKind, line: usize) -> Node {
+        Node {
+            kind,
+            line,
+            children: Vec::new(),
+            p_override: None,
+            var_overrides: Vec::new(),
+        }
+    }
+
+    /// The same node with these children.
+    pub fn with_children(mut self, children: Vec<Node>) -> Node {
+        self.children = children;
+        self
+    }
+
+    /// Whether this subtree holds at least one fragment.
+    pub fn has_fragment(&self) -> bool {
+        matches!(self.kind, NodeKind::Fragment(_)) || self.children.iter().any(Node::has_fragment)
+    }
+
+    /// Whether this subtree holds a synchronization operation.
+    pub fn has_sync(&self) -> bool {
+        matches!(self.kind, NodeKind::Sync(_)) || self.children.iter().any(Node::has_sync)
+    }
+
+    /// All fragments of the subtree in program order.
+    pub fn fragments(&self) -> Vec<&Fragment> {
+        let mut out = Vec::new();
+        self.collect_fragments(&mut out);
+        out
+    }
+
+    fn collect_fragments<'a>(&'a self, out: &mut Vec<&'a Fragment>) {
+        if let NodeKind::Fragment(f) = &self.kind {
+            out.push(f);
+        }
+        for c in &self.children {
+            c.collect_fragments(out);
+        }
+    }
+
+    /// Number of parallel tasks a parallel node creates (as an expression).
+    pub fn task_count(&self) -> Expr {
+        match &self.kind {
+            NodeKind::Parallel { .. } => {
+                let mut fixed = 0.0;
+                let mut terms: Vec<Expr> = Vec::new();
+                for c in &self.children {
+                    match &c.kind {
+                        NodeKind::ParallelLoop { count, .. } => {
+                            terms.push(mul(count.clone(), Expr::Num(c.children.len() as f64)))
+                        }
+                        NodeKind::Pipeline { .. } => fixed += c.children.len() as f64,
+                        _ => fixed += 1.0,
+                    }
+                }
+                let mut e = Expr::Num(fixed);
+                for t in terms {
+                    e = if matches!(e, Expr::Num(v) if v == 0.0) {
+                        t
+                    } else {
+                        add(e, t)
+                    };
+                }
+                e
+            }
+            NodeKind::ParallelLoop { count, .. } => {
+                mul(count.clone(), Expr::Num(self.children.len() as f64))
+            }
+            _ => Expr::Num(1.0),
+        }
+    }
+}
+
+/// `a + b` as an expression.
+pub fn add(a: Expr, b: Expr) -> Expr {
+    Expr::bin(lca::expr::BinOp::Add, a, b)
+}
+
+/// `a * b` as an expression, dropping a factor 1.
+pub fn mul(a: Expr, b: Expr) -> Expr {
+    match (&a, &b) {
+        (_, Expr::Num(v)) if *v == 1.0 => a,
+        (Expr::Num(v), _) if *v == 1.0 => b,
+        _ => Expr::bin(lca::expr::BinOp::Mul, a, b),
+    }
+}
+
+/// `a / b` as an expression, dropping a divisor 1.
+pub fn div(a: Expr, b: Expr) -> Expr {
+    match &b {
+        Expr::Num(v) if *v == 1.0 => a,
+        _ => Expr::bin(lca::expr::BinOp::Div, a, b),
+    }
+}
+
+/// The rule `lcm` applies at a node, in words (shown by `lcm tree`).
+pub fn rule_of(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Serial { .. } => "serial: children in sequence, T = sum; n, p unchanged".into(),
+        NodeKind::Parallel { .. } => format!(
+            "parallel: {} tasks, each p/{} unless overridden; T = max; LI+ = sum_t (max T - T_t)*p_t",
+            node.task_count(),
+            node.task_count()
+        ),
+        NodeKind::ParallelLoop { count, .. } => {
+            format!("{count} copies of each spawned task (counted in the parent's split)")
+        }
+        NodeKind::DataParallel { count, .. } => format!(
+            "data-parallel: {count} items, one processor each, contending for the p processors"
+        ),
+        NodeKind::Loop { count, .. } => format!("sequential loop: body x {count}; n, p unchanged"),
+        NodeKind::Pipeline { items, .. } => format!(
+            "pipeline (material-oriented, van Gemund Ex. 3.5 / Eq. 3.16): {items} items through {} stage resources; fill + bottleneck",
+            node.children.len()
+        ),
+        NodeKind::Locked { mutex } => {
+            format!("mutual exclusion: fragments below use resource lock `{mutex}`")
+        }
+        NodeKind::Fragment(_) => "fragment: T_f = (sum of categories) / p_f at (n, p_f)".into(),
+        NodeKind::Sync(SyncOp::Send(c)) => format!("condition synchronization: signal on `{c}`"),
+        NodeKind::Sync(SyncOp::Recv(c)) => format!("condition synchronization: wait on `{c}`"),
+        NodeKind::Sync(SyncOp::Barrier(b)) => {
+            format!("barrier `{b}`: tasks split into phases at each wait")
+        }
+    }
+}
+
+fn headline(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Serial { label } => format!("serial {label}"),
+        NodeKind::Parallel { construct } => format!("parallel {construct}"),
+        NodeKind::ParallelLoop { construct, count } => {
+            format!("parallel loop {construct} x {count}")
+        }
+        NodeKind::DataParallel { construct, count } => {
+            format!("data-parallel {construct} over {count} items")
+        }
+        NodeKind::Loop {
+            count, count_from, ..
+        } => format!("loop x {count} ({count_from})"),
+        NodeKind::Pipeline {
+            items, channels, ..
+        } => format!("pipeline over {items} items via {}", channels.join(", ")),
+        NodeKind::Locked { mutex } => format!("locked {mutex}"),
+        NodeKind::Fragment(f) => format!("fragment {}", f.name),
+        NodeKind::Sync(SyncOp::Send(c)) => format!("send {c}"),
+        NodeKind::Sync(SyncOp::Recv(c)) => format!("recv {c}"),
+        NodeKind::Sync(SyncOp::Barrier(b)) => format!("barrier {b}"),
+    }
+}
+
+/// Renders the tree like Crovella's Figure 6.3: one numbered node per line (preorder), its
+/// source line, then its rule and (for fragments) its model on indented lines.
+pub fn render(root: &Node, file: &str) -> String {
+    let mut out = String::new();
+    let mut counter = 0usize;
+    render_node(root, file, "", "", &mut counter, &mut out);
+    out
+}
+
+fn render_node(
+    node: &Node,
+    file: &str,
+    first_prefix: &str,
+    rest_prefix: &str,
+    counter: &mut usize,
+    out: &mut String,
+) {
+    *counter += 1;
+    let _ = writeln!(
+        out,
+        "{first_prefix}{} {}  ({file}:{})",
+        counter,
+        headline(node),
+        node.line
+    );
+    let detail_prefix = format!(
+        "{rest_prefix}{}",
+        if node.children.is_empty() {
+            "    "
+        } else {
+            "│   "
+        }
+    );
+    if let Some(p) = &node.p_override {
+        let _ = writeln!(out, "{detail_prefix}override: p = {p}");
+    }
+    for (v, e) in &node.var_overrides {
+        let _ = writeln!(out, "{detail_prefix}override: {v} = {e}");
+    }
+    let _ = writeln!(out, "{detail_prefix}rule: {}", rule_of(node));
+    if let NodeKind::Fragment(f) = &node.kind {
+        if f.categories.is_empty() {
+            let _ = writeln!(out, "{detail_prefix}model: none (annotate it or pass --models)");
+        } else {
+            let _ = writeln!(
+                out,
+                "{detail_prefix}model ({}): {}",
+                f.model_origin,
+                f.categories
+                    .iter()
+                    .map(|(c, e)| format!("{c} = {e}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+        if let Some(k) = &f.executions {
+            let _ = writeln!(
+                out,
+                "{detail_prefix}models are totals over {k} executions"
+            );
+        }
+        if !f.inputs.is_empty() || !f.outputs.is_empty() {
+            let _ = writeln!(
+                out,
+                "{detail_prefix}data: in [{}] out [{}]",
+                f.inputs.join(", "),
+                f.outputs.join(", ")
+            );
+        }
+        for inner in &f.inner_parallelism {
+            let _ = writeln!(out, "{detail_prefix}covers {inner}");
+        }
+    }
+    let n = node.children.len();
+    for (i, c) in node.children.iter().enumerate() {
+        let last = i + 1 == n;
+        let first = format!("{rest_prefix}{}", if last { "└─ " } else { "├─ " });
+        let rest = format!("{rest_prefix}{}", if last { "   " } else { "│  " });
+        render_node(c, file, &first, &rest, counter, out);
+    }
+}

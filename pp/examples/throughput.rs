@@ -1,0 +1,242 @@
+//! Throughput of `pp -l`: writes a 20-million-event binary log of 8 threads with pplib's
+//! binary writer, then times the `pp -l` code path (open, merge, sweep, record line) on it.
+//!
+//! The log: thread 0 opens the session and runs rounds of `par_begin`, a task holding a
+//! fragment, and `par_end`; threads 1..7 run tasks that take a lock (a `wait`) and hold
+//! fragments. Time steps come from a fixed-seed generator, so the threads interleave.
+//!
+//! Last line: `throughput: events=E seconds=S mevents_per_s=R` (R = E / S / 1e6).
+//! `PP_THROUGHPUT_EVENTS` overrides the number of events (default 20000000).
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use pp::app::{run, Config};
+use pp::Options;
+use pplib::log::binary::{ChunkEncoder, LogWriter};
+use pplib::log::{EventKind, Header, Nanos, ThreadId};
+
+const THREADS: u32 = 8;
+const CHUNK_EVENTS: usize = 4096;
+
+/// A small fixed-seed generator for time steps (xorshift64*).
+struct Steps(u64);
+
+impl Steps {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        50 + (x >> 54) // 50 .. 1073 ns
+    }
+}
+
+/// The event sequence of one thread, `n` events long (n even for worker threads).
+fn thread_events(
+    thread: u32,
+    n: usize,
+    work: pplib::log::NameId,
+    lock: pplib::log::NameId,
+) -> impl Iterator<Item = EventKind> {
+    let body: Vec<EventKind> = if thread == 0 {
+        vec![
+            EventKind::ParBegin,
+            EventKind::TaskBegin,
+            EventKind::FragBegin(work),
+            EventKind::FragEnd(work),
+            EventKind::TaskEnd { wasted: false },
+            EventKind::ParEnd,
+        ]
+    } else {
+        vec![
+            EventKind::TaskBegin,
+            EventKind::FragBegin(work),
+            EventKind::WaitBegin(lock),
+            EventKind::WaitEnd,
+            EventKind::FragEnd(work),
+            EventKind::TaskEnd {
+                wasted: thread % 5 == 0,
+            },
+        ]
+    };
+    let len = body.len();
+    let (head, inner) = if thread == 0 { (1, n - 2) } else { (0, n) };
+    let rounds = inner / len;
+    let session = thread == 0;
+    std::iter::once(EventKind::SessionBegin)
+        .filter(move |_| session)
+        .chain((0..rounds * len).map(move |i| body[i % len].clone()))
+        .chain(std::iter::once(EventKind::SessionEnd).filter(move |_| session))
+        .take(head + rounds * len + head)
+}
+
+fn write_log(path: &PathBuf, total: usize) -> std::io::Result<usize> {
+    let header = Header {
+        version: pplib::log::binary::VERSION,
+        processors: THREADS,
+        clock: "synthetic".to_owned(),
+        ..Header::default()
+    };
+    let mut w = LogWriter::new(
+        BufWriter::with_capacity(1 << 20, File::create(path)?),
+        &header,
+    )?;
+    let work = w.name("work")?;
+    let lock = w.name("lock")?;
+    let per_thread = total / THREADS as usize;
+    let mut iters: Vec<_> = (0..THREADS)
+        .map(|t| thread_events(t, per_thread, work, lock).peekable())
+        .collect();
+    let mut clocks: Vec<(Steps, u64)> = (0..THREADS)
+        .map(|t| (Steps(0x9E37_79B9_7F4A_7C15 ^ u64::from(t + 1)), 1_000_000))
+        .collect();
+    let mut chunk = ChunkEncoder::new(ThreadId(0));
+    let mut written = 0;
+    loop {
+        let mut any = false;
+        for t in 0..THREADS as usize {
+            chunk.reset(ThreadId(t as u32));
+            for _ in 0..CHUNK_EVENTS {
+                let Some(kind) = iters[t].next() else { break };
+                let (steps, now) = &mut clocks[t];
+                *now += steps.next();
+                chunk.event(Nanos(*now), &kind);
+                written += 1;
+            }
+            if !chunk.is_empty() {
+                any = true;
+                w.chunk(&chunk)?;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    w.finish()?;
+    Ok(written)
+}
+
+/// On-CPU time of the calling thread in seconds (Linux `/proc/thread-self/schedstat`), for
+/// diagnostics on a loaded machine where wall time includes waiting for a core.
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
+}
+
+/// Diagnostics: the reader alone, and the reader plus the merge, on the same log.
+fn parts(path: &PathBuf) {
+    let reader = pplib::log::LogReader::open(path).expect("open");
+    let cpu0 = thread_cpu_seconds().unwrap_or(0.0);
+    let start = Instant::now();
+    let mut n = 0u64;
+    for s in reader.streams() {
+        for e in s {
+            e.expect("event");
+            n += 1;
+        }
+    }
+    let s = start.elapsed().as_secs_f64();
+    let cpu1 = thread_cpu_seconds().unwrap_or(0.0);
+    println!(
+        "reader alone: {n} events in {s:.3} s ({:.3} s on CPU): {:.1} Mevents/s",
+        cpu1 - cpu0,
+        n as f64 / s / 1e6
+    );
+    let start = Instant::now();
+    let mut merge = pp::merge::EventMerge::new(reader.streams());
+    let mut n = 0u64;
+    let mut last = 0;
+    while let Some(item) = merge.next_item() {
+        if let pp::merge::Merged::Event(_, e) = item {
+            assert!(e.time.0 >= last);
+            last = e.time.0;
+            n += 1;
+        }
+    }
+    let s = start.elapsed().as_secs_f64();
+    let cpu2 = thread_cpu_seconds().unwrap_or(0.0);
+    println!(
+        "reader + merge: {n} events in {s:.3} s ({:.3} s on CPU): {:.1} Mevents/s",
+        cpu2 - cpu1,
+        n as f64 / s / 1e6
+    );
+    let start = Instant::now();
+    let mut merge = pp::merge::EventMerge::new(
+        reader
+            .streams()
+            .into_iter()
+            .map(pp::merge::Batched::new)
+            .collect(),
+    );
+    let mut n = 0u64;
+    last = 0;
+    while let Some(item) = merge.next_item() {
+        if let pp::merge::Merged::Event(_, e) = item {
+            assert!(e.time.0 >= last);
+            last = e.time.0;
+            n += 1;
+        }
+    }
+    let s = start.elapsed().as_secs_f64();
+    let cpu3 = thread_cpu_seconds().unwrap_or(0.0);
+    println!(
+        "reader + batched merge: {n} events in {s:.3} s ({:.3} s on CPU): {:.1} Mevents/s",
+        cpu3 - cpu2,
+        n as f64 / s / 1e6
+    );
+}
+
+fn main() {
+    let total: usize = std::env::var("PP_THROUGHPUT_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000_000);
+    let path = std::env::temp_dir().join(format!("pp-throughput-{}.pplog", std::process::id()));
+    let t0 = Instant::now();
+    let written = write_log(&path, total).expect("write the log");
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "wrote {written} events, {:.1} MB, in {:.2} s: {}",
+        size as f64 / 1e6,
+        t0.elapsed().as_secs_f64(),
+        path.display()
+    );
+    if std::env::var_os("PP_THROUGHPUT_PARTS").is_some() {
+        parts(&path);
+    }
+    let config = Config {
+        logs: vec![path.clone()],
+        options: Options::default(),
+        line: Some(vec!["bench=throughput".to_owned()]),
+        ..Config::default()
+    };
+    let mut out = Vec::new();
+    let mut warn = Vec::new();
+    let cpu0 = thread_cpu_seconds();
+    let start = Instant::now();
+    let result = run(&config, &mut out, &mut warn);
+    let seconds = start.elapsed().as_secs_f64();
+    if let (Some(a), Some(b)) = (cpu0, thread_cpu_seconds()) {
+        println!(
+            "pp -l: {seconds:.3} s wall, {:.3} s on CPU ({:.1} Mevents per CPU-second)",
+            b - a,
+            written as f64 / (b - a) / 1e6
+        );
+    }
+    let _ = std::fs::remove_file(&path);
+    if let Err(e) = result {
+        eprintln!("pp failed: {e}");
+        std::process::exit(1);
+    }
+    print!("{}", String::from_utf8_lossy(&out));
+    eprint!("{}", String::from_utf8_lossy(&warn));
+    let events = written as f64;
+    println!(
+        "throughput: events={written} seconds={seconds:.3} mevents_per_s={:.1}",
+        events / seconds / 1e6
+    );
+}

@@ -1,0 +1,230 @@
+//! Opening a log and computing its profiles: the entry points of the library.
+
+use std::path::{Path, PathBuf};
+
+use pplib::log::{LogError, LogReader};
+use serde::Serialize;
+
+use crate::error::PpError;
+use crate::merge::{EventMerge, Merged};
+use crate::profile::Profile;
+use crate::record::format_record;
+use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, TagSelection};
+
+/// What to compute.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Fragment windows besides the session.
+    pub tags: TagSelection,
+    /// Nanoseconds per last-level-cache miss; with `llc_misses` counters gives `cl`.
+    pub miss_latency_ns: Option<f64>,
+    /// Collect task and wait duration percentiles.
+    pub histograms: bool,
+    /// Profile what precedes a truncation (with a warning) instead of failing.
+    pub allow_truncated: bool,
+}
+
+impl Options {
+    /// The session and every fragment.
+    pub fn all_tags() -> Options {
+        Options {
+            tags: TagSelection::All,
+            ..Options::default()
+        }
+    }
+}
+
+/// The profiles of one log.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// The log file.
+    pub log: PathBuf,
+    /// p.
+    pub processors: u32,
+    /// The clock of the time stamps (from the header).
+    pub clock: String,
+    /// Events read.
+    pub events: u64,
+    /// Thread ids in the log.
+    pub threads: Vec<u32>,
+    /// The session profile first, then one per selected fragment (order of first
+    /// appearance in the log).
+    pub profiles: Vec<Profile>,
+    /// Non-fatal findings, one line each.
+    pub warnings: Vec<String>,
+}
+
+impl Analysis {
+    /// The session profile.
+    pub fn session(&self) -> &Profile {
+        &self.profiles[0]
+    }
+
+    /// The profile of fragment `tag`, if it was computed.
+    pub fn tag(&self, tag: &str) -> Option<&Profile> {
+        self.profiles.iter().find(|p| p.tag.as_deref() == Some(tag))
+    }
+
+    /// Adds `pc`, `ml` (and `rc`) to every profile from the profile of the same window in
+    /// `baseline` (a p = 1 run of the same program and input). Returns warnings: a baseline
+    /// that was not run at p = 1, windows the baseline lacks (those stay without `pc`/`ml`).
+    pub fn apply_baseline(&mut self, baseline: &Analysis) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if baseline.processors != 1 {
+            warnings.push(format!(
+                "{}: baseline has p = {}, expected p = 1; pc and ml use it anyway",
+                baseline.log.display(),
+                baseline.processors
+            ));
+        }
+        for prof in &mut self.profiles {
+            match baseline.profiles.iter().find(|b| b.tag == prof.tag) {
+                Some(b) => prof.apply_baseline(b),
+                None => warnings.push(format!(
+                    "{}: baseline has no window {:?}; no pc/ml for it",
+                    baseline.log.display(),
+                    prof.window_name()
+                )),
+            }
+        }
+        self.warnings.extend(warnings.iter().cloned());
+        warnings
+    }
+
+    /// The DESIGN section 4 record lines, one per profile, with the note tokens first.
+    pub fn record_lines(&self, note: &[String]) -> Vec<String> {
+        self.profiles
+            .iter()
+            .map(|p| format_record(note, p))
+            .collect()
+    }
+}
+
+/// Opens the log at `path` (binary or `.pptrace`) and computes its profiles.
+pub fn analyze(path: &Path, options: &Options) -> Result<Analysis, PpError> {
+    let reader = LogReader::open(path)?;
+    analyze_reader(&reader, options, None)
+}
+
+/// Computes the profiles of an opened log; `observer` (for timelines) sees every interval.
+pub fn analyze_reader(
+    reader: &LogReader,
+    options: &Options,
+    mut observer: Option<&mut dyn Observer>,
+) -> Result<Analysis, PpError> {
+    let header = reader.header();
+    let path = reader.path().to_owned();
+    if header.processors == 0 {
+        return Err(PpError::NoProcessors { path });
+    }
+    let streams = reader.streams();
+    let threads: Vec<_> = streams.iter().map(|s| s.thread()).collect();
+    let config = SweepConfig {
+        processors: header.processors,
+        tags: options.tags.clone(),
+        histograms: options.histograms,
+        counters: CounterRoles::from_names(&header.counters),
+    };
+    let mut sweep = Sweep::new(config, reader.names().to_vec(), &threads);
+    let mut merge = EventMerge::new(streams);
+    let mut warnings = Vec::new();
+    let mut truncation_reported = false;
+    while let Some(item) = merge.next_item() {
+        match item {
+            Merged::Event(slot, ev) => {
+                sweep
+                    .event(
+                        slot,
+                        &ev,
+                        observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
+                    )
+                    .map_err(|e| PpError::Unmatched {
+                        path: path.clone(),
+                        pos: e.pos,
+                        thread: e.thread.0,
+                        found: e.found,
+                        expected: e.expected,
+                    })?;
+            }
+            Merged::Ended(slot) => sweep.thread_ended(slot),
+            Merged::Error(slot, e) => {
+                truncation_reported |= e.is_truncated();
+                if options.allow_truncated && e.is_truncated() {
+                    warnings.push(format!("{e}; profiling the events before it"));
+                    sweep.thread_ended(slot);
+                } else {
+                    return Err(PpError::Log(e));
+                }
+            }
+        }
+    }
+    if let (Some(pos), false) = (reader.truncated(), truncation_reported) {
+        // Truncated where no thread stream saw it (e.g. before any event was written).
+        let e = LogError::Truncated {
+            path: path.clone(),
+            pos,
+            detail: "the log ends before its end marker".to_owned(),
+        };
+        if options.allow_truncated {
+            warnings.push(format!("{e}; profiling the events before it"));
+        } else {
+            return Err(PpError::Log(e));
+        }
+    }
+    warnings.sort();
+    warnings.dedup();
+    let result = sweep.finish(observer);
+    warnings.extend(result.warnings.iter().cloned());
+    if let TagSelection::One(tag) = &options.tags {
+        if result.windows.len() < 2 {
+            let mut available: Vec<String> = Vec::new();
+            // Names of fragments used in the log are not tracked when one tag is selected;
+            // list the string table (fragment names and wait kinds).
+            available.extend(reader.names().iter().cloned());
+            return Err(PpError::NoSuchTag {
+                path,
+                tag: tag.clone(),
+                available: if available.is_empty() {
+                    "none".to_owned()
+                } else {
+                    available.join(", ")
+                },
+            });
+        }
+    }
+    let profiles = result
+        .windows
+        .iter()
+        .map(|w| Profile::from_window(&result, w, options.miss_latency_ns))
+        .collect();
+    Ok(Analysis {
+        log: path,
+        processors: header.processors,
+        clock: header.clock.clone(),
+        events: result.events,
+        threads: threads.iter().map(|t| t.0).collect(),
+        profiles,
+        warnings,
+    })
+}
+
+/// Reads a log from memory (fuzzing, tests) and computes its profiles.
+pub fn analyze_bytes(bytes: Vec<u8>, name: &str, options: &Options) -> Result<Analysis, PpError> {
+    let reader = LogReader::from_bytes(bytes, name)?;
+    analyze_reader(&reader, options, None)
+}
+
+/// Convenience for the end-to-end study: the session and every fragment of the log at
+/// `path`, with `pc`/`ml` from `baseline` (a p = 1 log) when given.
+pub fn profile_log(path: &Path, baseline: Option<&Path>) -> Result<Analysis, PpError> {
+    let options = Options::all_tags();
+    let mut analysis = analyze(path, &options)?;
+    if let Some(b) = baseline {
+        let base = analyze(b, &options)?;
+        analysis.apply_baseline(&base);
+    }
+    Ok(analysis)
+}
+
+/// Keeps `LogError` reachable for users matching on [`PpError::Log`].
+pub type ReaderError = LogError;

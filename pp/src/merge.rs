@@ -1,0 +1,188 @@
+//! The time-ordered k-way merge of per-thread event streams.
+//!
+//! Each thread's stream is already in that thread's time order; the merge keeps one head
+//! event per stream and a binary heap of `(time, slot)` keys, so producing the next event
+//! costs O(log T) for T threads and memory is one event per thread. Ties in time are broken
+//! by slot (thread order); events of one thread keep their own order.
+
+use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
+use std::collections::{BinaryHeap, VecDeque};
+
+use pplib::log::{Event, LogError};
+
+/// One step of the merge.
+#[derive(Debug)]
+pub enum Merged {
+    /// The next event in global time order, from thread slot `.0`.
+    Event(usize, Event),
+    /// Thread slot `.0` has no more events (reported right after its last event).
+    Ended(usize),
+    /// Thread slot `.0`'s stream reported an error after its last good event; that stream
+    /// ends, the merge goes on with the others if asked again.
+    Error(usize, LogError),
+}
+
+/// Merges streams (anything yielding `Result<Event, LogError>`) by event time.
+#[derive(Debug)]
+pub struct EventMerge<S> {
+    streams: Vec<S>,
+    heads: Vec<Option<Event>>,
+    heap: BinaryHeap<Reverse<(u64, usize)>>,
+    queue: VecDeque<Merged>,
+    primed: bool,
+}
+
+impl<S: Iterator<Item = Result<Event, LogError>>> EventMerge<S> {
+    /// A merge over `streams`; slot i is `streams[i]`.
+    pub fn new(streams: Vec<S>) -> EventMerge<S> {
+        let n = streams.len();
+        EventMerge {
+            streams,
+            heads: (0..n).map(|_| None).collect(),
+            heap: BinaryHeap::with_capacity(n),
+            queue: VecDeque::new(),
+            primed: false,
+        }
+    }
+
+    fn prime(&mut self) {
+        self.primed = true;
+        for slot in 0..self.streams.len() {
+            match self.streams[slot].next() {
+                Some(Ok(ev)) => {
+                    self.heap.push(Reverse((ev.time.0, slot)));
+                    self.heads[slot] = Some(ev);
+                }
+                Some(Err(e)) => self.queue.push_back(Merged::Error(slot, e)),
+                None => self.queue.push_back(Merged::Ended(slot)),
+            }
+        }
+    }
+
+    /// The next step, or `None` when every stream has ended.
+    #[inline]
+    pub fn next_item(&mut self) -> Option<Merged> {
+        if !self.primed {
+            self.prime();
+        }
+        if let Some(m) = self.queue.pop_front() {
+            return Some(m);
+        }
+        let mut top = self.heap.peek_mut()?;
+        let Reverse((_, slot)) = *top;
+        let ev = self.heads[slot]
+            .take()
+            .expect("a head event per heap entry");
+        match self.streams[slot].next() {
+            Some(Ok(next)) => {
+                *top = Reverse((next.time.0, slot));
+                self.heads[slot] = Some(next);
+            }
+            Some(Err(e)) => {
+                PeekMut::pop(top);
+                self.queue.push_back(Merged::Error(slot, e));
+            }
+            None => {
+                PeekMut::pop(top);
+                self.queue.push_back(Merged::Ended(slot));
+            }
+        }
+        Some(Merged::Event(slot, ev))
+    }
+}
+
+/// A stream read ahead in batches: decoding a run of one thread's events at a time keeps
+/// the decoder's state in cache while the merge hops between threads.
+#[derive(Debug)]
+pub struct Batched<S> {
+    inner: S,
+    buf: Vec<Result<Event, LogError>>,
+    next: usize,
+    done: bool,
+}
+
+/// Events decoded per refill of a [`Batched`] stream.
+pub const BATCH: usize = 512;
+
+impl<S: Iterator<Item = Result<Event, LogError>>> Batched<S> {
+    /// Wraps `inner`.
+    pub fn new(inner: S) -> Batched<S> {
+        Batched {
+            inner,
+            buf: Vec::with_capacity(BATCH),
+            next: 0,
+            done: false,
+        }
+    }
+
+    fn refill(&mut self) {
+        self.buf.clear();
+        self.next = 0;
+        while self.buf.len() < BATCH {
+            match self.inner.next() {
+                Some(item) => {
+                    let err = item.is_err();
+                    self.buf.push(item);
+                    if err {
+                        self.done = true;
+                        break;
+                    }
+                }
+                None => {
+                    self.done = true;
+                    break;
+                }
+            }
+        }
+        // Reverse so that `pop` yields the events in order without shifting.
+        self.buf.reverse();
+    }
+}
+
+impl<S: Iterator<Item = Result<Event, LogError>>> Iterator for Batched<S> {
+    type Item = Result<Event, LogError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(item) = self.buf.pop() {
+            return Some(item);
+        }
+        if self.done {
+            return None;
+        }
+        self.refill();
+        self.buf.pop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pplib::log::{EventKind, Nanos, Position, ThreadId};
+
+    fn ev(t: u64, th: u32) -> Result<Event, LogError> {
+        Ok(Event {
+            time: Nanos(t),
+            thread: ThreadId(th),
+            kind: EventKind::TaskBegin,
+            pos: Position::Line(t),
+        })
+    }
+
+    #[test]
+    fn merges_by_time_and_reports_ends_after_last_event() {
+        let a = vec![ev(1, 0), ev(5, 0), ev(9, 0)];
+        let b = vec![ev(2, 1), ev(5, 1)];
+        let mut m = EventMerge::new(vec![a.into_iter(), b.into_iter()]);
+        let mut seen = Vec::new();
+        while let Some(item) = m.next_item() {
+            seen.push(match item {
+                Merged::Event(s, e) => format!("{s}@{}", e.time.0),
+                Merged::Ended(s) => format!("end{s}"),
+                Merged::Error(s, _) => format!("err{s}"),
+            });
+        }
+        assert_eq!(seen, ["0@1", "1@2", "0@5", "1@5", "end1", "0@9", "end0"]);
+    }
+}

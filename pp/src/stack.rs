@@ -1,0 +1,216 @@
+//! Per-thread stacks of open constructs (DESIGN section 2) and the state they imply.
+
+use pplib::log::{EventKind, NameId, Nanos, Position};
+
+/// A construct that can be open on a thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Construct {
+    /// The profiled program's session (serial code while innermost).
+    Session,
+    /// A fragment (profiling tag).
+    Frag(NameId),
+    /// A fork point: the thread waits for the join.
+    Par,
+    /// A piece of parallel work.
+    Task,
+    /// A synchronization wait of the named kind.
+    Wait(NameId),
+}
+
+impl Construct {
+    /// What a thread with this construct innermost is doing.
+    pub fn state(self) -> ThreadState {
+        match self {
+            Construct::Session | Construct::Frag(_) | Construct::Task => ThreadState::Busy,
+            Construct::Par => ThreadState::Idle,
+            Construct::Wait(_) => ThreadState::Spinning,
+        }
+    }
+
+    /// The event that opens this construct, as written in a `.pptrace` (names not resolved).
+    pub fn begin_event(self) -> &'static str {
+        match self {
+            Construct::Session => "session_begin",
+            Construct::Frag(_) => "frag_begin",
+            Construct::Par => "par_begin",
+            Construct::Task => "task_begin",
+            Construct::Wait(_) => "wait_begin",
+        }
+    }
+
+    /// The event that closes this construct.
+    pub fn end_event(self) -> &'static str {
+        match self {
+            Construct::Session => "session_end",
+            Construct::Frag(_) => "frag_end",
+            Construct::Par => "par_end",
+            Construct::Task => "task_end",
+            Construct::Wait(_) => "wait_end",
+        }
+    }
+}
+
+/// What a thread is doing at an instant, decided by its innermost construct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThreadState {
+    /// Empty stack, or a `par` innermost.
+    Idle,
+    /// `session`, `frag` or `task` innermost.
+    Busy,
+    /// `wait` innermost.
+    Spinning,
+}
+
+/// An open construct with where and when it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// The construct.
+    pub construct: Construct,
+    /// When it was opened.
+    pub begin: Nanos,
+    /// Where its begin event is in the log.
+    pub pos: Position,
+}
+
+/// What an event does to its thread's stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackOp {
+    /// Push a construct.
+    Push(Construct),
+    /// Pop a construct, which must be the innermost one.
+    Pop(Construct),
+    /// No change (counter samples).
+    None,
+}
+
+impl StackOp {
+    /// The stack operation of an event kind. For a `task_end`, the popped construct is
+    /// [`Construct::Task`] (wastedness is carried by the event).
+    pub fn of(kind: &EventKind) -> StackOp {
+        match kind {
+            EventKind::SessionBegin => StackOp::Push(Construct::Session),
+            EventKind::SessionEnd => StackOp::Pop(Construct::Session),
+            EventKind::FragBegin(n) => StackOp::Push(Construct::Frag(*n)),
+            EventKind::FragEnd(n) => StackOp::Pop(Construct::Frag(*n)),
+            EventKind::ParBegin => StackOp::Push(Construct::Par),
+            EventKind::ParEnd => StackOp::Pop(Construct::Par),
+            EventKind::TaskBegin => StackOp::Push(Construct::Task),
+            EventKind::TaskEnd { .. } => StackOp::Pop(Construct::Task),
+            EventKind::WaitBegin(n) => StackOp::Push(Construct::Wait(*n)),
+            EventKind::WaitEnd => StackOp::Pop(Construct::Wait(NameId(u32::MAX))),
+            EventKind::Counters(_) => StackOp::None,
+        }
+    }
+}
+
+/// Why an end event could not be matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The stack was empty.
+    NothingOpen,
+    /// The innermost construct is a different one.
+    Innermost(Frame),
+}
+
+/// The stack of open constructs of one thread.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadStack {
+    frames: Vec<Frame>,
+}
+
+impl ThreadStack {
+    /// An empty stack.
+    pub fn new() -> ThreadStack {
+        ThreadStack::default()
+    }
+
+    /// The thread's state: decided by the innermost construct; Idle when empty.
+    pub fn state(&self) -> ThreadState {
+        self.frames
+            .last()
+            .map_or(ThreadState::Idle, |f| f.construct.state())
+    }
+
+    /// Opens a construct.
+    pub fn push(&mut self, frame: Frame) {
+        self.frames.push(frame);
+    }
+
+    /// Closes the innermost construct if it is `construct` (wait kinds are not compared:
+    /// `wait_end` carries no kind; fragment names are).
+    pub fn pop(&mut self, construct: Construct) -> Result<Frame, Mismatch> {
+        let Some(top) = self.frames.last() else {
+            return Err(Mismatch::NothingOpen);
+        };
+        let matches = match (top.construct, construct) {
+            (Construct::Wait(_), Construct::Wait(_)) => true,
+            (a, b) => a == b,
+        };
+        if matches {
+            Ok(self.frames.pop().expect("checked non-empty"))
+        } else {
+            Err(Mismatch::Innermost(*top))
+        }
+    }
+
+    /// The open constructs, outermost first.
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// The number of open constructs.
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// True when nothing is open.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// Removes every frame (used when the log ends with constructs still open).
+    pub fn clear(&mut self) {
+        self.frames.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(c: Construct) -> Frame {
+        Frame {
+            construct: c,
+            begin: Nanos(0),
+            pos: Position::Line(1),
+        }
+    }
+
+    #[test]
+    fn innermost_construct_decides_the_state() {
+        let mut s = ThreadStack::new();
+        assert_eq!(s.state(), ThreadState::Idle);
+        s.push(frame(Construct::Session));
+        assert_eq!(s.state(), ThreadState::Busy);
+        s.push(frame(Construct::Par));
+        assert_eq!(s.state(), ThreadState::Idle);
+        s.push(frame(Construct::Task));
+        assert_eq!(s.state(), ThreadState::Busy);
+        s.push(frame(Construct::Wait(NameId(0))));
+        assert_eq!(s.state(), ThreadState::Spinning);
+        assert!(s.pop(Construct::Wait(NameId(7))).is_ok());
+        assert_eq!(s.depth(), 3);
+    }
+
+    #[test]
+    fn mismatched_end_names_the_innermost_construct() {
+        let mut s = ThreadStack::new();
+        assert_eq!(s.pop(Construct::Task), Err(Mismatch::NothingOpen));
+        s.push(frame(Construct::Frag(NameId(1))));
+        assert_eq!(
+            s.pop(Construct::Frag(NameId(2))),
+            Err(Mismatch::Innermost(frame(Construct::Frag(NameId(1)))))
+        );
+        assert!(s.pop(Construct::Frag(NameId(1))).is_ok());
+    }
+}

@@ -1,0 +1,238 @@
+//! Every `.pptrace` fixture in `tests/fixtures/` carries its hand-computed expectations in
+//! comments; this test computes each profile and compares every category, and checks the
+//! invariant `li + ip + sl + wc + rt = tt` on every profile of every fixture.
+//!
+//! Comment lines understood:
+//! - `# options: all-tags | tag=NAME | miss-latency=NS | baseline=FILE | histograms`
+//! - `# expect: key=value ...` — the session profile; the keys listed must be exactly the
+//!   categories present (values in seconds).
+//! - `# expect tag=NAME: key=value ...` — the profile of fragment NAME.
+//! - `# expect thread=N: li= ip= sl= wc= rt=` — thread N's row of the session profile.
+//! - `# expect unattributed: li= ip=` — idle processor-time no present thread took.
+//! - `# warning: TEXT` — some warning contains TEXT.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pp::{analyze, Analysis, Category, Options, Profile, TagSelection};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn fixture_paths() -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pptrace"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[derive(Default)]
+struct Spec {
+    options: Options,
+    baseline: Option<PathBuf>,
+    session: Option<BTreeMap<String, f64>>,
+    tags: Vec<(String, BTreeMap<String, f64>)>,
+    threads: Vec<(u32, BTreeMap<String, f64>)>,
+    unattributed: Option<BTreeMap<String, f64>>,
+    warnings: Vec<String>,
+}
+
+fn values(text: &str) -> BTreeMap<String, f64> {
+    text.split_whitespace()
+        .map(|tok| {
+            let (k, v) = tok
+                .split_once('=')
+                .unwrap_or_else(|| panic!("bad token {tok}"));
+            (
+                k.to_owned(),
+                v.parse().unwrap_or_else(|_| panic!("bad value {tok}")),
+            )
+        })
+        .collect()
+}
+
+fn spec(path: &Path) -> Spec {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut s = Spec::default();
+    for line in text.lines() {
+        let Some(c) = line.strip_prefix('#') else {
+            continue;
+        };
+        let c = c.trim();
+        if let Some(rest) = c.strip_prefix("options:") {
+            for opt in rest.split_whitespace() {
+                match opt.split_once('=') {
+                    None if opt == "all-tags" => s.options.tags = TagSelection::All,
+                    None if opt == "histograms" => s.options.histograms = true,
+                    Some(("tag", t)) => s.options.tags = TagSelection::One(t.to_owned()),
+                    Some(("miss-latency", v)) => {
+                        s.options.miss_latency_ns = Some(v.parse().unwrap())
+                    }
+                    Some(("baseline", f)) => s.baseline = Some(fixtures_dir().join(f)),
+                    _ => panic!("{}: unknown option {opt}", path.display()),
+                }
+            }
+        } else if let Some(rest) = c.strip_prefix("expect:") {
+            s.session = Some(values(rest));
+        } else if let Some(rest) = c.strip_prefix("expect tag=") {
+            let (name, vals) = rest.split_once(':').unwrap();
+            s.tags.push((name.to_owned(), values(vals)));
+        } else if let Some(rest) = c.strip_prefix("expect thread=") {
+            let (id, vals) = rest.split_once(':').unwrap();
+            s.threads.push((id.parse().unwrap(), values(vals)));
+        } else if let Some(rest) = c.strip_prefix("expect unattributed:") {
+            s.unattributed = Some(values(rest));
+        } else if let Some(rest) = c.strip_prefix("warning:") {
+            s.warnings.push(rest.trim().to_owned());
+        }
+    }
+    s
+}
+
+fn close(actual: f64, expected: f64) -> bool {
+    (actual - expected).abs() <= 1e-9 * expected.abs().max(1e-6)
+}
+
+fn check_profile(name: &str, prof: &Profile, expected: &BTreeMap<String, f64>) -> Vec<String> {
+    let mut errors = Vec::new();
+    let present: Vec<String> = prof
+        .categories()
+        .iter()
+        .map(|(c, _)| c.key().to_owned())
+        .collect();
+    let listed: Vec<String> = Category::ALL
+        .iter()
+        .map(|c| c.key().to_owned())
+        .filter(|k| expected.contains_key(k))
+        .collect();
+    if present != listed {
+        errors.push(format!(
+            "{name}: categories present {present:?}, expected {listed:?}"
+        ));
+    }
+    for (k, &v) in expected {
+        let c = Category::from_key(k).unwrap_or_else(|| panic!("unknown key {k}"));
+        match prof.get(c) {
+            Some(a) if close(a, v) => {}
+            other => errors.push(format!("{name}: {k} = {other:?}, expected {v}")),
+        }
+    }
+    errors
+}
+
+fn analyze_fixture(path: &Path) -> (Spec, Analysis) {
+    let s = spec(path);
+    let mut a = analyze(path, &s.options).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(b) = &s.baseline {
+        let base = analyze(b, &s.options).unwrap();
+        a.apply_baseline(&base);
+    }
+    (s, a)
+}
+
+#[test]
+fn at_least_twelve_fixtures_with_expectations() {
+    let with_expect = fixture_paths()
+        .iter()
+        .filter(|p| spec(p).session.is_some())
+        .count();
+    assert!(
+        with_expect >= 12,
+        "only {with_expect} fixtures with expectations"
+    );
+}
+
+#[test]
+fn every_fixture_gives_its_hand_computed_profile() {
+    let mut errors = Vec::new();
+    for path in fixture_paths() {
+        let (s, a) = analyze_fixture(&path);
+        let f = path.file_name().unwrap().to_string_lossy().into_owned();
+        let session = s
+            .session
+            .as_ref()
+            .unwrap_or_else(|| panic!("{f}: no `# expect:` line"));
+        errors.extend(check_profile(&format!("{f} session"), a.session(), session));
+        for (tag, exp) in &s.tags {
+            match a.tag(tag) {
+                Some(p) => errors.extend(check_profile(&format!("{f} tag {tag}"), p, exp)),
+                None => errors.push(format!("{f}: no profile for tag {tag}")),
+            }
+        }
+        for (id, exp) in &s.threads {
+            let Some(row) = a.session().threads.iter().find(|t| t.thread == *id) else {
+                errors.push(format!("{f}: no thread {id}"));
+                continue;
+            };
+            let got = [
+                ("li", row.li),
+                ("ip", row.ip),
+                ("sl", row.sl),
+                ("wc", row.wc),
+                ("rt", row.rt),
+            ];
+            for (k, v) in got {
+                let e = exp[k];
+                if !close(v, e) {
+                    errors.push(format!("{f} thread {id}: {k} = {v}, expected {e}"));
+                }
+            }
+        }
+        if let Some(exp) = &s.unattributed {
+            let (li, ip) = a.session().unattributed;
+            if !close(li, exp["li"]) || !close(ip, exp["ip"]) {
+                errors.push(format!(
+                    "{f}: unattributed = ({li}, {ip}), expected {exp:?}"
+                ));
+            }
+        }
+        for w in &s.warnings {
+            if !a.warnings.iter().any(|x| x.contains(w.as_str())) {
+                errors.push(format!(
+                    "{f}: no warning containing {w:?} in {:?}",
+                    a.warnings
+                ));
+            }
+        }
+        if s.warnings.is_empty() && !a.warnings.is_empty() {
+            errors.push(format!("{f}: unexpected warnings {:?}", a.warnings));
+        }
+    }
+    assert!(errors.is_empty(), "\n{}", errors.join("\n"));
+}
+
+#[test]
+fn invariant_holds_on_every_profile_of_every_fixture() {
+    for path in fixture_paths() {
+        let (_, a) = analyze_fixture(&path);
+        for p in &a.profiles {
+            assert!(
+                p.invariant_error() <= 1e-9,
+                "{}: {}: li+ip+sl+wc+rt = {} but tt = {}",
+                path.display(),
+                p.window_name(),
+                p.li + p.ip + p.sl + p.wc + p.rt,
+                p.tt
+            );
+            // The per-thread rows plus the unattributed idle time add up to the profile.
+            let sum: f64 = p
+                .threads
+                .iter()
+                .map(|t| t.li + t.ip + t.sl + t.wc + t.rt)
+                .sum::<f64>()
+                + p.unattributed.0
+                + p.unattributed.1;
+            assert!(
+                (sum - p.tt).abs() <= 1e-9 * p.tt.max(1e-9),
+                "{}: {}: threads sum to {sum}, tt = {}",
+                path.display(),
+                p.window_name(),
+                p.tt
+            );
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Event logs: the decoded event types and the reader of both log forms.
+//!
+//! A log is what `pplib` records and `pp` reads. It comes in two forms with the same
+//! meaning (DESIGN section 3):
+//! - the binary log written by the runtime (spec: [`binary`]), compact and written while the
+//!   program runs;
+//! - the `.pptrace` text trace, hand-writable, used by tests and converters (spec: DESIGN
+//!   section 3; reader notes: `text.rs`).
+//!
+//! [`LogReader::open`] tells them apart by content (the binary magic, or a first non-comment
+//! line `pptrace 1`). A reader gives the [`Header`], the string table ([`LogReader::name`])
+//! and one [`ThreadStream`] per thread, which yields that thread's events in time order and
+//! holds only a bounded amount of the log in memory at a time (binary logs are read chunk
+//! by chunk, lazily).
+//!
+//! ```
+//! use pplib::log::{EventKind, LogReader};
+//!
+//! let trace = "pptrace 1\nprocessors 2\n0 0 session_begin\n5 0 frag_begin init\n9 0 frag_end init\n10 0 session_end\n";
+//! let reader = LogReader::from_bytes(trace.as_bytes().to_vec(), "example.pptrace").unwrap();
+//! assert_eq!(reader.header().processors, 2);
+//! let stream = reader.streams().into_iter().next().unwrap();
+//! let events: Vec<_> = stream.collect::<Result<_, _>>().unwrap();
+//! assert_eq!(events.len(), 4);
+//! let EventKind::FragBegin(name) = events[1].kind else { panic!() };
+//! assert_eq!(reader.name(name), "init");
+//! ```
+//!
+//! What the reader checks, per thread: times never decrease, every event is known, every
+//! record is well formed. It does not check that ends match begins (`pp` does).
+
+pub mod binary;
+mod error;
+pub mod event;
+mod header;
+mod text;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use error::LogError;
+pub use event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
+pub use header::{Header, ProcessInfo};
+
+/// An opened log (binary or text): header, string table and per-thread streams.
+#[derive(Debug)]
+pub struct LogReader {
+    path: PathBuf,
+    header: Header,
+    names: Vec<String>,
+    source: Source,
+}
+
+#[derive(Debug)]
+enum Source {
+    Text(Arc<text::TextLog>),
+    Binary(Arc<binary::BinaryLog>),
+}
+
+impl LogReader {
+    /// Opens the log at `path`, detecting its form by content.
+    ///
+    /// A binary log is indexed (its chunk headers and string table are read; event
+    /// payloads are read later by the streams). A text trace is read into memory and
+    /// checked for its header and thread ids.
+    pub fn open(path: &Path) -> Result<LogReader, LogError> {
+        let io = |source| LogError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut magic = [0u8; binary::MAGIC.len()];
+        let n = read_up_to(&mut file, &mut magic).map_err(io)?;
+        if n == magic.len() && magic == binary::MAGIC {
+            let (header, names, log) = binary::BinaryLog::open_file(path, file)?;
+            return Ok(LogReader {
+                path: path.to_owned(),
+                header,
+                names,
+                source: Source::Binary(Arc::new(log)),
+            });
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
+        LogReader::from_parts(path, bytes)
+    }
+
+    /// Reads a log held in memory; `name` stands for the file name in error messages.
+    pub fn from_bytes(bytes: Vec<u8>, name: &str) -> Result<LogReader, LogError> {
+        LogReader::from_parts(Path::new(name), bytes)
+    }
+
+    fn from_parts(path: &Path, bytes: Vec<u8>) -> Result<LogReader, LogError> {
+        if bytes.starts_with(&binary::MAGIC) {
+            let (header, names, log) = binary::BinaryLog::open_bytes(path, bytes)?;
+            return Ok(LogReader {
+                path: path.to_owned(),
+                header,
+                names,
+                source: Source::Binary(Arc::new(log)),
+            });
+        }
+        if !text::looks_like_text(&bytes) && std::str::from_utf8(&bytes).is_err() {
+            let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).into_owned();
+            return Err(LogError::NotALog {
+                path: path.to_owned(),
+                pos: Position::Offset(0),
+                found: format!("binary data {}", error::quote(&shown)),
+            });
+        }
+        let (header, names, log) = text::open(path, bytes)?;
+        Ok(LogReader {
+            path: path.to_owned(),
+            header,
+            names,
+            source: Source::Text(Arc::new(log)),
+        })
+    }
+
+    /// The path (or name) the log was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The header: version, clock, p, counters present, process.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The interned string for `id` (a fragment name or a wait kind). An id that is not in
+    /// the string table gives `"<undefined>"` (streams report such ids as errors).
+    pub fn name(&self, id: NameId) -> &str {
+        self.names
+            .get(id.0 as usize)
+            .map_or("<undefined>", String::as_str)
+    }
+
+    /// The whole string table, indexed by [`NameId`].
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The thread ids present in the log, in increasing order.
+    pub fn threads(&self) -> Vec<ThreadId> {
+        match &self.source {
+            Source::Text(log) => log.threads().collect(),
+            Source::Binary(log) => log.threads(),
+        }
+    }
+
+    /// The name the recording program gave a thread (binary logs only; e.g. `pplib-worker-2`).
+    pub fn thread_name(&self, thread: ThreadId) -> Option<&str> {
+        match &self.source {
+            Source::Text(_) => None,
+            Source::Binary(log) => log.thread_name(thread),
+        }
+    }
+
+    /// If the log is truncated (the file ends before the end marker), where its readable
+    /// data stops. Streams report this as [`LogError::Truncated`] after their last event.
+    pub fn truncated(&self) -> Option<Position> {
+        match &self.source {
+            Source::Text(_) => None,
+            Source::Binary(log) => log.truncated(),
+        }
+    }
+
+    /// One stream per thread, in thread id order, each yielding that thread's events in
+    /// time order. Streams are independent (each may be consumed on its own thread).
+    pub fn streams(&self) -> Vec<ThreadStream> {
+        self.threads()
+            .into_iter()
+            .map(|thread| ThreadStream {
+                thread,
+                done: false,
+                inner: match &self.source {
+                    Source::Text(log) => StreamInner::Text(text::TextStream::new(Arc::clone(log), thread)),
+                    Source::Binary(log) => {
+                        StreamInner::Binary(binary::BinaryStream::new(Arc::clone(log), thread))
+                    }
+                },
+            })
+            .collect()
+    }
+}
+
+/// Reads into `buf` until it is full or the reader ends; returns the bytes read.
+fn read_up_to(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match reader.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// The events of one thread, in that thread's time order.
+///
+/// Yields `Err` for a time that goes backwards, an unknown event, a malformed record, or
+/// (last) [`LogError::Truncated`]; after an `Err` the stream ends.
+#[derive(Debug)]
+pub struct ThreadStream {
+    thread: ThreadId,
+    done: bool,
+    inner: StreamInner,
+}
+
+#[derive(Debug)]
+enum StreamInner {
+    Text(text::TextStream),
+    Binary(binary::BinaryStream),
+}
+
+impl ThreadStream {
+    /// The thread whose events this stream yields.
+    pub fn thread(&self) -> ThreadId {
+        self.thread
+    }
+}
+
+impl Iterator for ThreadStream {
+    type Item = Result<Event, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let item = match &mut self.inner {
+            StreamInner::Text(s) => s.next_event(),
+            StreamInner::Binary(s) => s.next_event(),
+        };
+        if !matches!(item, Some(Ok(_))) {
+            self.done = true;
+        }
+        item
+    }
+}

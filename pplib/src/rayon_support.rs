@@ -1,0 +1,113 @@
+//! rayon integration (feature `rayon`): a pool whose workers are registered, instrumented
+//! `join` and `scope`, and `pp_for_each` on parallel iterators.
+//!
+//! What is recorded (DESIGN section 2): the forking thread opens a `par` around the whole
+//! parallel construct and every piece of work (a joined closure, a spawned closure, the
+//! scope's body, an item or chunk of `pp_for_each`) runs in a `task` on whichever thread
+//! executes it. A thread waiting inside a join therefore has `par` innermost (Idle), and is
+//! Busy again while it runs stolen work, which pushes a new `task`.
+
+use rayon::iter::ParallelIterator;
+
+use crate::constructs::{par, task, task_scope};
+use crate::PplibError;
+
+/// A rayon pool of `p` threads named `pplib-worker-I`, each registered with the current
+/// session when it starts (so idle workers still appear in the log).
+pub fn pool(p: usize) -> Result<rayon::ThreadPool, PplibError> {
+    if p == 0 {
+        return Err(PplibError::NoProcessors);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(p)
+        .thread_name(|i| format!("pplib-worker-{i}"))
+        .start_handler(|_| crate::recorder::register_thread())
+        .build()
+        .map_err(|e| PplibError::Pool {
+            threads: p,
+            reason: e.to_string(),
+        })
+}
+
+/// `rayon::join` recorded as a `par` on the calling thread and a `task` for each closure.
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let _par = par();
+    rayon::join(|| task_scope(a), || task_scope(b))
+}
+
+/// A scope for spawning recorded tasks ([`scope`]).
+#[derive(Clone, Copy)]
+pub struct Scope<'r, 'scope> {
+    inner: &'r rayon::Scope<'scope>,
+}
+
+impl<'scope> Scope<'_, 'scope> {
+    /// `rayon::Scope::spawn`, the body recorded as a `task` on the thread that runs it.
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: for<'r> FnOnce(Scope<'r, 'scope>) + Send + 'scope,
+    {
+        self.inner.spawn(move |s| {
+            let _task = task();
+            body(Scope { inner: s });
+        });
+    }
+}
+
+/// `rayon::scope` recorded as a `par` on the calling thread, with the body and every
+/// spawned closure recorded as `task`s.
+///
+/// ```
+/// let mut parts = [0u64; 4];
+/// pplib::scope(|s| {
+///     for (i, part) in parts.iter_mut().enumerate() {
+///         s.spawn(move |_| *part = (i as u64) * 10);
+///     }
+/// });
+/// assert_eq!(parts, [0, 10, 20, 30]);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: for<'r> FnOnce(Scope<'r, 'scope>) -> R + Send,
+    R: Send,
+{
+    let _par = par();
+    rayon::scope(|s| task_scope(|| op(Scope { inner: s })))
+}
+
+/// Instrumented consumers for rayon parallel iterators (`use pplib::prelude::*`).
+pub trait PpParallelIterator: ParallelIterator {
+    /// `for_each`, recorded as one `par` on the calling thread and one `task` per item
+    /// (per chunk for `par_chunks` and friends).
+    fn pp_for_each<F>(self, f: F)
+    where
+        F: Fn(Self::Item) + Sync + Send,
+    {
+        let _par = par();
+        self.for_each(|item| {
+            let _task = task();
+            f(item);
+        });
+    }
+
+    /// `for_each_init` (per-split state), recorded like [`PpParallelIterator::pp_for_each`].
+    fn pp_for_each_init<F, INIT, T>(self, init: INIT, f: F)
+    where
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+    {
+        let _par = par();
+        self.for_each_init(init, |state, item| {
+            let _task = task();
+            f(state, item);
+        });
+    }
+}
+
+impl<I: ParallelIterator> PpParallelIterator for I {}

@@ -1,0 +1,179 @@
+//! The thread-local side of the recorder: each thread's buffer, name cache and counters.
+
+use std::cell::{Cell, RefCell};
+
+use super::buffer::ThreadBuffer;
+use super::raw::{self, word};
+use super::{current_for, STATE, COUNTERS_BIT};
+use crate::clock;
+use crate::counters::ThreadCounters;
+
+/// Per-thread recorder state.
+struct Local {
+    buffer: Cell<Option<&'static ThreadBuffer>>,
+    names: RefCell<NameCache>,
+    counters: RefCell<Option<(u64, ThreadCounters)>>,
+}
+
+thread_local! {
+    static LOCAL: Local = const {
+        Local {
+            buffer: Cell::new(None),
+            names: RefCell::new(NameCache { entries: Vec::new() }),
+            counters: RefCell::new(None),
+        }
+    };
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        if let Some(buffer) = self.buffer.take() {
+            let state = buffer.state();
+            if let Some(recorder) = current_for(state) {
+                buffer.drain(state, |thread, words| recorder.send_chunk(thread, words));
+            }
+            buffer.release();
+        }
+    }
+}
+
+/// Records one event of the calling thread in session `state` (non-zero).
+#[inline(always)]
+pub(crate) fn emit(state: u64, code: u8, arg: u32) {
+    let time = clock::raw_now();
+    let _ = LOCAL.try_with(|local| {
+        match local.buffer.get() {
+            Some(b) if b.state() == state && b.try_push(time, word(code, arg)) => {}
+            _ => local.push_slow(state, time, word(code, arg)),
+        }
+        if state & COUNTERS_BIT != 0 {
+            local.sample_counters(state, time);
+        }
+    });
+}
+
+/// Records the end event of a construct begun in session `state`, if that session is
+/// still recording.
+#[inline(always)]
+pub(crate) fn emit_if_current(state: u64, code: u8, arg: u32) {
+    if state != 0 && STATE.load(std::sync::atomic::Ordering::Relaxed) == state {
+        emit(state, code, arg);
+    }
+}
+
+/// Makes the calling thread part of the current session now (it gets a log thread id and
+/// its name is recorded), even before it records an event.
+pub(crate) fn register_thread() {
+    let state = STATE.load(std::sync::atomic::Ordering::Relaxed);
+    if state == 0 {
+        return;
+    }
+    let _ = LOCAL.try_with(|local| {
+        local.buffer_for(state);
+    });
+}
+
+impl Local {
+    /// The thread's buffer for `state`, acquiring or reassigning one (None: `state` is over).
+    fn buffer_for(&self, state: u64) -> Option<&'static ThreadBuffer> {
+        match self.buffer.get() {
+            Some(b) if b.state() == state => Some(b),
+            old => {
+                let recorder = current_for(state)?;
+                let thread = recorder.new_thread();
+                Some(match old {
+                    Some(b) => {
+                        b.assign(state, thread);
+                        b
+                    }
+                    None => {
+                        let b = ThreadBuffer::acquire(state, thread);
+                        self.buffer.set(Some(b));
+                        b
+                    }
+                })
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&self, state: u64, time: u64, word: u64) {
+        let Some(b) = self.buffer_for(state) else { return };
+        if !b.try_push(time, word) {
+            self.drain(state, b);
+            let _ = b.try_push(time, word);
+        }
+    }
+
+    fn drain(&self, state: u64, b: &ThreadBuffer) {
+        match current_for(state) {
+            Some(recorder) => b.drain(state, |thread, words| recorder.send_chunk(thread, words)),
+            // The session is over: its data was collected by its end; drop the rest.
+            None => b.assign(0, 0),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn sample_counters(&self, state: u64, time: u64) {
+        let Ok(mut slot) = self.counters.try_borrow_mut() else { return };
+        if slot.as_ref().map(|(s, _)| *s) != Some(state) {
+            let Some(recorder) = current_for(state) else { return };
+            let Some((backend, present)) = recorder.counters() else { return };
+            *slot = Some((state, ThreadCounters::open(backend, present)));
+        }
+        let Some((_, counters)) = slot.as_mut() else { return };
+        let values = counters.read();
+        let mut records = Vec::with_capacity(values.len() + 1);
+        records.push((time, word(raw::COUNTERS, values.len() as u32)));
+        records.extend(values.iter().map(|(id, v)| (*v, word(raw::COUNTER_VALUE, u32::from(id.0)))));
+        let Some(b) = self.buffer_for(state) else { return };
+        if !b.try_push_all(&records) {
+            self.drain(state, b);
+            let _ = b.try_push_all(&records);
+        }
+    }
+}
+
+/// A small direct-mapped cache from `&str` (by address, checked by content) to name ids.
+struct NameCache {
+    entries: Vec<Option<CacheEntry>>,
+}
+
+struct CacheEntry {
+    addr: usize,
+    state: u64,
+    id: u32,
+    text: Box<str>,
+}
+
+const CACHE_SLOTS: usize = 64;
+
+/// The string-table id of `name` in session `state` (None: that session is over).
+pub(crate) fn name_id(state: u64, name: &str) -> Option<u32> {
+    LOCAL
+        .try_with(|local| {
+            let mut cache = local.names.try_borrow_mut().ok()?;
+            if cache.entries.is_empty() {
+                cache.entries.resize_with(CACHE_SLOTS, || None);
+            }
+            let addr = name.as_ptr() as usize;
+            let slot = (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) % CACHE_SLOTS;
+            if let Some(e) = &cache.entries[slot] {
+                if e.addr == addr && e.state == state && *e.text == *name {
+                    return Some(e.id);
+                }
+            }
+            let id = current_for(state)?.intern(name);
+            cache.entries[slot] = Some(CacheEntry {
+                addr,
+                state,
+                id,
+                text: name.into(),
+            });
+            Some(id)
+        })
+        .ok()
+        .flatten()
+}

@@ -1,0 +1,263 @@
+//! The recorder: the active session's global state, per-thread buffers, the writer thread
+//! and the exit hook.
+//!
+//! Hot path (one event): one relaxed load of [`STATE`] (0: not recording — the disabled
+//! path ends here), one clock reading, a thread-local access and two relaxed stores plus a
+//! release store into the thread's [`buffer::ThreadBuffer`]. No lock, no allocation. When a
+//! buffer is full its thread copies it into a chunk and sends it to the writer thread over a
+//! bounded channel (blocking if the writer is behind: memory stays bounded).
+//!
+//! Recovery: the session's end drains every thread's buffer; so does a process exit hook
+//! (`atexit`), which covers `std::process::exit` and a `main` that returns or unwinds
+//! without finishing its session. A thread that exits drains its own buffer.
+
+pub(crate) mod buffer;
+mod local;
+mod writer;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::mpsc::{self, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+pub(crate) use local::{emit, emit_if_current, name_id, register_thread};
+
+use crate::clock::{self, ClockSource};
+use crate::counters::{self, Counter, CounterBackend};
+use crate::log::binary::LogWriter;
+use crate::log::{Header, ProcessInfo};
+use crate::{sys, PplibError};
+use buffer::ThreadBuffer;
+use writer::{Message, Writer};
+
+/// Raw record codes: the event codes of the binary format plus the internal ones.
+pub(crate) mod raw {
+    pub(crate) use crate::log::binary::code::*;
+    /// A counter value following a `COUNTERS` record: time word = value, arg = counter id.
+    pub(crate) const COUNTER_VALUE: u8 = 0xff;
+
+    /// The second word of a raw record.
+    #[inline(always)]
+    pub(crate) const fn word(code: u8, arg: u32) -> u64 {
+        code as u64 | (arg as u64) << 32
+    }
+}
+
+/// The active session's state: `generation << 1 | counters_on`, or 0 when not recording.
+pub(crate) static STATE: AtomicU64 = AtomicU64::new(0);
+/// State bit: record counters at construct boundaries.
+pub(crate) const COUNTERS_BIT: u64 = 1;
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+static CURRENT: Mutex<Option<Arc<Recorder>>> = Mutex::new(None);
+
+/// Chunks that may wait for the writer (64 KiB each at most).
+const CHANNEL_CAPACITY: usize = 64;
+
+/// The wait kinds every log defines first (name ids 0..5, in `WaitKind` order).
+pub(crate) const WAIT_KINDS: [&str; 5] = ["lock", "barrier", "condvar", "channel", "spin"];
+
+/// The current state (0: not recording).
+#[inline(always)]
+pub(crate) fn state() -> u64 {
+    STATE.load(Ordering::Relaxed)
+}
+
+/// What a session records and where.
+pub(crate) struct Config {
+    pub path: PathBuf,
+    pub processors: u32,
+    pub counters: Option<Arc<dyn CounterBackend>>,
+    pub clock: ClockSource,
+}
+
+/// One recording session's shared state.
+pub(crate) struct Recorder {
+    pub(crate) state: u64,
+    pub(crate) path: PathBuf,
+    sender: SyncSender<Message>,
+    next_thread: AtomicU32,
+    names: Mutex<HashMap<Box<str>, u32>>,
+    counters: Option<(Arc<dyn CounterBackend>, Vec<Counter>)>,
+    failed: Arc<AtomicBool>,
+    closed: AtomicBool,
+    writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// The recorder of `state`, if that session is still the current one.
+pub(crate) fn current_for(state: u64) -> Option<Arc<Recorder>> {
+    let current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
+    current.as_ref().filter(|r| r.state == state).cloned()
+}
+
+/// Starts recording: creates the log, starts the writer, makes the session current.
+pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
+    let mut current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(active) = current.as_ref() {
+        return Err(PplibError::AlreadyRecording {
+            path: active.path.clone(),
+        });
+    }
+    let present = config.counters.as_ref().map(|b| counters::probe(b.as_ref()));
+    clock::select(config.clock);
+    let scale = clock::time_scale(config.clock);
+    let start_clock_ns = sys::monotonic_ns();
+    let start_unix_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let header = Header {
+        version: crate::log::binary::VERSION,
+        processors: config.processors,
+        clock: config.clock.header_name().to_owned(),
+        counters: present
+            .iter()
+            .flatten()
+            .map(|c| c.name().to_owned())
+            .collect(),
+        process: ProcessInfo {
+            pid: std::process::id(),
+            command_line: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            start_unix_ns,
+            start_clock_ns,
+        },
+    };
+    let create = |source| PplibError::Create {
+        path: config.path.clone(),
+        source,
+    };
+    let file = File::create(&config.path).map_err(create)?;
+    let log = LogWriter::with_time_scale(BufWriter::with_capacity(1 << 20, file), &header, scale)
+        .map_err(create)?;
+    let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+    let state = generation << 1 | u64::from(present.as_ref().is_some_and(|p| !p.is_empty()));
+    let (sender, rx) = mpsc::sync_channel(CHANNEL_CAPACITY);
+    let failed = Arc::new(AtomicBool::new(false));
+    let writer = Writer {
+        log,
+        path: config.path.clone(),
+        state,
+        failed: Arc::clone(&failed),
+    };
+    let handle = std::thread::Builder::new()
+        .name("pplib-writer".to_owned())
+        .spawn(move || writer.run(rx))
+        .map_err(PplibError::Thread)?;
+    let recorder = Arc::new(Recorder {
+        state,
+        path: config.path,
+        sender,
+        next_thread: AtomicU32::new(0),
+        names: Mutex::new(HashMap::new()),
+        counters: config.counters.zip(present),
+        failed,
+        closed: AtomicBool::new(false),
+        writer: Mutex::new(Some(handle)),
+    });
+    for kind in WAIT_KINDS {
+        recorder.intern(kind);
+    }
+    if !sys::on_process_exit(at_exit) {
+        eprintln!("pplib: cannot register the exit hook; a log of a program that calls exit may be incomplete");
+    }
+    *current = Some(Arc::clone(&recorder));
+    STATE.store(state, Ordering::SeqCst);
+    Ok(recorder)
+}
+
+impl Recorder {
+    /// The id of `name` in the string table, defining it if new.
+    pub(crate) fn intern(&self, name: &str) -> u32 {
+        let mut names = self.names.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(id) = names.get(name) {
+            return *id;
+        }
+        let id = names.len() as u32;
+        // Sent while holding the lock: names reach the writer in id order, and before any
+        // chunk that uses them (those are sent after this returns).
+        let _ = self.sender.send(Message::Name(name.into()));
+        names.insert(name.into(), id);
+        id
+    }
+
+    /// A new log thread id for the calling thread, announced to the writer.
+    pub(crate) fn new_thread(&self) -> u32 {
+        let id = self.next_thread.fetch_add(1, Ordering::Relaxed);
+        let name = std::thread::current().name().unwrap_or("").to_owned();
+        let _ = self.sender.send(Message::Thread {
+            thread: id,
+            os_tid: sys::os_thread_id(),
+            name,
+        });
+        id
+    }
+
+    /// Sends a drained buffer to the writer.
+    pub(crate) fn send_chunk(&self, thread: u32, words: Vec<u64>) {
+        let _ = self.sender.send(Message::Chunk { thread, words });
+    }
+
+    /// The counter backend and the counters present, if counters are on.
+    pub(crate) fn counters(&self) -> Option<(&dyn CounterBackend, &[Counter])> {
+        self.counters.as_ref().map(|(b, p)| (b.as_ref(), p.as_slice()))
+    }
+
+    /// True once the writer reported an I/O error.
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
+    /// Stops recording, drains every thread's buffer, writes the end of the log and waits for
+    /// the writer (at most `timeout`). Only the first call does anything.
+    pub(crate) fn close(self: &Arc<Self>, timeout: Duration) -> Result<(), PplibError> {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let _ = STATE.compare_exchange(self.state, 0, Ordering::SeqCst, Ordering::SeqCst);
+        for buffer in ThreadBuffer::all() {
+            buffer.drain(self.state, |thread, words| self.send_chunk(thread, words));
+        }
+        {
+            let mut current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
+            if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, self)) {
+                *current = None;
+            }
+        }
+        let (reply, done) = mpsc::channel();
+        let write_error = |source| PplibError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        if self.sender.send(Message::Finish(reply)).is_err() {
+            return Err(write_error(std::io::Error::other("the writer thread is gone")));
+        }
+        let result = match done.recv_timeout(timeout) {
+            Ok(r) => r.map_err(write_error),
+            Err(_) => Err(write_error(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the writer thread did not finish in time",
+            ))),
+        };
+        if result.is_ok() {
+            if let Some(handle) = self.writer.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                let _ = handle.join();
+            }
+        }
+        result
+    }
+}
+
+/// Runs at process exit: finishes a session the program did not finish.
+extern "C" fn at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        let recorder = CURRENT.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(recorder) = recorder {
+            let _ = recorder.close(Duration::from_secs(30));
+        }
+    });
+}

@@ -1,0 +1,115 @@
+//! Counters: the fake backend (deterministic values, missing and unreadable counters) and
+//! the real perf backend degrading cleanly where the machine lacks a PMU.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{assert_nested, read, serial};
+use pplib::counters::{Counter, CounterBackend, FakeCounters, PerfEvents};
+use pplib::log::EventKind;
+use pplib::Session;
+
+#[test]
+fn fake_counters_follow_every_construct_boundary() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.pplog");
+    let backend = FakeCounters::new(10).missing(Counter::Cycles).unreadable(Counter::Instructions);
+    let session = Session::builder().path(&path).counter_backend(Arc::new(backend)).start().unwrap();
+    pplib::frag_scope("f", || pplib::task_scope(|| ()));
+    std::thread::spawn(|| pplib::task_scope(|| ())).join().unwrap();
+    session.finish().unwrap();
+
+    let (reader, threads) = read(&path);
+    // Cycles failed to open: absent. Instructions opened (present) but never reads.
+    assert_eq!(reader.header().counters, ["instructions", "llc_misses", "cpu_ns"]);
+    let main = &threads[0].text;
+    // llc_misses grows by 3 × 10 per read, cpu_ns by 4 × 10 (index in Counter::ALL + 1).
+    assert_eq!(
+        main[..],
+        [
+            "session_begin",
+            "counters llc_misses=30 cpu_ns=40",
+            "frag_begin f",
+            "counters llc_misses=60 cpu_ns=80",
+            "task_begin",
+            "counters llc_misses=90 cpu_ns=120",
+            "task_end",
+            "counters llc_misses=120 cpu_ns=160",
+            "frag_end f",
+            "counters llc_misses=150 cpu_ns=200",
+            "session_end",
+            "counters llc_misses=180 cpu_ns=240",
+        ]
+    );
+    // The other thread's counters are its own (they start from its first read).
+    assert_eq!(
+        threads[1].text,
+        ["task_begin", "counters llc_misses=30 cpu_ns=40", "task_end", "counters llc_misses=60 cpu_ns=80"]
+    );
+    for t in &threads {
+        assert_nested(&t.text);
+        // A counters event has the time of the event it follows.
+        for pair in t.events.windows(2) {
+            if matches!(pair[1].kind, EventKind::Counters(_)) {
+                assert_eq!(pair[0].time, pair[1].time);
+            }
+        }
+    }
+}
+
+#[test]
+fn no_counter_at_all_still_records() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("none.pplog");
+    let mut backend = FakeCounters::new(1);
+    for c in Counter::ALL {
+        backend = backend.missing(c);
+    }
+    let session = Session::builder().path(&path).counter_backend(Arc::new(backend)).start().unwrap();
+    pplib::task_scope(|| ());
+    session.finish().unwrap();
+    let (reader, threads) = read(&path);
+    assert!(reader.header().counters.is_empty());
+    assert_eq!(threads[0].text, ["session_begin", "task_begin", "task_end", "session_end"]);
+}
+
+/// The perf backend on this machine: whatever opens is in the header, recording works, and
+/// the task clock (a software event, present without a PMU) measures CPU time.
+#[test]
+fn perf_backend_degrades_cleanly() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("perf.pplog");
+    let available: Vec<Counter> = Counter::ALL.into_iter().filter(|c| PerfEvents.open(*c).is_ok()).collect();
+    let session = Session::builder().path(&path).counters(true).start().unwrap();
+    pplib::task_scope(|| {
+        let t = std::time::Instant::now();
+        let mut x = 0u64;
+        while t.elapsed().as_millis() < 30 {
+            x = x.wrapping_mul(31).wrapping_add(1);
+        }
+        std::hint::black_box(x);
+    });
+    session.finish().unwrap();
+    let (reader, threads) = read(&path);
+    let names: Vec<&str> = available.iter().map(|c| c.name()).collect();
+    assert_eq!(reader.header().counters, names);
+    let plain: Vec<_> = threads[0].text.iter().filter(|t| !t.starts_with("counters")).collect();
+    assert_eq!(plain, ["session_begin", "task_begin", "task_end", "session_end"]);
+    if let Some(cpu) = reader.header().counters.iter().position(|c| c == "cpu_ns") {
+        let values: Vec<u64> = threads[0]
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Counters(v) => v.iter().find(|(id, _)| id.0 as usize == cpu).map(|(_, v)| *v),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(values.len(), 4);
+        let busy = values[2] - values[1];
+        assert!(busy >= 10_000_000, "30 ms of spinning measured as {busy} ns of CPU time");
+    }
+}

@@ -1,0 +1,193 @@
+//! The binary log: writer → reader round trip, truncation at every byte, corrupt input.
+
+use pplib::log::binary::{ChunkEncoder, LogWriter, MAGIC};
+use pplib::log::{CounterId, EventKind, Header, LogError, LogReader, NameId, Nanos, Position, ProcessInfo, ThreadId};
+
+fn header() -> Header {
+    Header {
+        version: 1,
+        processors: 4,
+        clock: "CLOCK_MONOTONIC".into(),
+        counters: vec!["cpu_ns".into(), "llc_misses".into()],
+        process: ProcessInfo {
+            pid: 42,
+            command_line: vec!["prog".into(), "--n=8".into()],
+            start_unix_ns: 1_700_000_000_000_000_000,
+            start_clock_ns: 1000,
+        },
+    }
+}
+
+/// Two threads, three chunks, every event kind; returns the bytes and the events per thread.
+fn sample() -> (Vec<u8>, Vec<Vec<(Nanos, EventKind)>>) {
+    let mut w = LogWriter::new(Vec::new(), &header()).unwrap();
+    let solve = w.name("solve").unwrap();
+    let lock = w.name("lock").unwrap();
+    w.thread(ThreadId(0), 100, "main").unwrap();
+    let t0 = vec![
+        (Nanos(1000), EventKind::SessionBegin),
+        (Nanos(1100), EventKind::FragBegin(solve)),
+        (Nanos(1200), EventKind::ParBegin),
+        (Nanos(1200), EventKind::TaskBegin),
+        (Nanos(1300), EventKind::Counters(vec![(CounterId(0), 5), (CounterId(1), u64::MAX)])),
+        (Nanos(1400), EventKind::TaskEnd { wasted: true }),
+        (Nanos(1500), EventKind::ParEnd),
+        (Nanos(1600), EventKind::FragEnd(solve)),
+        (Nanos(u64::MAX / 2), EventKind::SessionEnd),
+    ];
+    let t1 = vec![
+        (Nanos(1250), EventKind::TaskBegin),
+        (Nanos(1260), EventKind::WaitBegin(lock)),
+        (Nanos(1270), EventKind::WaitEnd),
+        (Nanos(1280), EventKind::TaskEnd { wasted: false }),
+    ];
+    let mut c = ChunkEncoder::new(ThreadId(0));
+    for (t, k) in &t0[..4] {
+        c.event(*t, k);
+    }
+    w.chunk(&c).unwrap();
+    let mut c1 = ChunkEncoder::new(ThreadId(1));
+    for (t, k) in &t1 {
+        c1.event(*t, k);
+    }
+    w.chunk(&c1).unwrap();
+    c.reset(ThreadId(0));
+    for (t, k) in &t0[4..] {
+        c.event(*t, k);
+    }
+    w.chunk(&c).unwrap();
+    (w.finish().unwrap(), vec![t0, t1])
+}
+
+#[test]
+fn round_trip() {
+    let (bytes, expected) = sample();
+    assert_eq!(bytes[..8], MAGIC);
+    let reader = LogReader::from_bytes(bytes, "rt.pplog").unwrap();
+    assert_eq!(*reader.header(), header());
+    assert_eq!(reader.names(), ["solve", "lock"]);
+    assert_eq!(reader.threads(), vec![ThreadId(0), ThreadId(1)]);
+    assert_eq!(reader.thread_name(ThreadId(0)), Some("main"));
+    assert_eq!(reader.thread_name(ThreadId(1)), None);
+    assert!(reader.truncated().is_none());
+    for (stream, want) in reader.streams().into_iter().zip(expected) {
+        let thread = stream.thread();
+        let got: Vec<_> = stream.map(|e| e.unwrap()).collect();
+        assert!(got.iter().all(|e| e.thread == thread));
+        assert!(got.windows(2).all(|w| matches!((w[0].pos, w[1].pos), (Position::Offset(a), Position::Offset(b)) if a < b)));
+        let got: Vec<_> = got.into_iter().map(|e| (e.time, e.kind)).collect();
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn round_trip_through_a_file() {
+    let (bytes, expected) = sample();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.pplog");
+    std::fs::write(&path, &bytes).unwrap();
+    let reader = LogReader::open(&path).unwrap();
+    assert_eq!(reader.header().clock, "CLOCK_MONOTONIC");
+    let n: usize = reader.streams().into_iter().map(|s| s.map(|e| e.unwrap()).count()).sum();
+    assert_eq!(n, expected.iter().map(Vec::len).sum::<usize>());
+}
+
+/// Cutting the log at every byte: the reader never panics, reads a prefix of each thread's
+/// events, and (once the header is complete) ends every stream with `Truncated`.
+#[test]
+fn truncation_at_every_byte_reads_a_prefix() {
+    let (bytes, expected) = sample();
+    let mut saw_partial = false;
+    for cut in 0..bytes.len() {
+        let result = LogReader::from_bytes(bytes[..cut].to_vec(), "cut.pplog");
+        let reader = match result {
+            Err(e) => {
+                assert!(
+                    matches!(e, LogError::Truncated { .. } | LogError::NotALog { .. }),
+                    "cut {cut}: {e}"
+                );
+                continue;
+            }
+            Ok(r) => r,
+        };
+        assert!(reader.truncated().is_some(), "cut {cut}");
+        for stream in reader.streams() {
+            let want = &expected[stream.thread().0 as usize];
+            let items: Vec<_> = stream.collect();
+            let (last, events) = items.split_last().unwrap();
+            let err = last.as_ref().unwrap_err();
+            assert!(err.is_truncated(), "cut {cut}: {err}");
+            assert!(err.to_string().starts_with("cut.pplog: byte offset "), "{err}");
+            let got: Vec<_> = events.iter().map(|e| {
+                let e = e.as_ref().unwrap();
+                (e.time, e.kind.clone())
+            }).collect();
+            assert_eq!(got[..], want[..got.len()], "cut {cut}");
+            if !got.is_empty() && got.len() < want.len() {
+                saw_partial = true;
+            }
+        }
+    }
+    assert!(saw_partial);
+}
+
+#[test]
+fn corrupt_records_are_errors_not_panics() {
+    let (bytes, _) = sample();
+    // Flip every byte after the header in turn: reading must not panic.
+    for i in 8..bytes.len() {
+        let mut b = bytes.clone();
+        b[i] ^= 0xA5;
+        if let Ok(reader) = LogReader::from_bytes(b, "x") {
+            for s in reader.streams() {
+                for e in s {
+                    let _ = e;
+                }
+            }
+        }
+    }
+    let mut v = bytes.clone();
+    v[8] = 9;
+    let e = LogReader::from_bytes(v, "v.pplog").unwrap_err();
+    assert_eq!(e.to_string(), "v.pplog: byte offset 8: unsupported log format version 9 (this reader reads version 1)");
+    let mut extra = bytes.clone();
+    extra.push(0);
+    let e = LogReader::from_bytes(extra, "x.pplog").unwrap_err();
+    assert!(e.to_string().contains("expected the end of the file after the end record"), "{e}");
+}
+
+#[test]
+fn undefined_names_and_unknown_codes_are_reported() {
+    let mut w = LogWriter::new(Vec::new(), &header()).unwrap();
+    let mut c = ChunkEncoder::new(ThreadId(3));
+    c.event(Nanos(5), &EventKind::FragBegin(NameId(7)));
+    w.chunk(&c).unwrap();
+    let reader = LogReader::from_bytes(w.finish().unwrap(), "n.pplog").unwrap();
+    let err = reader.streams().remove(0).next().unwrap().unwrap_err();
+    assert!(err.to_string().contains("expected a name id defined in the string table (< 0), found 7"), "{err}");
+
+    let (mut bytes, _) = sample();
+    // The first chunk's first event code sits after: header, 2 names, 1 thread, chunk head.
+    let reader = LogReader::from_bytes(bytes.clone(), "s").unwrap();
+    let first = reader.streams().remove(0).next().unwrap().unwrap();
+    let Position::Offset(at) = first.pos else { panic!() };
+    bytes[at as usize] = 200;
+    let reader = LogReader::from_bytes(bytes, "u.pplog").unwrap();
+    let err = reader.streams().remove(0).next().unwrap().unwrap_err();
+    assert_eq!(err.to_string(), format!("u.pplog: byte offset {at}: unknown event code 200 (expected one of session_begin session_end frag_begin frag_end par_begin par_end task_begin task_end wait_begin wait_end counters)"));
+}
+
+#[test]
+fn time_backwards_across_chunks() {
+    let mut w = LogWriter::new(Vec::new(), &header()).unwrap();
+    let mut c = ChunkEncoder::new(ThreadId(0));
+    c.event(Nanos(100), &EventKind::TaskBegin);
+    w.chunk(&c).unwrap();
+    c.reset(ThreadId(0));
+    c.event(Nanos(50), &EventKind::TaskEnd { wasted: false });
+    w.chunk(&c).unwrap();
+    let reader = LogReader::from_bytes(w.finish().unwrap(), "b.pplog").unwrap();
+    let items: Vec<_> = reader.streams().remove(0).collect();
+    assert!(items[0].is_ok());
+    assert!(matches!(items[1], Err(LogError::TimeBackwards { time: Nanos(50), previous: Nanos(100), .. })));
+}

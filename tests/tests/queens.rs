@@ -1,0 +1,34 @@
+//! Correctness of both n-queens versions: counts of the first k solutions.
+
+use examples::queens::{self, count_serial, QueensImpl};
+
+/// Q(n) for n = 4..=10 (OEIS A000170).
+const TOTALS: [(u32, u64); 7] = [(4, 2), (5, 10), (6, 4), (7, 40), (8, 92), (9, 352), (10, 724)];
+
+#[test]
+fn serial_search_counts_all_solutions() {
+    for (n, q) in TOTALS {
+        assert_eq!(count_serial(n, u64::MAX), q, "n={n}");
+        assert_eq!(count_serial(n, 3), q.min(3), "n={n}");
+    }
+}
+
+#[test]
+fn both_versions_count_the_first_k_solutions() {
+    for imp in [QueensImpl::Tree, QueensImpl::Loop] {
+        for (n, q) in TOTALS {
+            for k in [1, 5, 50, 400, u64::MAX] {
+                for p in [1, 2] {
+                    let run = queens::run(imp, n, k, p, None).unwrap();
+                    assert_eq!(run.solutions, q.min(k), "{imp:?} n={n} k={k} p={p}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_board_size_is_an_error() {
+    assert!(queens::run(QueensImpl::Tree, 3, 1, 1, None).is_err());
+    assert!(queens::run(QueensImpl::Loop, 21, 1, 1, None).is_err());
+}
