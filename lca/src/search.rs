@@ -202,6 +202,9 @@ impl<'a> Screen<'a> {
         if n0 == 0.0 || !n0.is_finite() {
             return false;
         }
+        // Gram-Schmidt, repeated only when the first pass cancelled most of the column
+        // (Kahan-Parlett "twice is enough").
+        let mut n = n0;
         for _ in 0..2 {
             for q in &b.q {
                 let d: f64 = q.iter().zip(out.iter()).map(|(a, b)| a * b).sum();
@@ -209,8 +212,13 @@ impl<'a> Screen<'a> {
                     *o -= d * qi;
                 }
             }
+            let n1: f64 = out.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let done = n1 > 0.5 * n;
+            n = n1;
+            if done {
+                break;
+            }
         }
-        let n: f64 = out.iter().map(|v| v * v).sum::<f64>().sqrt();
         if n < 1e-9 * n0 {
             return false;
         }
@@ -329,18 +337,34 @@ fn screen(
     if max_terms == 0 {
         return found.sets();
     }
+    // Single terms; pairs are then built from the best 24 first terms (pruning).
+    let mut singles: Vec<(f64, usize)> = Vec::with_capacity(cols.len());
     for a in 0..cols.len() {
-        let Some(s) = scr.score_with(&base, &cols[a], &mut scratch) else {
-            continue;
-        };
-        found.offer(penalized(s, 1), &[a]);
+        if let Some(s) = scr.score_with(&base, &cols[a], &mut scratch) {
+            found.offer(penalized(s, 1), &[a]);
+            singles.push((s, a));
+        }
+    }
+    singles.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let firsts: Vec<bool> = {
+        let mut f = vec![false; cols.len()];
+        singles.iter().take(24).for_each(|&(_, a)| f[a] = true);
+        f
+    };
+    for a in 0..cols.len() {
         if max_terms < 2 {
+            break;
+        }
+        if !firsts[a] && !exhaustive3 {
             continue;
         }
         let Some(ba) = scr.push(&base, &cols[a]) else {
             continue;
         };
-        for b in a + 1..cols.len() {
+        for b in 0..cols.len() {
+            if b == a || (b < a && firsts[b]) {
+                continue;
+            }
             if let Some(s) = scr.score_with(&ba, &cols[b], &mut scratch) {
                 let sc = penalized(s, 2);
                 found.offer(sc, &[a, b]);
@@ -450,6 +474,13 @@ fn variable_terms(data: &Dataset, var: usize, limit: usize) -> Vec<Factor> {
     if rows_sets.is_empty() {
         rows_sets.push((0..data.len()).collect());
     }
+    // At most three slices: the extremes and the middle of the other variables' range
+    // (slices are ordered by the other variables' values).
+    if rows_sets.len() > 3 {
+        let last = rows_sets.len() - 1;
+        let picks = [0, last / 2, last];
+        rows_sets = picks.iter().map(|&i| rows_sets[i].clone()).collect();
+    }
     let mut votes: BTreeMap<Factor, f64> = BTreeMap::new();
     for rows in &rows_sets {
         let y: Vec<f64> = rows.iter().map(|&i| data.points[i].y).collect();
@@ -485,7 +516,7 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
                 if data.distinct(v).len() < 2 {
                     vec![]
                 } else {
-                    variable_terms(data, v, 4)
+                    variable_terms(data, v, 3)
                 }
             })
             .collect();

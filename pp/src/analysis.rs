@@ -6,7 +6,7 @@ use pplib::log::{LogError, LogReader};
 use serde::Serialize;
 
 use crate::error::PpError;
-use crate::merge::{EventMerge, Merged};
+use crate::merge::{spawn_decoders, EventMerge, Merged};
 use crate::profile::Profile;
 use crate::record::format_record;
 use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, TagSelection};
@@ -22,6 +22,10 @@ pub struct Options {
     pub histograms: bool,
     /// Profile what precedes a truncation (with a warning) instead of failing.
     pub allow_truncated: bool,
+    /// Decode the thread streams on the calling thread only (by default each stream is
+    /// decoded by its own thread while the sweep runs, when there are several streams
+    /// and cores).
+    pub sequential: bool,
 }
 
 impl Options {
@@ -126,38 +130,29 @@ pub fn analyze_reader(
         counters: CounterRoles::from_names(&header.counters),
     };
     let mut sweep = Sweep::new(config, reader.names().to_vec(), &threads);
-    let mut merge = EventMerge::new(streams);
-    let mut warnings = Vec::new();
-    let mut truncation_reported = false;
-    while let Some(item) = merge.next_item() {
-        match item {
-            Merged::Event(slot, ev) => {
-                sweep
-                    .event(
-                        slot,
-                        &ev,
-                        observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
-                    )
-                    .map_err(|e| PpError::Unmatched {
-                        path: path.clone(),
-                        pos: e.pos,
-                        thread: e.thread.0,
-                        found: e.found,
-                        expected: e.expected,
-                    })?;
-            }
-            Merged::Ended(slot) => sweep.thread_ended(slot),
-            Merged::Error(slot, e) => {
-                truncation_reported |= e.is_truncated();
-                if options.allow_truncated && e.is_truncated() {
-                    warnings.push(format!("{e}; profiling the events before it"));
-                    sweep.thread_ended(slot);
-                } else {
-                    return Err(PpError::Log(e));
-                }
-            }
-        }
-    }
+    let parallel = !options.sequential
+        && streams.len() > 1
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    let (mut warnings, truncation_reported) = if parallel {
+        std::thread::scope(|scope| {
+            let channels = spawn_decoders(scope, streams);
+            drive(
+                EventMerge::new(channels),
+                &mut sweep,
+                &path,
+                options,
+                observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
+            )
+        })?
+    } else {
+        drive(
+            EventMerge::new(streams),
+            &mut sweep,
+            &path,
+            options,
+            observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
+        )?
+    };
     if let (Some(pos), false) = (reader.truncated(), truncation_reported) {
         // Truncated where no thread stream saw it (e.g. before any event was written).
         let e = LogError::Truncated {
@@ -206,6 +201,49 @@ pub fn analyze_reader(
         profiles,
         warnings,
     })
+}
+
+/// Runs the merge into the sweep; returns the warnings and whether a stream reported a
+/// truncation.
+fn drive<S: Iterator<Item = Result<pplib::log::Event, LogError>>>(
+    mut merge: EventMerge<S>,
+    sweep: &mut Sweep,
+    path: &Path,
+    options: &Options,
+    mut observer: Option<&mut dyn Observer>,
+) -> Result<(Vec<String>, bool), PpError> {
+    let mut warnings = Vec::new();
+    let mut truncation_reported = false;
+    while let Some(item) = merge.next_item() {
+        match item {
+            Merged::Event(slot, ev) => {
+                sweep
+                    .event(
+                        slot,
+                        &ev,
+                        observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
+                    )
+                    .map_err(|e| PpError::Unmatched {
+                        path: path.to_owned(),
+                        pos: e.pos,
+                        thread: e.thread.0,
+                        found: e.found,
+                        expected: e.expected,
+                    })?;
+            }
+            Merged::Ended(slot) => sweep.thread_ended(slot),
+            Merged::Error(slot, e) => {
+                truncation_reported |= e.is_truncated();
+                if options.allow_truncated && e.is_truncated() {
+                    warnings.push(format!("{e}; profiling the events before it"));
+                    sweep.thread_ended(slot);
+                } else {
+                    return Err(PpError::Log(e));
+                }
+            }
+        }
+    }
+    Ok((warnings, truncation_reported))
 }
 
 /// Reads a log from memory (fuzzing, tests) and computes its profiles.

@@ -134,6 +134,7 @@ impl Args {
                 miss_latency_ns: self.miss_latency,
                 histograms: self.histograms,
                 allow_truncated: self.allow_truncated,
+                sequential: false,
             },
             line,
             per_thread: self.per_thread,

@@ -8,6 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::mpsc::{sync_channel, Receiver};
 
 use pplib::log::{Event, LogError};
 
@@ -92,68 +93,82 @@ impl<S: Iterator<Item = Result<Event, LogError>>> EventMerge<S> {
     }
 }
 
-/// A stream read ahead in batches: decoding a run of one thread's events at a time keeps
-/// the decoder's state in cache while the merge hops between threads.
+/// Events decoded per batch by [`spawn_decoders`].
+pub const BATCH: usize = 1024;
+
+/// Batches in flight per stream (bounds memory: `QUEUE × BATCH` events per thread).
+const QUEUE: usize = 4;
+
+type Batch = Vec<Result<Event, LogError>>;
+
+/// A thread's stream decoded ahead by its own decoder thread and received in batches
+/// through a bounded channel (see [`spawn_decoders`]).
 #[derive(Debug)]
-pub struct Batched<S> {
-    inner: S,
-    buf: Vec<Result<Event, LogError>>,
-    next: usize,
-    done: bool,
+pub struct ChannelStream {
+    rx: Receiver<Batch>,
+    batch: std::vec::IntoIter<Result<Event, LogError>>,
 }
 
-/// Events decoded per refill of a [`Batched`] stream.
-pub const BATCH: usize = 512;
-
-impl<S: Iterator<Item = Result<Event, LogError>>> Batched<S> {
-    /// Wraps `inner`.
-    pub fn new(inner: S) -> Batched<S> {
-        Batched {
-            inner,
-            buf: Vec::with_capacity(BATCH),
-            next: 0,
-            done: false,
-        }
-    }
-
-    fn refill(&mut self) {
-        self.buf.clear();
-        self.next = 0;
-        while self.buf.len() < BATCH {
-            match self.inner.next() {
-                Some(item) => {
-                    let err = item.is_err();
-                    self.buf.push(item);
-                    if err {
-                        self.done = true;
-                        break;
-                    }
-                }
-                None => {
-                    self.done = true;
-                    break;
-                }
-            }
-        }
-        // Reverse so that `pop` yields the events in order without shifting.
-        self.buf.reverse();
-    }
-}
-
-impl<S: Iterator<Item = Result<Event, LogError>>> Iterator for Batched<S> {
+impl Iterator for ChannelStream {
     type Item = Result<Event, LogError>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(item) = self.buf.pop() {
+        if let Some(item) = self.batch.next() {
             return Some(item);
         }
-        if self.done {
-            return None;
-        }
-        self.refill();
-        self.buf.pop()
+        self.batch = self.rx.recv().ok()?.into_iter();
+        self.batch.next()
     }
+}
+
+/// Decodes every stream on its own scoped thread, `BATCH` events at a time, at most
+/// `QUEUE` batches ahead of the merge: the decoding of T threads' streams runs in parallel
+/// with the sweep, and memory stays bounded. A decoder stops after an error (the error is
+/// its stream's last item) or when its [`ChannelStream`] is dropped.
+pub fn spawn_decoders<'scope, S>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    streams: Vec<S>,
+) -> Vec<ChannelStream>
+where
+    S: Iterator<Item = Result<Event, LogError>> + Send + 'scope,
+{
+    streams
+        .into_iter()
+        .map(|mut stream| {
+            let (tx, rx) = sync_channel::<Batch>(QUEUE);
+            scope.spawn(move || loop {
+                let mut batch = Vec::with_capacity(BATCH);
+                let mut end = false;
+                while batch.len() < BATCH {
+                    match stream.next() {
+                        Some(item) => {
+                            let err = item.is_err();
+                            batch.push(item);
+                            if err {
+                                end = true;
+                                break;
+                            }
+                        }
+                        None => {
+                            end = true;
+                            break;
+                        }
+                    }
+                }
+                if !batch.is_empty() && tx.send(batch).is_err() {
+                    return;
+                }
+                if end {
+                    return;
+                }
+            });
+            ChannelStream {
+                rx,
+                batch: Vec::new().into_iter(),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

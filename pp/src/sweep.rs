@@ -397,7 +397,8 @@ impl Sweep {
             // (a task ending as the session closes) have been applied: take the snapshot.
             self.snapshot_session();
         }
-        let dt = u128::from(t - self.now);
+        let dt64 = t - self.now;
+        let dt = u128::from(dt64);
         self.now = t;
         let p = u64::from(self.config.processors);
         let n = self.busy + self.spin;
@@ -417,7 +418,7 @@ impl Sweep {
                         a.ip += idle;
                     }
                     if self.idle_present > 0 {
-                        let share = idle as f64 / self.idle_present as f64;
+                        let share = (p - n) as f64 * dt64 as f64 / self.idle_present as f64;
                         if work {
                             a.g_li += share;
                         } else {
@@ -430,7 +431,7 @@ impl Sweep {
                     }
                 }
             } else {
-                let f = dt as f64 * (p as f64 / n as f64);
+                let f = dt64 as f64 * (p as f64 / n as f64);
                 a.unit.scaled += f;
                 a.sl.scaled += self.spin as f64 * f;
                 a.busy.scaled += self.busy as f64 * f;

@@ -40,6 +40,10 @@ int pp_end_profiling(void);
 /* 1 while a session is recording, else 0. */
 int pp_is_recording(void);
 
+/* Makes the calling thread part of the session now, so that it appears in the log even if
+ * it records no event (threads otherwise join on their first event). */
+void pp_register_thread(void);
+
 /* A code fragment (profiling tag): serial code of interest, by name. */
 void pp_frag_begin(const char *name);
 void pp_frag_end(const char *name);

@@ -67,16 +67,8 @@ pub fn frag(name: &str) -> FragGuard {
     if state == 0 {
         return FragGuard { state: 0, name: 0 };
     }
-    frag_begin_slow(state, name)
-}
-
-#[inline(never)]
-fn frag_begin_slow(state: u64, name: &str) -> FragGuard {
-    match recorder::name_id(state, name) {
-        Some(id) => {
-            recorder::emit(state, raw::FRAG_BEGIN, id);
-            FragGuard { state, name: id }
-        }
+    match recorder::emit_named(state, raw::FRAG_BEGIN, name) {
+        Some(id) => FragGuard { state, name: id },
         None => FragGuard { state: 0, name: 0 },
     }
 }
@@ -213,6 +205,15 @@ pub fn wait<R>(kind: WaitKind, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Makes the calling thread part of the recording session now: it gets its log thread id
+/// and its name is recorded, so that it appears in the log (and counts as one of the
+/// team's threads in timelines) even if it never records an event. Threads otherwise join
+/// on their first event; [`crate::pool`] registers its workers this way. No-op when no
+/// session is recording.
+pub fn register_thread() {
+    recorder::register_thread();
+}
+
 /// Unpaired begin/end calls for the C ABI (the caller keeps them balanced).
 pub(crate) mod unpaired {
     use super::*;
@@ -227,9 +228,7 @@ pub(crate) mod unpaired {
     pub(crate) fn named(code: u8, name: &str) {
         let state = recorder::state();
         if state != 0 {
-            if let Some(id) = recorder::name_id(state, name) {
-                recorder::emit(state, code, id);
-            }
+            recorder::emit_named(state, code, name);
         }
     }
 }

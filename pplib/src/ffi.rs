@@ -83,7 +83,10 @@ pub unsafe extern "C" fn pp_start_profiling_to(path: *const c_char, processors: 
 #[no_mangle]
 pub extern "C" fn pp_end_profiling() -> c_int {
     guarded(-1, || {
-        let session = C_SESSION.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let session = C_SESSION
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         match session.map(Session::finish) {
             Some(Err(e)) => {
                 eprintln!("pplib: {e}");
@@ -98,6 +101,13 @@ pub extern "C" fn pp_end_profiling() -> c_int {
 #[no_mangle]
 pub extern "C" fn pp_is_recording() -> c_int {
     c_int::from(crate::recorder::state() != 0)
+}
+
+/// Makes the calling thread part of the recording session now (it appears in the log even
+/// if it records no event; e.g. call it at the start of every OpenMP thread).
+#[no_mangle]
+pub extern "C" fn pp_register_thread() {
+    guarded((), crate::constructs::register_thread);
 }
 
 /// Opens fragment `name` on the calling thread.

@@ -81,7 +81,9 @@ pub mod sync;
 mod sys;
 pub mod thread;
 
-pub use constructs::{frag, frag_scope, par, par_scope, task, task_scope, wait, wait_guard};
+pub use constructs::{
+    frag, frag_scope, par, par_scope, register_thread, task, task_scope, wait, wait_guard,
+};
 pub use constructs::{FragGuard, ParGuard, TaskGuard, WaitGuard, WaitKind};
 #[cfg(feature = "rayon")]
 pub use rayon;
@@ -93,7 +95,7 @@ pub use session::{PplibError, Session, SessionBuilder};
 pub mod prelude {
     #[cfg(feature = "rayon")]
     pub use crate::rayon_support::PpParallelIterator;
+    pub use crate::WaitKind;
     #[cfg(feature = "rayon")]
     pub use rayon::prelude::*;
-    pub use crate::WaitKind;
 }

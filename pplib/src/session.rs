@@ -18,7 +18,9 @@ pub enum PplibError {
         path: PathBuf,
     },
     /// [`SessionBuilder::start`] without [`SessionBuilder::path`].
-    #[error("no event log path: call SessionBuilder::path (or set PPLIB_LOG for Session::from_env)")]
+    #[error(
+        "no event log path: call SessionBuilder::path (or set PPLIB_LOG for Session::from_env)"
+    )]
     NoPath,
     /// p = 0.
     #[error("expected at least 1 processor, got 0")]
@@ -68,7 +70,9 @@ pub struct Session {
 
 impl std::fmt::Debug for Recorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recorder").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("Recorder")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 

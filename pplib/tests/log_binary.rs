@@ -1,7 +1,10 @@
 //! The binary log: writer → reader round trip, truncation at every byte, corrupt input.
 
 use pplib::log::binary::{ChunkEncoder, LogWriter, MAGIC};
-use pplib::log::{CounterId, EventKind, Header, LogError, LogReader, NameId, Nanos, Position, ProcessInfo, ThreadId};
+use pplib::log::{
+    CounterId, EventKind, Header, LogError, LogReader, NameId, Nanos, Position, ProcessInfo,
+    ThreadId,
+};
 
 fn header() -> Header {
     Header {
@@ -29,7 +32,10 @@ fn sample() -> (Vec<u8>, Vec<Vec<(Nanos, EventKind)>>) {
         (Nanos(1100), EventKind::FragBegin(solve)),
         (Nanos(1200), EventKind::ParBegin),
         (Nanos(1200), EventKind::TaskBegin),
-        (Nanos(1300), EventKind::Counters(vec![(CounterId(0), 5), (CounterId(1), u64::MAX)])),
+        (
+            Nanos(1300),
+            EventKind::Counters(vec![(CounterId(0), 5), (CounterId(1), u64::MAX)]),
+        ),
         (Nanos(1400), EventKind::TaskEnd { wasted: true }),
         (Nanos(1500), EventKind::ParEnd),
         (Nanos(1600), EventKind::FragEnd(solve)),
@@ -74,7 +80,9 @@ fn round_trip() {
         let thread = stream.thread();
         let got: Vec<_> = stream.map(|e| e.unwrap()).collect();
         assert!(got.iter().all(|e| e.thread == thread));
-        assert!(got.windows(2).all(|w| matches!((w[0].pos, w[1].pos), (Position::Offset(a), Position::Offset(b)) if a < b)));
+        assert!(got.windows(2).all(
+            |w| matches!((w[0].pos, w[1].pos), (Position::Offset(a), Position::Offset(b)) if a < b)
+        ));
         let got: Vec<_> = got.into_iter().map(|e| (e.time, e.kind)).collect();
         assert_eq!(got, want);
     }
@@ -88,7 +96,11 @@ fn round_trip_through_a_file() {
     std::fs::write(&path, &bytes).unwrap();
     let reader = LogReader::open(&path).unwrap();
     assert_eq!(reader.header().clock, "CLOCK_MONOTONIC");
-    let n: usize = reader.streams().into_iter().map(|s| s.map(|e| e.unwrap()).count()).sum();
+    let n: usize = reader
+        .streams()
+        .into_iter()
+        .map(|s| s.inspect(|e| assert!(e.is_ok())).count())
+        .sum();
     assert_eq!(n, expected.iter().map(Vec::len).sum::<usize>());
 }
 
@@ -117,11 +129,17 @@ fn truncation_at_every_byte_reads_a_prefix() {
             let (last, events) = items.split_last().unwrap();
             let err = last.as_ref().unwrap_err();
             assert!(err.is_truncated(), "cut {cut}: {err}");
-            assert!(err.to_string().starts_with("cut.pplog: byte offset "), "{err}");
-            let got: Vec<_> = events.iter().map(|e| {
-                let e = e.as_ref().unwrap();
-                (e.time, e.kind.clone())
-            }).collect();
+            assert!(
+                err.to_string().starts_with("cut.pplog: byte offset "),
+                "{err}"
+            );
+            let got: Vec<_> = events
+                .iter()
+                .map(|e| {
+                    let e = e.as_ref().unwrap();
+                    (e.time, e.kind.clone())
+                })
+                .collect();
             assert_eq!(got[..], want[..got.len()], "cut {cut}");
             if !got.is_empty() && got.len() < want.len() {
                 saw_partial = true;
@@ -149,11 +167,18 @@ fn corrupt_records_are_errors_not_panics() {
     let mut v = bytes.clone();
     v[8] = 9;
     let e = LogReader::from_bytes(v, "v.pplog").unwrap_err();
-    assert_eq!(e.to_string(), "v.pplog: byte offset 8: unsupported log format version 9 (this reader reads version 1)");
+    assert_eq!(
+        e.to_string(),
+        "v.pplog: byte offset 8: unsupported log format version 9 (this reader reads version 1)"
+    );
     let mut extra = bytes.clone();
     extra.push(0);
     let e = LogReader::from_bytes(extra, "x.pplog").unwrap_err();
-    assert!(e.to_string().contains("expected the end of the file after the end record"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("expected the end of the file after the end record"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -164,13 +189,19 @@ fn undefined_names_and_unknown_codes_are_reported() {
     w.chunk(&c).unwrap();
     let reader = LogReader::from_bytes(w.finish().unwrap(), "n.pplog").unwrap();
     let err = reader.streams().remove(0).next().unwrap().unwrap_err();
-    assert!(err.to_string().contains("expected a name id defined in the string table (< 0), found 7"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("expected a name id defined in the string table (< 0), found 7"),
+        "{err}"
+    );
 
     let (mut bytes, _) = sample();
     // The first chunk's first event code sits after: header, 2 names, 1 thread, chunk head.
     let reader = LogReader::from_bytes(bytes.clone(), "s").unwrap();
     let first = reader.streams().remove(0).next().unwrap().unwrap();
-    let Position::Offset(at) = first.pos else { panic!() };
+    let Position::Offset(at) = first.pos else {
+        panic!()
+    };
     bytes[at as usize] = 200;
     let reader = LogReader::from_bytes(bytes, "u.pplog").unwrap();
     let err = reader.streams().remove(0).next().unwrap().unwrap_err();
@@ -189,5 +220,12 @@ fn time_backwards_across_chunks() {
     let reader = LogReader::from_bytes(w.finish().unwrap(), "b.pplog").unwrap();
     let items: Vec<_> = reader.streams().remove(0).collect();
     assert!(items[0].is_ok());
-    assert!(matches!(items[1], Err(LogError::TimeBackwards { time: Nanos(50), previous: Nanos(100), .. })));
+    assert!(matches!(
+        items[1],
+        Err(LogError::TimeBackwards {
+            time: Nanos(50),
+            previous: Nanos(100),
+            ..
+        })
+    ));
 }

@@ -5,11 +5,17 @@ use std::path::PathBuf;
 use pplib::log::{EventKind, LogError, LogReader, NameId, Nanos, Position, ThreadId};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn read_all(reader: &LogReader) -> Vec<(ThreadId, Vec<Result<pplib::log::Event, LogError>>)> {
-    reader.streams().into_iter().map(|s| (s.thread(), s.collect())).collect()
+    reader
+        .streams()
+        .into_iter()
+        .map(|s| (s.thread(), s.collect()))
+        .collect()
 }
 
 #[test]
@@ -20,7 +26,11 @@ fn design_example_reads_as_written() {
     assert!(h.counters.is_empty());
     let all = read_all(&reader);
     assert_eq!(all.len(), 2);
-    let t0: Vec<_> = all[0].1.iter().map(|e| e.as_ref().unwrap().clone()).collect();
+    let t0: Vec<_> = all[0]
+        .1
+        .iter()
+        .map(|e| e.as_ref().unwrap().clone())
+        .collect();
     let kinds: Vec<_> = t0.iter().map(|e| e.kind.clone()).collect();
     assert_eq!(
         kinds,
@@ -48,7 +58,11 @@ fn all_events_and_names() {
     assert_eq!(reader.header().counters, ["llc_misses", "cpu_ns"]);
     let all = read_all(&reader);
     assert_eq!(all.len(), 2);
-    let t0: Vec<_> = all[0].1.iter().map(|e| e.as_ref().unwrap().kind.clone()).collect();
+    let t0: Vec<_> = all[0]
+        .1
+        .iter()
+        .map(|e| e.as_ref().unwrap().kind.clone())
+        .collect();
     assert_eq!(t0.len(), 14);
     assert_eq!(t0[1], EventKind::FragBegin(NameId(0)));
     assert_eq!(
@@ -58,8 +72,15 @@ fn all_events_and_names() {
             (pplib::log::CounterId(1), 900)
         ])
     );
-    assert_eq!(t0[11], EventKind::Counters(vec![(pplib::log::CounterId(1), 1000)]));
-    let t7: Vec<_> = all[1].1.iter().map(|e| e.as_ref().unwrap().kind.clone()).collect();
+    assert_eq!(
+        t0[11],
+        EventKind::Counters(vec![(pplib::log::CounterId(1), 1000)])
+    );
+    let t7: Vec<_> = all[1]
+        .1
+        .iter()
+        .map(|e| e.as_ref().unwrap().kind.clone())
+        .collect();
     assert_eq!(all[1].0, ThreadId(7));
     assert_eq!(
         t7,
@@ -80,9 +101,23 @@ fn time_backwards_is_reported_on_its_thread() {
     assert!(all[0].1.iter().all(|e| e.is_ok()));
     assert_eq!(all[1].1.len(), 2);
     let err = all[1].1[1].as_ref().unwrap_err();
-    assert!(matches!(err, LogError::TimeBackwards { pos: Position::Line(9), .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            LogError::TimeBackwards {
+                pos: Position::Line(9),
+                ..
+            }
+        ),
+        "{err}"
+    );
     let msg = err.to_string();
-    assert!(msg.ends_with("time_backwards.pptrace: line 9: time goes backwards on thread 1: 4 ns after 5 ns"), "{msg}");
+    assert!(
+        msg.ends_with(
+            "time_backwards.pptrace: line 9: time goes backwards on thread 1: 4 ns after 5 ns"
+        ),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -91,12 +126,24 @@ fn unknown_event_is_reported_with_its_line() {
     let all = read_all(&reader);
     assert_eq!(all[0].1.len(), 2, "the stream ends after its error");
     let err = all[0].1[1].as_ref().unwrap_err();
-    assert!(matches!(err, LogError::UnknownEvent { pos: Position::Line(6), .. }));
-    assert!(err.to_string().contains("line 6: unknown event \"task_start\""), "{err}");
+    assert!(matches!(
+        err,
+        LogError::UnknownEvent {
+            pos: Position::Line(6),
+            ..
+        }
+    ));
+    assert!(
+        err.to_string()
+            .contains("line 6: unknown event \"task_start\""),
+        "{err}"
+    );
 }
 
 fn open_err(text: &str) -> String {
-    LogReader::from_bytes(text.as_bytes().to_vec(), "t.pptrace").unwrap_err().to_string()
+    LogReader::from_bytes(text.as_bytes().to_vec(), "t.pptrace")
+        .unwrap_err()
+        .to_string()
 }
 
 fn first_err(text: &str) -> String {
@@ -141,10 +188,15 @@ fn bad_headers_fail_to_open() {
     let mut bad = b"pptrace 1\nprocessors 1\n".to_vec();
     bad.push(0xff);
     assert_eq!(
-        LogReader::from_bytes(bad, "t.pptrace").unwrap_err().to_string(),
+        LogReader::from_bytes(bad, "t.pptrace")
+            .unwrap_err()
+            .to_string(),
         "t.pptrace: line 3: expected UTF-8 text, found a byte sequence that is not UTF-8"
     );
-    assert!(LogReader::from_bytes(vec![0, 1, 0xff], "b").unwrap_err().to_string().starts_with("b: byte offset 0: expected a pplib log"));
+    assert!(LogReader::from_bytes(vec![0, 1, 0xff], "b")
+        .unwrap_err()
+        .to_string()
+        .starts_with("b: byte offset 0: expected a pplib log"));
 }
 
 #[test]

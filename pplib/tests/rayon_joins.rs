@@ -36,14 +36,24 @@ fn record(path: &Path, body: impl FnOnce() + Send) -> Vec<ThreadLog> {
 
 /// The thread that started the session (the one `install` ran the body on).
 fn session_thread(threads: &[ThreadLog]) -> &ThreadLog {
-    threads.iter().find(|t| t.text.first().map(String::as_str) == Some("session_begin")).unwrap()
+    threads
+        .iter()
+        .find(|t| t.text.first().map(String::as_str) == Some("session_begin"))
+        .unwrap()
 }
 
 /// The other worker of the 2-thread pool.
 fn other_thread(threads: &[ThreadLog]) -> &ThreadLog {
-    let other: Vec<_> = threads.iter().filter(|t| t.text.first().map(String::as_str) != Some("session_begin")).collect();
+    let other: Vec<_> = threads
+        .iter()
+        .filter(|t| t.text.first().map(String::as_str) != Some("session_begin"))
+        .collect();
     assert_eq!(other.len(), 1);
-    assert!(other[0].name.as_deref().unwrap().starts_with("pplib-worker-"));
+    assert!(other[0]
+        .name
+        .as_deref()
+        .unwrap()
+        .starts_with("pplib-worker-"));
     other[0]
 }
 
@@ -58,7 +68,10 @@ fn nested_join_on_the_forking_thread() {
         pplib::join(
             || {
                 pplib::frag_scope("A", || {
-                    pplib::join(|| pplib::frag_scope("A1", || ms(50)), || pplib::frag_scope("A2", || ()))
+                    pplib::join(
+                        || pplib::frag_scope("A1", || ms(50)),
+                        || pplib::frag_scope("A2", || ()),
+                    )
                 })
             },
             || pplib::frag_scope("B", || ms(100)),
@@ -90,7 +103,10 @@ fn nested_join_on_the_forking_thread() {
             "session_end"
         ]
     );
-    assert_eq!(w1.text, ["task_begin", "frag_begin B", "frag_end B", "task_end"]);
+    assert_eq!(
+        w1.text,
+        ["task_begin", "frag_begin B", "frag_end B", "task_end"]
+    );
     // W0 is Idle (outer par innermost) from the end of task A until B ends: about 50 ms.
     let idle = w0.events[16].time.0 - w0.events[15].time.0;
     assert!(idle >= 25_000_000, "idle wait of {idle} ns");
@@ -108,7 +124,10 @@ fn waiting_thread_runs_stolen_work_as_a_task() {
             || pplib::frag_scope("A", || ms(30)),
             || {
                 pplib::frag_scope("B", || {
-                    pplib::join(|| pplib::frag_scope("B1", || ms(60)), || pplib::frag_scope("B2", || ms(5)))
+                    pplib::join(
+                        || pplib::frag_scope("B1", || ms(60)),
+                        || pplib::frag_scope("B2", || ms(5)),
+                    )
                 })
             },
         );
@@ -168,7 +187,15 @@ fn scope_spawns_are_tasks() {
     assert_eq!(count("task_begin"), 3, "{all:?}");
     assert_eq!(count("par_begin"), 1);
     let w0 = session_thread(&threads);
-    assert_eq!(w0.text[..4], ["session_begin", "par_begin", "task_begin", "frag_begin body"]);
+    assert_eq!(
+        w0.text[..4],
+        [
+            "session_begin",
+            "par_begin",
+            "task_begin",
+            "frag_begin body"
+        ]
+    );
     assert_eq!(w0.text[w0.text.len() - 2..], ["par_end", "session_end"]);
 }
 
@@ -180,7 +207,8 @@ fn pp_for_each_records_one_par_and_one_task_per_item() {
     let mut v = vec![1u64; 1000];
     let threads = record(&path, || {
         (0..100u32).into_par_iter().pp_for_each(|_| ());
-        v.par_chunks_mut(10).pp_for_each(|c| c.iter_mut().for_each(|x| *x *= 2));
+        v.par_chunks_mut(10)
+            .pp_for_each(|c| c.iter_mut().for_each(|x| *x *= 2));
         v.par_iter_mut().pp_for_each(|x| *x += 1);
         v.par_iter().pp_for_each_init(|| 0u64, |acc, x| *acc += x);
     });
@@ -198,14 +226,29 @@ fn idle_pool_workers_are_registered() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("idle.pplog");
-    let session = Session::builder().path(&path).processors(3).start().unwrap();
+    let session = Session::builder()
+        .path(&path)
+        .processors(3)
+        .start()
+        .unwrap();
     let pool = pplib::pool(3).unwrap();
     pool.install(|| ());
     ms(20);
     session.finish().unwrap();
     drop(pool);
     let reader = pplib::log::LogReader::open(&path).unwrap();
-    let mut names: Vec<_> = reader.threads().into_iter().filter_map(|t| reader.thread_name(t).map(str::to_owned)).collect();
+    let mut names: Vec<_> = reader
+        .threads()
+        .into_iter()
+        .filter_map(|t| reader.thread_name(t).map(str::to_owned))
+        .collect();
     names.sort();
-    assert_eq!(names.iter().filter(|n| n.starts_with("pplib-worker-")).count(), 3, "{names:?}");
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| n.starts_with("pplib-worker-"))
+            .count(),
+        3,
+        "{names:?}"
+    );
 }

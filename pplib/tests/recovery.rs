@@ -20,11 +20,17 @@ const LOG: &str = "PPLIB_RECOVERY_LOG";
 /// test run).
 #[test]
 fn child_entry() {
-    let Ok(scenario) = std::env::var(SCENARIO) else { return };
+    let Ok(scenario) = std::env::var(SCENARIO) else {
+        return;
+    };
     let path = PathBuf::from(std::env::var_os(LOG).unwrap());
     match scenario.as_str() {
         "exit" => {
-            let _session = Session::builder().path(&path).processors(2).start().unwrap();
+            let _session = Session::builder()
+                .path(&path)
+                .processors(2)
+                .start()
+                .unwrap();
             let _work = pplib::frag("work");
             let (started_tx, started_rx) = std::sync::mpsc::channel();
             std::thread::spawn(move || {
@@ -40,7 +46,8 @@ fn child_entry() {
         }
         "panic" => {
             let _session = Session::builder().path(&path).start().unwrap();
-            let worker = std::thread::spawn(|| pplib::task_scope(|| panic!("worker panics in a task")));
+            let worker =
+                std::thread::spawn(|| pplib::task_scope(|| panic!("worker panics in a task")));
             assert!(worker.join().is_err());
             let _work = pplib::frag("work");
             panic!("main panics inside a fragment");
@@ -72,7 +79,12 @@ fn exit_from_main_completes_the_log() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("exit.pplog");
     let out = child("exit", &path).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (reader, threads) = read(&path);
     assert_eq!(reader.header().processors, 2);
     assert_eq!(threads.len(), 2);
@@ -91,7 +103,15 @@ fn panic_unwinds_through_guards_and_session() {
     assert_eq!(out.status.code(), Some(101));
     assert!(String::from_utf8_lossy(&out.stderr).contains("main panics inside a fragment"));
     let (_, threads) = read(&path);
-    assert_eq!(threads[0].text, ["session_begin", "frag_begin work", "frag_end work", "session_end"]);
+    assert_eq!(
+        threads[0].text,
+        [
+            "session_begin",
+            "frag_begin work",
+            "frag_end work",
+            "session_end"
+        ]
+    );
     assert_eq!(threads[1].text, ["task_begin", "task_end"]);
 }
 
@@ -120,7 +140,10 @@ fn killed_process_leaves_a_truncated_but_readable_log() {
     let mut stream = reader.streams().remove(0);
     let mut events = Vec::new();
     let err = loop {
-        match stream.next().expect("a truncated log ends its streams with an error") {
+        match stream
+            .next()
+            .expect("a truncated log ends its streams with an error")
+        {
             Ok(e) => events.push(describe(&reader, &e.kind)),
             Err(e) => break e,
         }

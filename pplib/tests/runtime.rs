@@ -13,7 +13,11 @@ fn guards_and_closures_round_trip() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("api.pplog");
-    let session = Session::builder().path(&path).processors(3).start().unwrap();
+    let session = Session::builder()
+        .path(&path)
+        .processors(3)
+        .start()
+        .unwrap();
     assert!(session.is_enabled());
     assert_eq!(session.path(), Some(path.as_path()));
     {
@@ -69,7 +73,10 @@ fn guards_and_closures_round_trip() {
         ]
     );
     assert!(t.events.windows(2).all(|w| w[0].time <= w[1].time));
-    assert_eq!(&reader.names()[..5], ["lock", "barrier", "condvar", "channel", "spin"]);
+    assert_eq!(
+        &reader.names()[..5],
+        ["lock", "barrier", "condvar", "channel", "spin"]
+    );
 }
 
 #[test]
@@ -83,7 +90,10 @@ fn durations_are_measured() {
     let (_, threads) = read(&path);
     let e = &threads[0].events;
     let Nanos(d) = Nanos(e[2].time.0 - e[1].time.0);
-    assert!((45_000_000..2_000_000_000).contains(&d), "50 ms sleep measured as {d} ns");
+    assert!(
+        (45_000_000..2_000_000_000).contains(&d),
+        "50 ms sleep measured as {d} ns"
+    );
 }
 
 #[test]
@@ -119,17 +129,29 @@ fn from_env_records_into_pplib_log() {
 #[test]
 fn builder_errors() {
     let _serial = serial();
-    assert!(matches!(Session::builder().start(), Err(PplibError::NoPath)));
+    assert!(matches!(
+        Session::builder().start(),
+        Err(PplibError::NoPath)
+    ));
     let dir = tempfile::tempdir().unwrap();
     assert!(matches!(
-        Session::builder().path(dir.path().join("a")).processors(0).start(),
+        Session::builder()
+            .path(dir.path().join("a"))
+            .processors(0)
+            .start(),
         Err(PplibError::NoProcessors)
     ));
     let bad = dir.path().join("no/such/dir/x.pplog");
     let err = Session::builder().path(&bad).start().unwrap_err();
     assert!(matches!(err, PplibError::Create { .. }));
-    assert!(err.to_string().starts_with("cannot create the event log "), "{err}");
-    let first = Session::builder().path(dir.path().join("1.pplog")).start().unwrap();
+    assert!(
+        err.to_string().starts_with("cannot create the event log "),
+        "{err}"
+    );
+    let first = Session::builder()
+        .path(dir.path().join("1.pplog"))
+        .start()
+        .unwrap();
     let second = Session::builder().path(dir.path().join("2.pplog")).start();
     assert!(matches!(second, Err(PplibError::AlreadyRecording { .. })));
     first.finish().unwrap();
@@ -157,7 +179,12 @@ fn io_errors_stop_recording_without_panicking() {
     // Recording is off again and a new session works.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("after.pplog");
-    Session::builder().path(&path).start().unwrap().finish().unwrap();
+    Session::builder()
+        .path(&path)
+        .start()
+        .unwrap()
+        .finish()
+        .unwrap();
     assert_eq!(read(&path).1.len(), 1);
 }
 
@@ -166,7 +193,11 @@ fn std_threads_and_locks_record_tasks_and_waits() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sync.pplog");
-    let session = Session::builder().path(&path).processors(2).start().unwrap();
+    let session = Session::builder()
+        .path(&path)
+        .processors(2)
+        .start()
+        .unwrap();
     let lock = pplib::sync::Mutex::new(0u32);
     let ready = pplib::sync::Barrier::new(2);
     pplib::thread::scope(|s| {
@@ -206,9 +237,15 @@ fn std_threads_and_locks_record_tasks_and_waits() {
     );
     let lock_wait = threads[0].events[6].time.0 - threads[0].events[5].time.0;
     assert!(lock_wait >= 30_000_000, "lock wait of {lock_wait} ns");
-    assert_eq!(threads[1].text, ["task_begin", "wait_begin barrier", "wait_end", "task_end"]);
+    assert_eq!(
+        threads[1].text,
+        ["task_begin", "wait_begin barrier", "wait_end", "task_end"]
+    );
     assert_eq!(threads[2].text, ["task_begin", "task_end"]);
-    assert!(threads.iter().all(|t| t.events.iter().all(|e| !matches!(e.kind, EventKind::Counters(_)))));
+    assert!(threads.iter().all(|t| t
+        .events
+        .iter()
+        .all(|e| !matches!(e.kind, EventKind::Counters(_)))));
     let _ = reader;
 }
 
@@ -228,14 +265,24 @@ fn condvar_and_rwlock_waits() {
             *state.lock().unwrap() = true;
             cv.notify_all();
         });
-        let g = cv.wait_while(state.lock().unwrap(), |ready| !*ready).unwrap();
+        let g = cv
+            .wait_while(state.lock().unwrap(), |ready| !*ready)
+            .unwrap();
         assert!(*g);
         drop(w);
     });
     assert_eq!(*rw.read().unwrap(), 1);
     session.finish().unwrap();
     let (_, threads) = read(&path);
-    assert_eq!(threads[0].text, ["session_begin", "wait_begin condvar", "wait_end", "session_end"]);
+    assert_eq!(
+        threads[0].text,
+        [
+            "session_begin",
+            "wait_begin condvar",
+            "wait_end",
+            "session_end"
+        ]
+    );
     for t in &threads {
         assert_nested(&t.text);
     }

@@ -167,6 +167,15 @@ impl CompiledModel {
     /// Evaluates `T_main`; `bindings` gives a value to every parameter (extra names are
     /// ignored).
     pub fn eval(&self, bindings: &Bindings) -> Result<f64, PamelaError> {
+        const STACK: usize = 16;
+        if self.nslots <= STACK {
+            // no allocation on the common path
+            let mut s = [0.0f64; STACK];
+            for (k, n) in self.parameters.iter().enumerate() {
+                s[k] = *bindings.get(n).ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
+            }
+            return self.code_t.eval(&mut s[..self.nslots]);
+        }
         let mut s = self.slots(bindings)?;
         self.code_t.eval(&mut s)
     }

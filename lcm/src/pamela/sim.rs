@@ -295,8 +295,6 @@ enum Ev {
     Resume(u32),
     /// End of an FCFS service: release the thread's units, then continue it.
     Release(u32),
-    /// A queued request was granted: the holder runs and starts its service.
-    Hold(u32),
     /// Next completion on a PS resource (stale when the version moved on).
     PsDone(u32, u64),
 }
@@ -343,7 +341,6 @@ struct Thread {
     /// Incremented at each grant, so stale queue entries can be skipped.
     req_seq: u32,
     waiting: Waiting,
-    rank: u64,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -418,15 +415,11 @@ const NO_RES: u32 = u32::MAX;
 
 impl Engine<'_> {
     fn schedule(&mut self, time: f64, ev: Ev) {
-        self.seq += 1;
-        let mode = std::env::var("PAM_ARB").unwrap_or_default();
-        let tid = match ev { Ev::Resume(t) | Ev::Release(t) | Ev::Hold(t) => t as u64, Ev::PsDone(..) => 0 };
-        let rank = self.threads.get(tid as usize).map(|t| t.rank).unwrap_or(0);
-        let key = match mode.as_str() {
-            "rank" => (rank << 32) | (self.seq & 0xffff_ffff),
-            "revrank" => ((u32::MAX as u64 - rank) << 32) | (self.seq & 0xffff_ffff),
-            "lifo" => u64::MAX - self.seq,
-            _ => if self.fifo { self.seq } else { self.rng.next_u64() },
+        let key = if self.fifo {
+            self.seq += 1;
+            self.seq
+        } else {
+            self.rng.next_u64()
         };
         self.heap.push(Entry { time, key, ev });
     }
@@ -447,8 +440,6 @@ impl Engine<'_> {
         t.parent = parent;
         t.pending = 0;
         t.waiting = Waiting::Nothing;
-        t.rank = self.seq;
-        self.seq += 1;
         id
     }
 
@@ -479,10 +470,6 @@ impl Engine<'_> {
                     self.step(t)?;
                 }
                 Ev::PsDone(r, version) => self.ps_done(r, version),
-                Ev::Hold(t) => {
-                    let at = self.now + self.threads[t as usize].req_time;
-                    self.schedule(at, Ev::Release(t));
-                }
             }
         }
         if self.live > 0 {
@@ -620,23 +607,14 @@ impl Engine<'_> {
     }
 
     fn grant(&mut self, t: u32) {
-        self.grant_as(t, false)
-    }
-
-    fn grant_as(&mut self, t: u32, queued: bool) {
         let th = &mut self.threads[t as usize];
         th.req_seq = th.req_seq.wrapping_add(1);
         th.waiting = Waiting::Nothing;
         for &(r, c) in &th.req {
             self.resources[r as usize].free -= c as i64;
         }
-        if queued && std::env::var("PAM_HOLD").is_ok() {
-            let now = self.now;
-            self.schedule(now, Ev::Hold(t));
-        } else {
-            let at = self.now + th.req_time;
-            self.schedule(at, Ev::Release(t));
-        }
+        let at = self.now + th.req_time;
+        self.schedule(at, Ev::Release(t));
     }
 
     fn release(&mut self, t: u32) {
@@ -663,7 +641,7 @@ impl Engine<'_> {
             }
             if self.can_grant(t) {
                 self.resources[r as usize].queue.remove(k);
-                self.grant_as(t, true);
+                self.grant(t);
             } else {
                 k += 1;
             }
@@ -953,12 +931,18 @@ impl Engine<'_> {
         let th = &mut self.threads[t as usize];
         let seq = th.req_seq;
         th.waiting = Waiting::Resource(th.req[0].0);
-        let rs: Vec<u32> = th.req.iter().map(|x| x.0).collect();
-        for &r in &rs {
+        let n = th.req.len();
+        for k in 0..n {
+            let r = self.threads[t as usize].req[k].0;
             self.resources[r as usize].queue.push_back((t, seq));
         }
         // drops stale entries and serves whoever can go now
-        for r in rs {
+        for k in 0..n {
+            let th = &self.threads[t as usize];
+            if !matches!(th.waiting, Waiting::Resource(_)) || k >= th.req.len() {
+                break;
+            }
+            let r = th.req[k].0;
             self.serve_queue(r);
         }
         Ok(())

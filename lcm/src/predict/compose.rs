@@ -140,6 +140,14 @@ impl<'a> Composer<'a> {
         let env = Env::root();
         let body = self.node(root, &env, &env, &Ctx::default(), 1)?;
         self.params.insert("p".into());
+        let defined: BTreeSet<String> = self
+            .numerics
+            .iter()
+            .filter_map(|l| l.strip_prefix("numeric "))
+            .filter_map(|l| l.split_whitespace().next())
+            .map(str::to_string)
+            .collect();
+        self.params.retain(|v| !defined.contains(v));
         let mut text = String::new();
         let _ = writeln!(text, "% composed by lcm predict from {}", self.file);
         let _ = writeln!(text, "% times in seconds; p = processors of the machine");
@@ -220,11 +228,11 @@ impl<'a> Composer<'a> {
                         None => format!("{w}/p"),
                     };
                     format!(
-                        "{pad}{{ {crit} || par ({i} = 1, p) use(cpu, {demand}) }}   % fragment {} (line {})",
+                        "{pad}% fragment {} (line {})\n{pad}{{ {crit} || par ({i} = 1, p) use(cpu, {demand}) }}",
                         f.name, n.line
                     )
                 } else {
-                    format!("{pad}{crit}   % fragment {} (line {})", f.name, n.line)
+                    format!("{pad}% fragment {} (line {})\n{pad}{crit}", f.name, n.line)
                 }
             }
             NodeKind::Serial { .. } => self.seq(&n.children, &env, &env, ctx, depth)?,
@@ -304,12 +312,12 @@ impl<'a> Composer<'a> {
             SyncOp::Send(c) => {
                 let k = self.sends.entry(c.clone()).or_insert(0);
                 *k += 1;
-                format!("{pad}signal(c_{}_{})   % send (line {line})", ident(c), k)
+                format!("{pad}% send (line {line})\n{pad}signal(c_{}_{})", ident(c), k)
             }
             SyncOp::Recv(c) => {
                 let k = self.recvs.entry(c.clone()).or_insert(0);
                 *k += 1;
-                format!("{pad}wait(c_{}_{})   % recv (line {line})", ident(c), k)
+                format!("{pad}% recv (line {line})\n{pad}wait(c_{}_{})", ident(c), k)
             }
             SyncOp::Barrier(_) => String::new(),
         }

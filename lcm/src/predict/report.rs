@@ -290,6 +290,39 @@ pub fn compare_json(
         .unwrap_or_default()
 }
 
+const FONT_PATHS: [&str; 6] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+];
+
+/// Registers a system font (or `$LCM_FONT`) as `sans-serif` once; false when none exists
+/// (plots are then drawn without text).
+fn font_available() -> bool {
+    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FONT.get_or_init(|| {
+        let env = std::env::var("LCM_FONT").ok();
+        let found = env
+            .iter()
+            .map(String::as_str)
+            .chain(FONT_PATHS)
+            .filter_map(|p| std::fs::read(p).ok())
+            .any(|bytes| {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                plotters::style::register_font(
+                    "sans-serif",
+                    plotters::style::FontStyle::Normal,
+                    bytes,
+                )
+                .is_ok()
+            });
+        found
+    })
+}
+
 /// SVG plot of T against `x` for both versions (one line per combination of the other
 /// varying variables).
 #[allow(clippy::too_many_arguments)]
@@ -319,21 +352,28 @@ pub fn compare_plot(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(*v), h.max(*v)));
     let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * 1.05;
     let xmax = if xmax > xmin { xmax } else { xmin + 1.0 };
+    let text = font_available();
     let root = SVGBackend::new(out, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("lcm compare: predicted run time", ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(12);
+    if text {
+        builder
+            .caption("lcm compare: predicted run time", ("sans-serif", 22))
+            .x_label_area_size(40)
+            .y_label_area_size(70);
+    }
+    let mut chart = builder
         .build_cartesian_2d(xmin..xmax, 0.0..ymax.max(1e-12))
         .map_err(|e| err(e.to_string()))?;
-    chart
-        .configure_mesh()
-        .x_desc(x)
-        .y_desc("T (s)")
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
+    if text {
+        chart
+            .configure_mesh()
+            .x_desc(x)
+            .y_desc("T (s)")
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+    }
     let others: Vec<String> = grid.varying().into_iter().filter(|v| v != x).collect();
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, p) in points.iter().enumerate() {
@@ -367,12 +407,14 @@ pub fn compare_plot(
                 .map_err(|e| err(e.to_string()))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
+    if text {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+    }
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
 }

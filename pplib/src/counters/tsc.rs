@@ -23,7 +23,9 @@ pub(crate) fn read() -> u64 {
 /// (the kernel checked it is invariant and synchronized across processors).
 pub(crate) fn usable() -> bool {
     cfg!(target_arch = "x86_64")
-        && std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
-            .map(|s| s.trim() == "tsc")
-            .unwrap_or(false)
+        && std::fs::read_to_string(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+        .map(|s| s.trim() == "tsc")
+        .unwrap_or(false)
 }

@@ -173,7 +173,9 @@ impl LogReader {
                 thread,
                 done: false,
                 inner: match &self.source {
-                    Source::Text(log) => StreamInner::Text(text::TextStream::new(Arc::clone(log), thread)),
+                    Source::Text(log) => {
+                        StreamInner::Text(text::TextStream::new(Arc::clone(log), thread))
+                    }
                     Source::Binary(log) => {
                         StreamInner::Binary(binary::BinaryStream::new(Arc::clone(log), thread))
                     }

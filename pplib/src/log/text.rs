@@ -126,7 +126,12 @@ fn parse_event<'a>(
         )
     })?;
     let Some(event) = rest.next() else {
-        return Err(syntax(path, pos, "an event after the thread", "end of line"));
+        return Err(syntax(
+            path,
+            pos,
+            "an event after the thread",
+            "end of line",
+        ));
     };
     let mut arg = |what: &str| {
         rest.next()
@@ -163,10 +168,20 @@ fn parse_event<'a>(
                     return Err(syntax(path, pos, "`name=value`", &quote(field)));
                 };
                 let value = value.parse::<u64>().map_err(|_| {
-                    syntax(path, pos, "an unsigned integer counter value", &quote(field))
+                    syntax(
+                        path,
+                        pos,
+                        "an unsigned integer counter value",
+                        &quote(field),
+                    )
                 })?;
                 if name.is_empty() {
-                    return Err(syntax(path, pos, "a counter name before `=`", &quote(field)));
+                    return Err(syntax(
+                        path,
+                        pos,
+                        "a counter name before `=`",
+                        &quote(field),
+                    ));
                 }
                 let id = names
                     .counter(name)
@@ -219,9 +234,9 @@ fn parse_event<'a>(
 
 /// True if `text` starts like a text trace (first non-comment line begins with `pptrace`).
 pub(crate) fn looks_like_text(bytes: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(&bytes[..bytes.len().min(4096)]).or_else(|e| {
-        std::str::from_utf8(&bytes[..e.valid_up_to()])
-    }) else {
+    let Ok(text) = std::str::from_utf8(&bytes[..bytes.len().min(4096)])
+        .or_else(|e| std::str::from_utf8(&bytes[..e.valid_up_to()]))
+    else {
         return false;
     };
     for (_, line) in lines_from(text, 0) {
@@ -289,7 +304,12 @@ pub(crate) fn open(
                 }
             }
             if let Some(extra) = f.next() {
-                return Err(syntax(path, pos, "end of line after `pptrace 1`", &quote(extra)));
+                return Err(syntax(
+                    path,
+                    pos,
+                    "end of line after `pptrace 1`",
+                    &quote(extra),
+                ));
             }
             seen_magic = true;
             continue;
@@ -305,7 +325,12 @@ pub(crate) fn open(
                 .filter(|p| *p > 0)
                 .ok_or_else(|| syntax(path, pos, "a processor count >= 1", &quote(value)))?;
             if let Some(extra) = f.next() {
-                return Err(syntax(path, pos, "end of line after `processors P`", &quote(extra)));
+                return Err(syntax(
+                    path,
+                    pos,
+                    "end of line after `processors P`",
+                    &quote(extra),
+                ));
             }
             processors = Some(p);
             continue;
@@ -329,7 +354,12 @@ pub(crate) fn open(
         in_events = true;
         let thread_text = f.next().unwrap_or("end of line");
         let thread = thread_text.parse::<u32>().map(ThreadId).map_err(|_| {
-            syntax(path, pos, "a thread id (unsigned integer) after the time", &quote(thread_text))
+            syntax(
+                path,
+                pos,
+                "a thread id (unsigned integer) after the time",
+                &quote(thread_text),
+            )
         })?;
         first.entry(thread).or_insert((offset, line_no));
         // Intern names; errors are reported by the thread's stream.
@@ -378,7 +408,11 @@ pub(crate) struct TextStream {
 
 impl TextStream {
     pub(crate) fn new(log: Arc<TextLog>, thread: ThreadId) -> TextStream {
-        let (offset, line) = log.first.get(&thread).copied().unwrap_or((log.text.len(), 0));
+        let (offset, line) = log
+            .first
+            .get(&thread)
+            .copied()
+            .unwrap_or((log.text.len(), 0));
         TextStream {
             log,
             thread,

@@ -4,13 +4,14 @@ use std::cell::{Cell, RefCell};
 
 use super::buffer::ThreadBuffer;
 use super::raw::{self, word};
-use super::{current_for, STATE, COUNTERS_BIT};
+use super::{current_for, COUNTERS_BIT, STATE};
 use crate::clock;
 use crate::counters::ThreadCounters;
 
 /// Per-thread recorder state.
 struct Local {
     buffer: Cell<Option<&'static ThreadBuffer>>,
+    spare: Cell<Option<&'static ThreadBuffer>>,
     names: RefCell<NameCache>,
     counters: RefCell<Option<(u64, ThreadCounters)>>,
 }
@@ -19,6 +20,7 @@ thread_local! {
     static LOCAL: Local = const {
         Local {
             buffer: Cell::new(None),
+            spare: Cell::new(None),
             names: RefCell::new(NameCache { entries: Vec::new() }),
             counters: RefCell::new(None),
         }
@@ -27,7 +29,12 @@ thread_local! {
 
 impl Drop for Local {
     fn drop(&mut self) {
-        if let Some(buffer) = self.buffer.take() {
+        // The spare first: if it holds records (a drainer skipped it while it was in flight,
+        // or it is in flight now) they are older than the current buffer's.
+        for buffer in [self.spare.take(), self.buffer.take()]
+            .into_iter()
+            .flatten()
+        {
             let state = buffer.state();
             if let Some(recorder) = current_for(state) {
                 buffer.drain(state, |thread, words| recorder.send_chunk(thread, words));
@@ -99,39 +106,100 @@ impl Local {
     #[cold]
     #[inline(never)]
     fn push_slow(&self, state: u64, time: u64, word: u64) {
-        let Some(b) = self.buffer_for(state) else { return };
+        let Some(b) = self.buffer_for(state) else {
+            return;
+        };
         if !b.try_push(time, word) {
-            self.drain(state, b);
-            let _ = b.try_push(time, word);
+            if let Some(next) = self.switch(state, b) {
+                let _ = next.try_push(time, word);
+            }
         }
     }
 
-    fn drain(&self, state: u64, b: &ThreadBuffer) {
-        match current_for(state) {
-            Some(recorder) => b.drain(state, |thread, words| recorder.send_chunk(thread, words)),
-            // The session is over: its data was collected by its end; drop the rest.
-            None => b.assign(0, 0),
-        }
+    /// Hands the full buffer `full` to the writer and continues in the spare one (waiting
+    /// until the writer has released it). None if the session is over (its end collected
+    /// what it could; later records are dropped).
+    fn switch(&self, state: u64, full: &'static ThreadBuffer) -> Option<&'static ThreadBuffer> {
+        let Some(recorder) = current_for(state) else {
+            full.assign(0, 0);
+            return None;
+        };
+        full.hand_off(state, |b| recorder.send_buffer(b));
+        let thread = full.thread();
+        let next = match self.spare.get() {
+            Some(spare) => {
+                let mut spins = 0u32;
+                if spare.in_flight() {
+                    recorder.wake_writer();
+                }
+                while spare.in_flight() {
+                    if recorder.is_closed() {
+                        // The writer may never release it: leave it and take a fresh one.
+                        self.spare.set(None);
+                        return self.switch_fresh(state, thread, full);
+                    }
+                    spins += 1;
+                    if spins < 64 {
+                        std::thread::yield_now();
+                    } else {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                    }
+                }
+                spare.assign(state, thread);
+                spare
+            }
+            None => ThreadBuffer::acquire(state, thread),
+        };
+        self.spare.set(Some(full));
+        self.buffer.set(Some(next));
+        Some(next)
+    }
+
+    fn switch_fresh(
+        &self,
+        state: u64,
+        thread: u32,
+        full: &'static ThreadBuffer,
+    ) -> Option<&'static ThreadBuffer> {
+        let next = ThreadBuffer::acquire(state, thread);
+        self.spare.set(Some(full));
+        self.buffer.set(Some(next));
+        Some(next)
     }
 
     #[cold]
     #[inline(never)]
     fn sample_counters(&self, state: u64, time: u64) {
-        let Ok(mut slot) = self.counters.try_borrow_mut() else { return };
+        let Ok(mut slot) = self.counters.try_borrow_mut() else {
+            return;
+        };
         if slot.as_ref().map(|(s, _)| *s) != Some(state) {
-            let Some(recorder) = current_for(state) else { return };
-            let Some((backend, present)) = recorder.counters() else { return };
+            let Some(recorder) = current_for(state) else {
+                return;
+            };
+            let Some((backend, present)) = recorder.counters() else {
+                return;
+            };
             *slot = Some((state, ThreadCounters::open(backend, present)));
         }
-        let Some((_, counters)) = slot.as_mut() else { return };
+        let Some((_, counters)) = slot.as_mut() else {
+            return;
+        };
         let values = counters.read();
         let mut records = Vec::with_capacity(values.len() + 1);
         records.push((time, word(raw::COUNTERS, values.len() as u32)));
-        records.extend(values.iter().map(|(id, v)| (*v, word(raw::COUNTER_VALUE, u32::from(id.0)))));
-        let Some(b) = self.buffer_for(state) else { return };
+        records.extend(
+            values
+                .iter()
+                .map(|(id, v)| (*v, word(raw::COUNTER_VALUE, u32::from(id.0)))),
+        );
+        let Some(b) = self.buffer_for(state) else {
+            return;
+        };
         if !b.try_push_all(&records) {
-            self.drain(state, b);
-            let _ = b.try_push_all(&records);
+            if let Some(next) = self.switch(state, b) {
+                let _ = next.try_push_all(&records);
+            }
         }
     }
 }
@@ -150,28 +218,61 @@ struct CacheEntry {
 
 const CACHE_SLOTS: usize = 64;
 
-/// The string-table id of `name` in session `state` (None: that session is over).
-pub(crate) fn name_id(state: u64, name: &str) -> Option<u32> {
-    LOCAL
-        .try_with(|local| {
-            let mut cache = local.names.try_borrow_mut().ok()?;
-            if cache.entries.is_empty() {
-                cache.entries.resize_with(CACHE_SLOTS, || None);
-            }
-            let addr = name.as_ptr() as usize;
-            let slot = (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) % CACHE_SLOTS;
-            if let Some(e) = &cache.entries[slot] {
+impl Local {
+    /// The string-table id of `name` in session `state` (None: that session is over).
+    #[inline]
+    fn name_id(&self, state: u64, name: &str) -> Option<u32> {
+        let addr = name.as_ptr() as usize;
+        let slot = (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) % CACHE_SLOTS;
+        {
+            let cache = self.names.try_borrow().ok()?;
+            if let Some(Some(e)) = cache.entries.get(slot) {
                 if e.addr == addr && e.state == state && *e.text == *name {
                     return Some(e.id);
                 }
             }
-            let id = current_for(state)?.intern(name);
-            cache.entries[slot] = Some(CacheEntry {
-                addr,
-                state,
-                id,
-                text: name.into(),
-            });
+        }
+        self.name_id_slow(state, name, addr, slot)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn name_id_slow(&self, state: u64, name: &str, addr: usize, slot: usize) -> Option<u32> {
+        let mut cache = self.names.try_borrow_mut().ok()?;
+        if cache.entries.is_empty() {
+            cache.entries.resize_with(CACHE_SLOTS, || None);
+        }
+        let id = current_for(state)?.intern(name);
+        cache.entries[slot] = Some(CacheEntry {
+            addr,
+            state,
+            id,
+            text: name.into(),
+        });
+        Some(id)
+    }
+}
+
+/// The string-table id of `name` in session `state` (None: that session is over).
+pub(crate) fn name_id(state: u64, name: &str) -> Option<u32> {
+    LOCAL.try_with(|local| local.name_id(state, name)).ok().flatten()
+}
+
+/// Records a begin event carrying name `name` (interned) on the calling thread in session
+/// `state`; returns the name's id, or None if nothing was recorded.
+#[inline]
+pub(crate) fn emit_named(state: u64, code: u8, name: &str) -> Option<u32> {
+    LOCAL
+        .try_with(|local| {
+            let id = local.name_id(state, name)?;
+            let time = clock::raw_now();
+            match local.buffer.get() {
+                Some(b) if b.state() == state && b.try_push(time, word(code, id)) => {}
+                _ => local.push_slow(state, time, word(code, id)),
+            }
+            if state & COUNTERS_BIT != 0 {
+                local.sample_counters(state, time);
+            }
             Some(id)
         })
         .ok()

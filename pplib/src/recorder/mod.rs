@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-pub(crate) use local::{emit, emit_if_current, name_id, register_thread};
+pub(crate) use local::{emit, emit_if_current, emit_named, name_id, register_thread};
 
 use crate::clock::{self, ClockSource};
 use crate::counters::{self, Counter, CounterBackend};
@@ -55,8 +55,9 @@ pub(crate) const COUNTERS_BIT: u64 = 1;
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 static CURRENT: Mutex<Option<Arc<Recorder>>> = Mutex::new(None);
 
-/// Chunks that may wait for the writer (64 KiB each at most).
-const CHANNEL_CAPACITY: usize = 64;
+/// Messages that may wait for the writer (a full buffer is one message; each thread has at
+/// most one in flight, so this bounds blocking, not memory).
+const CHANNEL_CAPACITY: usize = 1024;
 
 /// The wait kinds every log defines first (name ids 0..5, in `WaitKind` order).
 pub(crate) const WAIT_KINDS: [&str; 5] = ["lock", "barrier", "condvar", "channel", "spin"];
@@ -102,7 +103,10 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
             path: active.path.clone(),
         });
     }
-    let present = config.counters.as_ref().map(|b| counters::probe(b.as_ref()));
+    let present = config
+        .counters
+        .as_ref()
+        .map(|b| counters::probe(b.as_ref()));
     clock::select(config.clock);
     let scale = clock::time_scale(config.clock);
     let start_clock_ns = sys::monotonic_ns();
@@ -197,6 +201,28 @@ impl Recorder {
         id
     }
 
+    /// Sends a full buffer to the writer (false if the writer is gone).
+    pub(crate) fn send_buffer(&self, buffer: &'static ThreadBuffer) -> bool {
+        self.sender.send(Message::Buffer(buffer)).is_ok()
+    }
+
+    /// Wakes the writer thread (it polls; a thread waiting for a buffer calls this).
+    pub(crate) fn wake_writer(&self) {
+        if let Some(handle) = self
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            handle.thread().unpark();
+        }
+    }
+
+    /// True once the session's end began.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
     /// Sends a drained buffer to the writer.
     pub(crate) fn send_chunk(&self, thread: u32, words: Vec<u64>) {
         let _ = self.sender.send(Message::Chunk { thread, words });
@@ -204,7 +230,9 @@ impl Recorder {
 
     /// The counter backend and the counters present, if counters are on.
     pub(crate) fn counters(&self) -> Option<(&dyn CounterBackend, &[Counter])> {
-        self.counters.as_ref().map(|(b, p)| (b.as_ref(), p.as_slice()))
+        self.counters
+            .as_ref()
+            .map(|(b, p)| (b.as_ref(), p.as_slice()))
     }
 
     /// True once the writer reported an I/O error.
@@ -234,8 +262,11 @@ impl Recorder {
             source,
         };
         if self.sender.send(Message::Finish(reply)).is_err() {
-            return Err(write_error(std::io::Error::other("the writer thread is gone")));
+            return Err(write_error(std::io::Error::other(
+                "the writer thread is gone",
+            )));
         }
+        self.wake_writer();
         let result = match done.recv_timeout(timeout) {
             Ok(r) => r.map_err(write_error),
             Err(_) => Err(write_error(std::io::Error::new(
@@ -244,7 +275,12 @@ impl Recorder {
             ))),
         };
         if result.is_ok() {
-            if let Some(handle) = self.writer.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            if let Some(handle) = self
+                .writer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+            {
                 let _ = handle.join();
             }
         }
@@ -255,7 +291,10 @@ impl Recorder {
 /// Runs at process exit: finishes a session the program did not finish.
 extern "C" fn at_exit() {
     let _ = std::panic::catch_unwind(|| {
-        let recorder = CURRENT.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let recorder = CURRENT
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         if let Some(recorder) = recorder {
             let _ = recorder.close(Duration::from_secs(30));
         }

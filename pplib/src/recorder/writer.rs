@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::Arc;
+use std::time::Duration;
 
+use super::buffer::ThreadBuffer;
 use super::{raw, STATE};
 use crate::log::binary::{ChunkEncoder, LogWriter};
 use crate::log::{CounterId, Nanos, ThreadId};
@@ -25,8 +27,10 @@ pub(crate) enum Message {
         os_tid: u64,
         name: String,
     },
-    /// Raw records of one thread (pairs of words, see `buffer.rs`).
+    /// Raw records of one thread copied out of its buffer (pairs of words, see `buffer.rs`).
     Chunk { thread: u32, words: Vec<u64> },
+    /// A full buffer handed off whole: encode it, then release it.
+    Buffer(&'static ThreadBuffer),
     /// Write `END`, flush and reply.
     Finish(Sender<io::Result<()>>),
 }
@@ -45,9 +49,16 @@ impl Writer {
         let mut encoder = ChunkEncoder::new(ThreadId(0));
         let mut values: Vec<(CounterId, u64)> = Vec::new();
         let mut error: Option<io::Error> = None;
+        // Poll rather than block on the channel: a thread handing off a buffer then never
+        // pays for waking the writer up (one that must wait for its spare buffer unparks it).
+        // Idle, the pause grows to 10 ms.
+        let mut idle = Duration::from_micros(100);
         loop {
             let message = match rx.try_recv() {
-                Ok(m) => m,
+                Ok(m) => {
+                    idle = Duration::from_micros(100);
+                    m
+                }
                 Err(TryRecvError::Empty) => {
                     // Idle: push what we have to the OS, so a crash loses as little as possible.
                     if error.is_none() {
@@ -55,10 +66,9 @@ impl Writer {
                             self.fail(&mut error, e);
                         }
                     }
-                    match rx.recv() {
-                        Ok(m) => m,
-                        Err(_) => return,
-                    }
+                    std::thread::park_timeout(idle);
+                    idle = (idle * 2).min(Duration::from_millis(10));
+                    continue;
                 }
                 Err(TryRecvError::Disconnected) => return,
             };
@@ -67,10 +77,19 @@ impl Writer {
                     Some(e) => Err(e),
                     None => self.log.finish().map(drop),
                 };
+                // Release buffers handed off after the end began (their records are dropped).
+                while let Ok(late) = rx.try_recv() {
+                    if let Message::Buffer(b) = late {
+                        b.consume(|_, _| ());
+                    }
+                }
                 let _ = reply.send(result);
                 return;
             }
             if error.is_some() {
+                if let Message::Buffer(b) = message {
+                    b.consume(|_, _| ());
+                }
                 continue;
             }
             let result = match message {
@@ -83,8 +102,22 @@ impl Writer {
                 Message::Chunk { thread, words } => {
                     encoder.reset(ThreadId(thread));
                     encoder.reserve(words.len() * 2);
-                    self.encode(&mut encoder, &mut values, &words);
-                    super::buffer::recycle_words(words);
+                    encode(
+                        &mut encoder,
+                        &mut values,
+                        words.chunks_exact(2).map(|r| (r[0], r[1])),
+                    );
+                    self.log.chunk(&encoder)
+                }
+                Message::Buffer(buffer) => {
+                    buffer.consume(|thread, words| {
+                        encoder.reset(ThreadId(thread));
+                        encoder.reserve(words.len() * 2);
+                        let records = words
+                            .chunks_exact(2)
+                            .map(|r| (r[0].load(Ordering::Relaxed), r[1].load(Ordering::Relaxed)));
+                        encode(&mut encoder, &mut values, records);
+                    });
                     self.log.chunk(&encoder)
                 }
                 Message::Finish(_) => Ok(()),
@@ -104,22 +137,25 @@ impl Writer {
         let _ = STATE.compare_exchange(self.state, 0, Ordering::SeqCst, Ordering::SeqCst);
         *error = Some(e);
     }
+}
 
-    fn encode(&self, encoder: &mut ChunkEncoder, values: &mut Vec<(CounterId, u64)>, words: &[u64]) {
-        let mut records = words.chunks_exact(2);
-        while let Some(r) = records.next() {
-            let time = Nanos(r[0]);
-            let code = (r[1] & 0xff) as u8;
-            let arg = (r[1] >> 32) as u32;
-            if code == raw::COUNTERS {
-                values.clear();
-                for v in records.by_ref().take(arg as usize) {
-                    values.push((CounterId((v[1] >> 32) as u16), v[0]));
-                }
-                encoder.counters(time, values);
-            } else {
-                encoder.simple(code, time, arg);
+/// Encodes raw records (time, word) into `encoder`.
+fn encode(
+    encoder: &mut ChunkEncoder,
+    values: &mut Vec<(CounterId, u64)>,
+    mut records: impl Iterator<Item = (u64, u64)>,
+) {
+    while let Some((time, word)) = records.next() {
+        let code = (word & 0xff) as u8;
+        let arg = (word >> 32) as u32;
+        if code == raw::COUNTERS {
+            values.clear();
+            for (value, id) in records.by_ref().take(arg as usize) {
+                values.push((CounterId((id >> 32) as u16), value));
             }
+            encoder.counters(Nanos(time), values);
+        } else {
+            encoder.simple(code, Nanos(time), arg);
         }
     }
 }

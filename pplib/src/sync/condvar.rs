@@ -24,16 +24,28 @@ impl Condvar {
     }
 
     /// `std::sync::Condvar::wait_while`, recorded.
-    pub fn wait_while<'a, T, F>(&self, guard: MutexGuard<'a, T>, condition: F) -> LockResult<MutexGuard<'a, T>>
+    pub fn wait_while<'a, T, F>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        condition: F,
+    ) -> LockResult<MutexGuard<'a, T>>
     where
         F: FnMut(&mut T) -> bool,
     {
-        wait(WaitKind::Condvar, || self.inner.wait_while(guard, condition))
+        wait(WaitKind::Condvar, || {
+            self.inner.wait_while(guard, condition)
+        })
     }
 
     /// `std::sync::Condvar::wait_timeout`, recorded.
-    pub fn wait_timeout<'a, T>(&self, guard: MutexGuard<'a, T>, timeout: Duration) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
-        wait(WaitKind::Condvar, || self.inner.wait_timeout(guard, timeout))
+    pub fn wait_timeout<'a, T>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        timeout: Duration,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        wait(WaitKind::Condvar, || {
+            self.inner.wait_timeout(guard, timeout)
+        })
     }
 
     /// `std::sync::Condvar::wait_timeout_while`, recorded.
@@ -46,7 +58,9 @@ impl Condvar {
     where
         F: FnMut(&mut T) -> bool,
     {
-        wait(WaitKind::Condvar, || self.inner.wait_timeout_while(guard, timeout, condition))
+        wait(WaitKind::Condvar, || {
+            self.inner.wait_timeout_while(guard, timeout, condition)
+        })
     }
 
     /// Wakes one waiter.

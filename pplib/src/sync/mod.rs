@@ -14,4 +14,7 @@ pub use barrier::Barrier;
 pub use condvar::Condvar;
 pub use mutex::Mutex;
 pub use rwlock::RwLock;
-pub use std::sync::{BarrierWaitResult, LockResult, MutexGuard, RwLockReadGuard, RwLockWriteGuard, TryLockError, TryLockResult, WaitTimeoutResult};
+pub use std::sync::{
+    BarrierWaitResult, LockResult, MutexGuard, RwLockReadGuard, RwLockWriteGuard, TryLockError,
+    TryLockResult, WaitTimeoutResult,
+};

@@ -66,10 +66,17 @@ pub fn assert_nested(text: &[String]) {
     for e in text {
         let (what, name) = e.split_once(' ').unwrap_or((e.as_str(), ""));
         if let Some(construct) = what.strip_suffix("_begin") {
-            stack.push(format!("{construct}{}", if construct == "frag" { name } else { "" }));
+            stack.push(format!(
+                "{construct}{}",
+                if construct == "frag" { name } else { "" }
+            ));
         } else if let Some(construct) = what.strip_suffix("_end") {
             let want = format!("{construct}{}", if construct == "frag" { name } else { "" });
-            assert_eq!(stack.pop().as_deref(), Some(want.as_str()), "unmatched {e} in {text:?}");
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(want.as_str()),
+                "unmatched {e} in {text:?}"
+            );
         }
     }
     assert!(stack.is_empty(), "unclosed {stack:?} in {text:?}");

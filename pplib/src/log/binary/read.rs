@@ -7,9 +7,14 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{code, Cursor, DecodeError, TimeScale, MAGIC, MAX_PAYLOAD, REC_CHUNK, REC_END, REC_NAME, REC_THREAD, VERSION};
+use super::{
+    code, Cursor, DecodeError, TimeScale, MAGIC, MAX_PAYLOAD, REC_CHUNK, REC_END, REC_NAME,
+    REC_THREAD, VERSION,
+};
 use crate::log::error::quote;
-use crate::log::{CounterId, Event, EventKind, Header, LogError, NameId, Nanos, Position, ProcessInfo, ThreadId};
+use crate::log::{
+    CounterId, Event, EventKind, Header, LogError, NameId, Nanos, Position, ProcessInfo, ThreadId,
+};
 
 /// Where the log's bytes are.
 #[derive(Debug)]
@@ -23,7 +28,9 @@ impl Data {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {
             Data::Bytes(bytes) => {
-                let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+                let start = usize::try_from(offset)
+                    .unwrap_or(usize::MAX)
+                    .min(bytes.len());
                 let n = buf.len().min(bytes.len() - start);
                 buf[..n].copy_from_slice(&bytes[start..start + n]);
                 Ok(n)
@@ -94,18 +101,26 @@ fn malformed(path: &Path, at: u64, expected: &str, found: String) -> LogError {
 fn decode_err(path: &Path, at: u64, what: &str, e: DecodeError) -> LogError {
     match e {
         DecodeError::Short => malformed(path, at, what, "the end of its record".to_owned()),
-        DecodeError::Invalid(expected) => malformed(path, at, expected, format!("bytes that are not {what}")),
+        DecodeError::Invalid(expected) => {
+            malformed(path, at, expected, format!("bytes that are not {what}"))
+        }
     }
 }
 
 impl BinaryLog {
     /// Indexes the binary log in `file` (read from its start).
-    pub(crate) fn open_file(path: &Path, file: File) -> Result<(Header, Vec<String>, BinaryLog), LogError> {
+    pub(crate) fn open_file(
+        path: &Path,
+        file: File,
+    ) -> Result<(Header, Vec<String>, BinaryLog), LogError> {
         BinaryLog::open(path, Data::File(file))
     }
 
     /// Indexes the binary log held in `bytes`.
-    pub(crate) fn open_bytes(path: &Path, bytes: Vec<u8>) -> Result<(Header, Vec<String>, BinaryLog), LogError> {
+    pub(crate) fn open_bytes(
+        path: &Path,
+        bytes: Vec<u8>,
+    ) -> Result<(Header, Vec<String>, BinaryLog), LogError> {
         BinaryLog::open(path, Data::Bytes(bytes))
     }
 
@@ -146,7 +161,12 @@ impl BinaryLog {
         }
         let header_len = u32::from_le_bytes([fixed[10], fixed[11], fixed[12], fixed[13]]);
         if header_len > MAX_PAYLOAD {
-            return Err(malformed(path, 10, "a header length of at most 64 MiB", header_len.to_string()));
+            return Err(malformed(
+                path,
+                10,
+                "a header length of at most 64 MiB",
+                header_len.to_string(),
+            ));
         }
         let mut body = vec![0u8; header_len as usize];
         if data.read_at(14, &mut body).map_err(io)? < body.len() {
@@ -186,13 +206,21 @@ impl BinaryLog {
             let mut head = [0u8; 5];
             let n = self.data.read_at(at, &mut head).map_err(io)?;
             if n < 5 {
-                self.truncated = Some((at, format!("the record at byte {at} is cut inside its header")));
+                self.truncated = Some((
+                    at,
+                    format!("the record at byte {at} is cut inside its header"),
+                ));
                 return Ok(names);
             }
             let kind = head[0];
             let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
             if len > MAX_PAYLOAD {
-                return Err(malformed(&path, at, "a record of at most 64 MiB", format!("a length of {len} bytes")));
+                return Err(malformed(
+                    &path,
+                    at,
+                    "a record of at most 64 MiB",
+                    format!("a length of {len} bytes"),
+                ));
             }
             let payload_at = at + 5;
             let avail = (file_len - payload_at).min(u64::from(len)) as u32;
@@ -200,54 +228,90 @@ impl BinaryLog {
             match kind {
                 REC_END => {
                     if len != 0 || payload_at < file_len {
-                        return Err(malformed(&path, at, "the end of the file after the end record", format!("{} more bytes", file_len - payload_at)));
+                        return Err(malformed(
+                            &path,
+                            at,
+                            "the end of the file after the end record",
+                            format!("{} more bytes", file_len - payload_at),
+                        ));
                     }
                     return Ok(names);
                 }
                 REC_NAME | REC_THREAD => {
                     if cut {
-                        self.truncated = Some((at, format!("the record at byte {at} is cut: {avail} of {len} bytes present")));
+                        self.truncated = Some((
+                            at,
+                            format!(
+                                "the record at byte {at} is cut: {avail} of {len} bytes present"
+                            ),
+                        ));
                         return Ok(names);
                     }
                     let mut payload = vec![0u8; len as usize];
                     self.data.read_at(payload_at, &mut payload).map_err(io)?;
                     let mut c = Cursor::new(&payload);
                     if kind == REC_NAME {
-                        let id = c.uvarint().map_err(|e| decode_err(&path, at, "a name id", e))?;
+                        let id = c
+                            .uvarint()
+                            .map_err(|e| decode_err(&path, at, "a name id", e))?;
                         if id != names.len() as u64 {
-                            return Err(malformed(&path, at, &format!("name id {}", names.len()), id.to_string()));
+                            return Err(malformed(
+                                &path,
+                                at,
+                                &format!("name id {}", names.len()),
+                                id.to_string(),
+                            ));
                         }
-                        let name = c.rest_str().map_err(|e| decode_err(&path, at, "a name", e))?;
+                        let name = c
+                            .rest_str()
+                            .map_err(|e| decode_err(&path, at, "a name", e))?;
                         names.push(name.to_owned());
                     } else {
-                        let thread = c.uvarint().map_err(|e| decode_err(&path, at, "a thread id", e))?;
+                        let thread = c
+                            .uvarint()
+                            .map_err(|e| decode_err(&path, at, "a thread id", e))?;
                         let thread = thread_id(&path, at, thread)?;
-                        c.uvarint().map_err(|e| decode_err(&path, at, "an OS thread id", e))?;
-                        let name = c.rest_str().map_err(|e| decode_err(&path, at, "a thread name", e))?;
+                        c.uvarint()
+                            .map_err(|e| decode_err(&path, at, "an OS thread id", e))?;
+                        let name = c
+                            .rest_str()
+                            .map_err(|e| decode_err(&path, at, "a thread name", e))?;
                         self.threads.entry(thread).or_default().name = Some(name.to_owned());
                     }
                 }
                 REC_CHUNK => {
                     let mut head = [0u8; 20];
-                    let got = self.data.read_at(payload_at, &mut head[..(avail as usize).min(20)]).map_err(io)?;
+                    let got = self
+                        .data
+                        .read_at(payload_at, &mut head[..(avail as usize).min(20)])
+                        .map_err(io)?;
                     let mut c = Cursor::new(&head[..got]);
                     let parsed = c.uvarint().and_then(|t| Ok((t, c.uvarint()?)));
                     let (thread, base) = match parsed {
                         Ok(v) => v,
                         Err(DecodeError::Short) if cut => {
-                            self.truncated = Some((at, format!("the chunk at byte {at} is cut inside its header")));
+                            self.truncated = Some((
+                                at,
+                                format!("the chunk at byte {at} is cut inside its header"),
+                            ));
                             return Ok(names);
                         }
-                        Err(e) => return Err(decode_err(&path, at, "a chunk's thread and base time", e)),
+                        Err(e) => {
+                            return Err(decode_err(&path, at, "a chunk's thread and base time", e))
+                        }
                     };
                     let thread = thread_id(&path, at, thread)?;
                     let skip = c.at as u32;
-                    self.threads.entry(thread).or_default().chunks.push(ChunkRef {
-                        events_at: payload_at + u64::from(skip),
-                        events_len: avail - skip,
-                        base: Nanos(base),
-                        cut,
-                    });
+                    self.threads
+                        .entry(thread)
+                        .or_default()
+                        .chunks
+                        .push(ChunkRef {
+                            events_at: payload_at + u64::from(skip),
+                            events_len: avail - skip,
+                            base: Nanos(base),
+                            cut,
+                        });
                     if cut {
                         self.truncated = Some((
                             payload_at + u64::from(avail),
@@ -257,7 +321,12 @@ impl BinaryLog {
                     }
                 }
                 other => {
-                    return Err(malformed(&path, at, "a record type 1 (name), 2 (thread), 3 (chunk) or 4 (end)", other.to_string()));
+                    return Err(malformed(
+                        &path,
+                        at,
+                        "a record type 1 (name), 2 (thread), 3 (chunk) or 4 (end)",
+                        other.to_string(),
+                    ));
                 }
             }
             at = payload_at + u64::from(len);
@@ -290,7 +359,14 @@ fn parse_header(path: &Path, body: &[u8]) -> Result<(Header, TimeScale), LogErro
     let mut c = Cursor::new(body);
     let err = |what: &str, e| decode_err(path, 14, what, e);
     let processors = c.uvarint().map_err(|e| err("the processor count", e))?;
-    let processors = u32::try_from(processors).map_err(|_| malformed(path, 14, "a processor count below 2^32", processors.to_string()))?;
+    let processors = u32::try_from(processors).map_err(|_| {
+        malformed(
+            path,
+            14,
+            "a processor count below 2^32",
+            processors.to_string(),
+        )
+    })?;
     let clock = c.str().map_err(|e| err("the clock name", e))?.to_owned();
     let n = c.uvarint().map_err(|e| err("the counter count", e))?;
     if n > u64::from(u16::MAX) + 1 {
@@ -304,7 +380,11 @@ fn parse_header(path: &Path, body: &[u8]) -> Result<(Header, TimeScale), LogErro
     let argc = c.uvarint().map_err(|e| err("the argument count", e))?;
     let mut command_line = Vec::new();
     for _ in 0..argc {
-        command_line.push(c.str().map_err(|e| err("a command-line argument", e))?.to_owned());
+        command_line.push(
+            c.str()
+                .map_err(|e| err("a command-line argument", e))?
+                .to_owned(),
+        );
     }
     let start_unix_ns = c.uvarint().map_err(|e| err("the start time", e))?;
     let start_clock_ns = c.uvarint().map_err(|e| err("the start clock reading", e))?;
@@ -373,12 +453,26 @@ impl BinaryStream {
                 self.chunk = None;
                 if chunk.cut {
                     let end = chunk.events_at + u64::from(chunk.events_len);
-                    return Some(Err(self.truncated(end, format!("thread {}'s last chunk is cut after byte {end}", self.thread))));
+                    return Some(Err(self.truncated(
+                        end,
+                        format!(
+                            "thread {}'s last chunk is cut after byte {end}",
+                            self.thread
+                        ),
+                    )));
                 }
             }
             let log = Arc::clone(&self.log);
-            let Some(next) = log.threads.get(&self.thread).and_then(|t| t.chunks.get(self.next_chunk)).copied() else {
-                return log.truncated.as_ref().map(|(at, detail)| Err(self.truncated(*at, detail.clone())));
+            let Some(next) = log
+                .threads
+                .get(&self.thread)
+                .and_then(|t| t.chunks.get(self.next_chunk))
+                .copied()
+            else {
+                return log
+                    .truncated
+                    .as_ref()
+                    .map(|(at, detail)| Err(self.truncated(*at, detail.clone())));
             };
             self.next_chunk += 1;
             self.buf.clear();
@@ -386,7 +480,10 @@ impl BinaryStream {
             match log.data.read_at(next.events_at, &mut self.buf) {
                 Ok(n) if n == self.buf.len() => {}
                 Ok(_) => {
-                    return Some(Err(self.truncated(next.events_at, "the file shrank while it was read".to_owned())));
+                    return Some(Err(self.truncated(
+                        next.events_at,
+                        "the file shrank while it was read".to_owned(),
+                    )));
                 }
                 Err(source) => {
                     return Some(Err(LogError::Io {
@@ -406,7 +503,10 @@ impl BinaryStream {
         let offset = chunk.events_at + start as u64;
         let pos = Position::Offset(offset);
         let path = &self.log.path;
-        let mut c = Cursor { bytes: &self.buf, at: start };
+        let mut c = Cursor {
+            bytes: &self.buf,
+            at: start,
+        };
         let short = |e: DecodeError, what: &str| -> LogError {
             match e {
                 DecodeError::Short if chunk.cut => LogError::Truncated {
@@ -422,7 +522,15 @@ impl BinaryStream {
         let name = |c: &mut Cursor| -> Result<NameId, LogError> {
             let id = c.uvarint().map_err(|e| short(e, "a name id"))?;
             if id >= self.log.names as u64 {
-                return Err(malformed(path, offset, &format!("a name id defined in the string table (< {})", self.log.names), id.to_string()));
+                return Err(malformed(
+                    path,
+                    offset,
+                    &format!(
+                        "a name id defined in the string table (< {})",
+                        self.log.names
+                    ),
+                    id.to_string(),
+                ));
             }
             Ok(NameId(id as u32))
         };
@@ -441,14 +549,27 @@ impl BinaryStream {
             code::COUNTERS => {
                 let n = c.uvarint().map_err(|e| short(e, "a counter count"))?;
                 if n > self.log.counters as u64 {
-                    return Err(malformed(path, offset, &format!("at most {} counter values", self.log.counters), n.to_string()));
+                    return Err(malformed(
+                        path,
+                        offset,
+                        &format!("at most {} counter values", self.log.counters),
+                        n.to_string(),
+                    ));
                 }
                 let mut values = Vec::with_capacity(n as usize);
                 for _ in 0..n {
                     let id = c.uvarint().map_err(|e| short(e, "a counter id"))?;
                     let value = c.uvarint().map_err(|e| short(e, "a counter value"))?;
                     if id >= self.log.counters as u64 {
-                        return Err(malformed(path, offset, &format!("a counter id listed in the header (< {})", self.log.counters), id.to_string()));
+                        return Err(malformed(
+                            path,
+                            offset,
+                            &format!(
+                                "a counter id listed in the header (< {})",
+                                self.log.counters
+                            ),
+                            id.to_string(),
+                        ));
                     }
                     values.push((CounterId(id as u16), value));
                 }
@@ -462,7 +583,14 @@ impl BinaryStream {
                 })
             }
         };
-        let raw = self.time.0.checked_add(delta).ok_or_else(|| malformed(path, offset, "a time below 2^64", "an overflowing delta".to_owned()))?;
+        let raw = self.time.0.checked_add(delta).ok_or_else(|| {
+            malformed(
+                path,
+                offset,
+                "a time below 2^64",
+                "an overflowing delta".to_owned(),
+            )
+        })?;
         self.at = c.at;
         self.time = Nanos(raw);
         let time = Nanos(self.log.scale.to_ns(raw));

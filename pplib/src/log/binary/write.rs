@@ -2,7 +2,9 @@
 
 use std::io::{self, Write};
 
-use super::{code, put_str, put_uvarint, TimeScale, MAGIC, REC_CHUNK, REC_END, REC_NAME, REC_THREAD, VERSION};
+use super::{
+    code, put_str, put_uvarint, TimeScale, MAGIC, REC_CHUNK, REC_END, REC_NAME, REC_THREAD, VERSION,
+};
 use crate::log::{CounterId, EventKind, Header, NameId, Nanos, ThreadId};
 
 /// Writes a binary log: header first, then names, threads and chunks in any order that
@@ -23,7 +25,11 @@ impl<W: Write> LogWriter<W> {
     }
 
     /// Like [`LogWriter::new`], for event times in raw clock units converted by `scale`.
-    pub fn with_time_scale(mut out: W, header: &Header, scale: TimeScale) -> io::Result<LogWriter<W>> {
+    pub fn with_time_scale(
+        mut out: W,
+        header: &Header,
+        scale: TimeScale,
+    ) -> io::Result<LogWriter<W>> {
         let mut body = Vec::new();
         put_uvarint(&mut body, u64::from(header.processors));
         put_str(&mut body, &header.clock);

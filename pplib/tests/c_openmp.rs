@@ -1,0 +1,147 @@
+//! The C ABI: `examples/c/omp_loop.c` (C + OpenMP, instrumented through `include/pplib.h`)
+//! is compiled with `gcc -fopenmp` against the `libpplib.so` cargo built for this test run,
+//! run with 2 OpenMP threads, and its log is read back.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{assert_nested, read};
+
+/// The directory holding the `libpplib.so` built with this test binary: `deps/` next to it
+/// (cargo builds the library's cdylib alongside the rlib the test links), else its parent.
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap().to_path_buf();
+    for dir in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
+        if dir.join("libpplib.so").exists() {
+            return dir;
+        }
+    }
+    panic!("libpplib.so not found next to {}", exe.display());
+}
+
+fn have_gcc_openmp(dir: &Path) -> bool {
+    let probe = dir.join("probe.c");
+    std::fs::write(
+        &probe,
+        "#include <omp.h>\nint main(void){return omp_get_max_threads() < 1;}\n",
+    )
+    .unwrap();
+    Command::new("gcc")
+        .args(["-fopenmp", "-o"])
+        .arg(dir.join("probe"))
+        .arg(&probe)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn c_openmp_example_records_a_readable_log() {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    if !have_gcc_openmp(dir.path()) {
+        eprintln!("SKIPPED: gcc with OpenMP (-fopenmp) is not installed");
+        return;
+    }
+    let lib = library_dir();
+    let exe = dir.path().join("omp_loop");
+    let out = Command::new("gcc")
+        .args(["-O2", "-Wall", "-Werror", "-fopenmp"])
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg(manifest.join("examples/c/omp_loop.c"))
+        .arg("-L")
+        .arg(&lib)
+        .arg("-lpplib")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Disabled (no PPLIB_LOG): runs, records nothing.
+    let plain = Command::new(&exe)
+        .arg("20")
+        .env_remove("PPLIB_LOG")
+        .env("OMP_NUM_THREADS", "2")
+        .output()
+        .unwrap();
+    assert!(plain.status.success());
+    assert!(String::from_utf8_lossy(&plain.stdout).starts_with("n=20 sum="));
+
+    let log = dir.path().join("omp.pplog");
+    let run = Command::new(&exe)
+        .arg("40")
+        .env("PPLIB_LOG", &log)
+        .env("PPLIB_PROCESSORS", "2")
+        .env("OMP_NUM_THREADS", "2")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Same result as the unrecorded run with the same n.
+    let unrecorded = Command::new(&exe)
+        .arg("40")
+        .env_remove("PPLIB_LOG")
+        .env("OMP_NUM_THREADS", "2")
+        .output()
+        .unwrap();
+    assert_eq!(run.stdout, unrecorded.stdout);
+
+    let (reader, threads) = read(&log);
+    assert_eq!(reader.header().processors, 2);
+    assert_eq!(
+        reader.header().process.command_line[0],
+        exe.to_string_lossy()
+    );
+    assert_eq!(threads.len(), 2, "two OpenMP threads");
+    let main = &threads[0].text;
+    assert_eq!(
+        main[..5],
+        [
+            "session_begin",
+            "frag_begin init",
+            "frag_end init",
+            "frag_begin loop",
+            "par_begin"
+        ]
+    );
+    assert_eq!(
+        main[main.len() - 5..],
+        [
+            "wait_begin barrier",
+            "wait_end",
+            "par_end",
+            "frag_end loop",
+            "session_end"
+        ]
+    );
+    let tasks: usize = threads
+        .iter()
+        .map(|t| t.text.iter().filter(|e| *e == "task_begin").count())
+        .sum();
+    assert_eq!(tasks, 40);
+    for t in &threads {
+        assert_nested(&t.text);
+        assert_eq!(
+            t.text.iter().filter(|e| *e == "wait_begin barrier").count(),
+            1
+        );
+    }
+    let worker = &threads[1].text;
+    assert_eq!(worker.first().map(String::as_str), Some("task_begin"));
+    assert_eq!(
+        worker[worker.len() - 2..],
+        ["wait_begin barrier", "wait_end"]
+    );
+}
