@@ -1,7 +1,7 @@
 //! Ranking and presenting fitted models: the human table in the spirit of Crovella's
 //! Figure 5.2 and the `--json` document.
 //!
-//! Ranking: best first by `score = (cv + 1e-7) · 1.15^terms` (LOO-CV error with the same
+//! Ranking: best first by `score = (cv + 1e-7) · 1.3^terms` (LOO-CV error with the same
 //! penalty for needless terms as the automatic search; `terms` counts coefficients other
 //! than a constant).
 //!

@@ -19,9 +19,9 @@
 //!    variable.
 //! 3. **Selection**: the best screened sets are refitted by SVD ([`crate::fit`]); terms
 //!    whose 90% interval contains 0 are removed one at a time (the constant too), and the
-//!    models are ranked by `score = (cv + 1e-7) · 1.15^terms`, where cv is the relative LOO
+//!    models are ranked by `score = (cv + 1e-7) · 1.3^terms`, where cv is the relative LOO
 //!    error of [`crate::linear::cv_error`] (robust to zeros): a term must lower the
-//!    cross-validation error by 15% to be kept.
+//!    cross-validation error by 30% to be kept.
 //!
 //! A set needs at least `coefficients + 2` points.
 
@@ -59,10 +59,13 @@ pub const EXPONENTS: [(i32, i32); 20] = [
 pub const LOG_POWERS: [u32; 3] = [0, 1, 2];
 
 /// Penalty factor per non-constant term.
-pub const TERM_PENALTY: f64 = 1.15;
+pub const TERM_PENALTY: f64 = 1.3;
 
 /// Absolute floor added to the CV error before the penalty (so exact fits compare by size).
 pub const CV_FLOOR: f64 = 1e-7;
+
+/// Score factor for a model of several terms where some term has a negative coefficient.
+pub const NEGATIVE_PENALTY: f64 = 3.0;
 
 /// `x_var^(num/den) · log2(x_var)^log`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -346,6 +349,13 @@ fn screen(
         }
     }
     singles.sort_by(|x, y| x.0.total_cmp(&y.0));
+    // The best single terms always reach selection (they may lose the screen to a
+    // cancelling pair that selection then rejects).
+    let mut best_singles: Vec<(f64, Vec<usize>)> = singles
+        .iter()
+        .take(4)
+        .map(|&(s, a)| (penalized(s, 1), vec![a]))
+        .collect();
     let firsts: Vec<bool> = {
         let mut f = vec![false; cols.len()];
         singles.iter().take(24).for_each(|&(_, a)| f[a] = true);
@@ -362,7 +372,7 @@ fn screen(
             continue;
         };
         for b in 0..cols.len() {
-            if b == a || (b < a && firsts[b]) {
+            if b == a || (b < a && (exhaustive3 || firsts[b])) {
                 continue;
             }
             if let Some(s) = scr.score_with(&ba, &cols[b], &mut scratch) {
@@ -401,7 +411,10 @@ fn screen(
             }
         }
     }
-    found.sets()
+    let mut out = found.sets();
+    best_singles.retain(|b| !out.iter().any(|o| o.1 == b.1));
+    out.append(&mut best_singles);
+    out
 }
 
 /// Options of the automatic search.
@@ -573,7 +586,15 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
                         .iter()
                         .filter(|c| c.term.as_deref() != Some("1"))
                         .count();
-                    models.push((penalized(m.quality.cv, nterms), m));
+                    // A growth term with a negative coefficient (cancellation between
+                    // terms) is implausible for a cost and extrapolates badly: penalize.
+                    let cancel = m
+                        .coefficients
+                        .iter()
+                        .any(|c| c.term.as_deref() != Some("1") && c.value < 0.0)
+                        && nterms > 1;
+                    let factor = if cancel { NEGATIVE_PENALTY } else { 1.0 };
+                    models.push((factor * penalized(m.quality.cv, nterms), m));
                 }
             }
             Err(e) => last_err = Some(e),

@@ -34,7 +34,7 @@ impl Steps {
     }
 }
 
-/// The event sequence of one thread, `n` events long (n even for worker threads).
+/// The event sequence of one thread, exactly `n` events long.
 fn thread_events(
     thread: u32,
     n: usize,
@@ -63,14 +63,16 @@ fn thread_events(
         ]
     };
     let len = body.len();
-    let (head, inner) = if thread == 0 { (1, n - 2) } else { (0, n) };
-    let rounds = inner / len;
+    let framing = if thread == 0 { 2 } else { 0 };
+    let rounds = (n - framing) / len;
+    // Pad with (empty) counter samples, which change no stack, to exactly n events.
+    let pad = n - framing - rounds * len;
     let session = thread == 0;
     std::iter::once(EventKind::SessionBegin)
         .filter(move |_| session)
         .chain((0..rounds * len).map(move |i| body[i % len].clone()))
+        .chain((0..pad).map(|_| EventKind::Counters(Vec::new())))
         .chain(std::iter::once(EventKind::SessionEnd).filter(move |_| session))
-        .take(head + rounds * len + head)
 }
 
 fn write_log(path: &Path, total: usize) -> std::io::Result<usize> {
@@ -87,8 +89,9 @@ fn write_log(path: &Path, total: usize) -> std::io::Result<usize> {
     let work = w.name("work")?;
     let lock = w.name("lock")?;
     let per_thread = total / THREADS as usize;
+    let extra = total % THREADS as usize;
     let mut iters: Vec<_> = (0..THREADS)
-        .map(|t| thread_events(t, per_thread, work, lock).peekable())
+        .map(|t| thread_events(t, per_thread + usize::from((t as usize) < extra), work, lock))
         .collect();
     let mut clocks: Vec<(Steps, u64)> = (0..THREADS)
         .map(|t| (Steps(0x9E37_79B9_7F4A_7C15 ^ u64::from(t + 1)), 1_000_000))
@@ -184,6 +187,33 @@ fn parts(path: &Path) {
         "threaded decoders + merge: {n} events in {s:.3} s ({:.3} s on CPU): {:.1} Mevents/s",
         cpu3 - cpu2,
         n as f64 / s / 1e6
+    );
+    // The sweep alone, on events already merged in memory (the first 2M).
+    let mut merge = pp::merge::EventMerge::new(reader.streams());
+    let mut merged = Vec::new();
+    while let Some(item) = merge.next_item() {
+        if let pp::merge::Merged::Event(slot, e) = item {
+            merged.push((slot, e));
+            if merged.len() == 2_000_000 {
+                break;
+            }
+        }
+    }
+    let config = pp::sweep::SweepConfig {
+        processors: THREADS,
+        ..Default::default()
+    };
+    let mut sweep = pp::sweep::Sweep::new(config, reader.names().to_vec(), &reader.threads());
+    let c0 = thread_cpu_seconds().unwrap_or(0.0);
+    for (slot, e) in &merged {
+        sweep.event(*slot, e, None).expect("valid");
+    }
+    let c1 = thread_cpu_seconds().unwrap_or(0.0);
+    println!(
+        "sweep alone: {} events, {:.3} s on CPU: {:.1} ns/event",
+        merged.len(),
+        c1 - c0,
+        (c1 - c0) * 1e9 / merged.len() as f64
     );
 }
 

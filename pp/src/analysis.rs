@@ -6,7 +6,7 @@ use pplib::log::{LogError, LogReader};
 use serde::Serialize;
 
 use crate::error::PpError;
-use crate::merge::{spawn_decoders, EventMerge, Merged};
+use crate::merge::{spawn_decoders, spawn_merger, EventMerge, Merged};
 use crate::profile::Profile;
 use crate::record::format_record;
 use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, TagSelection};
@@ -136,8 +136,9 @@ pub fn analyze_reader(
     let (mut warnings, truncation_reported) = if parallel {
         std::thread::scope(|scope| {
             let channels = spawn_decoders(scope, streams);
+            let mut merged = spawn_merger(scope, EventMerge::new(channels));
             drive(
-                EventMerge::new(channels),
+                || merged.next_item(),
                 &mut sweep,
                 &path,
                 options,
@@ -145,8 +146,9 @@ pub fn analyze_reader(
             )
         })?
     } else {
+        let mut merge = EventMerge::new(streams);
         drive(
-            EventMerge::new(streams),
+            || merge.next_item(),
             &mut sweep,
             &path,
             options,
@@ -205,8 +207,8 @@ pub fn analyze_reader(
 
 /// Runs the merge into the sweep; returns the warnings and whether a stream reported a
 /// truncation.
-fn drive<S: Iterator<Item = Result<pplib::log::Event, LogError>>>(
-    mut merge: EventMerge<S>,
+fn drive(
+    mut next_item: impl FnMut() -> Option<Merged>,
     sweep: &mut Sweep,
     path: &Path,
     options: &Options,
@@ -214,7 +216,7 @@ fn drive<S: Iterator<Item = Result<pplib::log::Event, LogError>>>(
 ) -> Result<(Vec<String>, bool), PpError> {
     let mut warnings = Vec::new();
     let mut truncation_reported = false;
-    while let Some(item) = merge.next_item() {
+    while let Some(item) = next_item() {
         match item {
             Merged::Event(slot, ev) => {
                 sweep

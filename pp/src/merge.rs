@@ -171,6 +171,62 @@ where
         .collect()
 }
 
+/// The merge running on its own scoped thread, its output received in batches: with
+/// [`spawn_decoders`] this makes a pipeline (decoders → merge → sweep) whose stages run on
+/// different cores.
+#[derive(Debug)]
+pub struct MergedStream {
+    rx: Receiver<Vec<Merged>>,
+    batch: std::vec::IntoIter<Merged>,
+}
+
+impl MergedStream {
+    /// The next step of the merge, or `None` when every stream has ended.
+    #[inline]
+    pub fn next_item(&mut self) -> Option<Merged> {
+        if let Some(m) = self.batch.next() {
+            return Some(m);
+        }
+        self.batch = self.rx.recv().ok()?.into_iter();
+        self.batch.next()
+    }
+}
+
+/// Runs `merge` on a scoped thread; the merge stops early when the [`MergedStream`] is
+/// dropped.
+pub fn spawn_merger<'scope, S>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    mut merge: EventMerge<S>,
+) -> MergedStream
+where
+    S: Iterator<Item = Result<Event, LogError>> + Send + 'scope,
+{
+    let (tx, rx) = sync_channel::<Vec<Merged>>(QUEUE);
+    scope.spawn(move || loop {
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut end = false;
+        while batch.len() < BATCH {
+            match merge.next_item() {
+                Some(m) => batch.push(m),
+                None => {
+                    end = true;
+                    break;
+                }
+            }
+        }
+        if !batch.is_empty() && tx.send(batch).is_err() {
+            return;
+        }
+        if end {
+            return;
+        }
+    });
+    MergedStream {
+        rx,
+        batch: Vec::new().into_iter(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,6 +131,14 @@ impl ThreadStack {
             .map_or(ThreadState::Idle, |f| f.construct.state())
     }
 
+    /// The state the thread will be in once the innermost construct is closed.
+    pub fn state_after_pop(&self) -> ThreadState {
+        match self.frames.len() {
+            0 | 1 => ThreadState::Idle,
+            n => self.frames[n - 2].construct.state(),
+        }
+    }
+
     /// Opens a construct.
     pub fn push(&mut self, frame: Frame) {
         self.frames.push(frame);

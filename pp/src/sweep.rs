@@ -531,14 +531,32 @@ impl Sweep {
         t: u64,
         mut observer: Option<&mut dyn Observer>,
     ) -> Result<(), SweepError> {
-        self.close_segment(slot);
+        let op = StackOp::of(&ev.kind);
+        let s = &self.slots[slot];
+        let old = s.state;
+        // A segment must end where the thread's state or the task owning its Busy time
+        // changes (and at counter samples, which read the Busy time so far). Other events
+        // (fragments, nested session) leave the running segment as it is: window clocks
+        // that stop or start do not need it split.
+        let next_state = match op {
+            StackOp::Push(c) => c.state(),
+            StackOp::Pop(_) => s.stack.state_after_pop(),
+            StackOp::None => old,
+        };
+        let must_close = !s.present
+            || next_state != old
+            || matches!(
+                op,
+                StackOp::Push(Construct::Task) | StackOp::Pop(Construct::Task) | StackOp::None
+            );
+        if must_close {
+            self.close_segment(slot);
+        }
         if !self.slots[slot].present {
             self.slots[slot].present = true;
-            let st = self.slots[slot].state;
-            self.count(st, true, 1);
+            self.count(old, true, 1);
         }
-        let old = self.slots[slot].state;
-        match StackOp::of(&ev.kind) {
+        match op {
             StackOp::None => {
                 if let EventKind::Counters(values) = &ev.kind {
                     self.sample_counters(slot, values, t);

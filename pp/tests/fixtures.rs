@@ -236,3 +236,21 @@ fn invariant_holds_on_every_profile_of_every_fixture() {
         }
     }
 }
+
+#[test]
+fn sequential_and_threaded_decoding_give_the_same_profiles() {
+    for path in fixture_paths() {
+        let s = spec(&path);
+        let threaded = analyze(&path, &s.options).unwrap();
+        let sequential = analyze(
+            &path,
+            &Options {
+                sequential: true,
+                ..s.options.clone()
+            },
+        )
+        .unwrap();
+        assert_eq!(threaded.profiles, sequential.profiles, "{}", path.display());
+        assert_eq!(threaded.warnings, sequential.warnings, "{}", path.display());
+    }
+}

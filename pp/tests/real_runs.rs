@@ -2,7 +2,8 @@
 //! program measures with its own clock (`Instant`) what the profile should contain; pp's
 //! value must be within 10%. Task bodies sleep rather than compute, so the expected values
 //! hold on a loaded machine (a sleeping task is still Busy in the predicate semantics: it is
-//! the innermost construct on its thread). Pools have 2 threads at most.
+//! the innermost construct on its thread). Pools have 2 threads at most; one session at a
+//! time (pplib records one session per process).
 
 use std::path::Path;
 use std::sync::Mutex as StdMutex;
@@ -18,7 +19,11 @@ fn within_10_percent(what: &str, actual: f64, expected: f64) {
     );
 }
 
+/// pplib records one session per process at a time: the tests take turns.
+static ONE_SESSION: StdMutex<()> = StdMutex::new(());
+
 fn record(log: &Path, body: impl FnOnce() + Send) -> Analysis {
+    let _turn = ONE_SESSION.lock().unwrap_or_else(|e| e.into_inner());
     let pool = pplib::pool(2).unwrap();
     pool.install(|| {
         let session = pplib::Session::builder()

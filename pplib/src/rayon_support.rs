@@ -9,7 +9,9 @@
 
 use rayon::iter::ParallelIterator;
 
+use crate::clock;
 use crate::constructs::{par, task, task_scope};
+use crate::recorder::{self, raw};
 use crate::PplibError;
 
 /// A rayon pool of `p` threads named `pplib-worker-I`, each registered with the current
@@ -81,32 +83,87 @@ where
     rayon::scope(|s| task_scope(|| op(Scope { inner: s })))
 }
 
+/// The tasks of one sequential run of items (a rayon fold): consecutive items follow each
+/// other with nothing in between but the iterator's own step, so an item's `task_begin`
+/// takes the time of the previous item's `task_end` (one clock reading per item instead of
+/// two). The first item of a run reads the clock.
+struct TaskRun {
+    state: u64,
+    last_end: Option<u64>,
+}
+
+impl TaskRun {
+    fn new() -> TaskRun {
+        TaskRun {
+            state: 0,
+            last_end: None,
+        }
+    }
+
+    /// Runs `f` as one task.
+    #[inline]
+    fn task<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        let state = recorder::state();
+        if state == 0 {
+            return f();
+        }
+        let begin = match self.last_end.take() {
+            Some(t) if self.state == state => t,
+            _ => clock::raw_now(),
+        };
+        self.state = state;
+        recorder::emit_at(state, raw::TASK_BEGIN, 0, begin);
+        let end = RunTaskEnd { run: self, state };
+        let result = f();
+        drop(end);
+        result
+    }
+}
+
+/// Records the end of a [`TaskRun`] task (also when the item's closure panics).
+struct RunTaskEnd<'a> {
+    run: &'a mut TaskRun,
+    state: u64,
+}
+
+impl Drop for RunTaskEnd<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if recorder::state() == self.state {
+            let t = clock::raw_now();
+            recorder::emit_at(self.state, raw::TASK_END, 0, t);
+            self.run.last_end = Some(t);
+        }
+    }
+}
+
 /// Instrumented consumers for rayon parallel iterators (`use pplib::prelude::*`).
 pub trait PpParallelIterator: ParallelIterator {
     /// `for_each`, recorded as one `par` on the calling thread and one `task` per item
-    /// (per chunk for `par_chunks` and friends).
+    /// (per chunk for `par_chunks` and friends), on the thread that runs the item.
+    ///
+    /// Within one sequential run of items on a thread, an item's `task_begin` has the time
+    /// of the previous item's `task_end` (nothing but the iterator's step lies between
+    /// them), which halves the clock readings.
     fn pp_for_each<F>(self, f: F)
     where
         F: Fn(Self::Item) + Sync + Send,
     {
         let _par = par();
-        self.for_each(|item| {
-            let _task = task();
-            f(item);
-        });
+        self.for_each_init(TaskRun::new, |run, item| run.task(|| f(item)));
     }
 
-    /// `for_each_init` (per-split state), recorded like [`PpParallelIterator::pp_for_each`].
+    /// `for_each_init` (state per rayon job), recorded like [`PpParallelIterator::pp_for_each`].
     fn pp_for_each_init<F, INIT, T>(self, init: INIT, f: F)
     where
         F: Fn(&mut T, Self::Item) + Sync + Send,
         INIT: Fn() -> T + Sync + Send,
     {
         let _par = par();
-        self.for_each_init(init, |state, item| {
-            let _task = task();
-            f(state, item);
-        });
+        self.for_each_init(
+            || (TaskRun::new(), init()),
+            |(run, state), item| run.task(|| f(state, item)),
+        );
     }
 }
 

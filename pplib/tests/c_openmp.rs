@@ -138,8 +138,15 @@ fn c_openmp_example_records_a_readable_log() {
             1
         );
     }
+    // The other OpenMP thread: its share of the iterations (possibly none on a loaded
+    // machine, with dynamic scheduling), then the barrier.
     let worker = &threads[1].text;
-    assert_eq!(worker.first().map(String::as_str), Some("task_begin"));
+    assert!(
+        worker[..worker.len() - 2]
+            .chunks(2)
+            .all(|p| p == ["task_begin", "task_end"]),
+        "{worker:?}"
+    );
     assert_eq!(
         worker[worker.len() - 2..],
         ["wait_begin barrier", "wait_end"]

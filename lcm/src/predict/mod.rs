@@ -1,12 +1,113 @@
-//! Prediction of Rust programs from their annotated fragment models (Crovella's lost cycles
-//! modeling, chapter 6, composed in PAMELA terms).
+//! Prediction of Rust programs from their annotated fragment models: Crovella's lost cycles
+//! modeling (thesis chapter 6), composed in PAMELA terms and evaluated by [`crate::pamela`].
+//!
+//! Given the source of a parallel program whose fragments carry fitted models
+//! (`// lcm: rt = 2.09e-9*n^2*log2(n)`, DESIGN section 5), `lcm` recognizes the program's
+//! parallel structure from the code, composes the fragment models into a PAMELA model and
+//! predicts T(n, p) in seconds without running the program — above all for a restructured
+//! version that has never run.
+//!
+//! # Usage
+//! ```
+//! use lcm::predict::{PredictOptions, Program};
+//! use std::collections::BTreeMap;
+//! let src = r#"
+//! fn main() {
+//!     rayon::join(
+//!         || {
+//!             // lcm: fragment left
+//!             // lcm: rt = 2e-9*n^2
+//!             left();
+//!         },
+//!         || {
+//!             // lcm: fragment right
+//!             // lcm: rt = 1e-9*n^2
+//!             right();
+//!         },
+//!     );
+//! }
+//! "#;
+//! let prog = Program::from_source("join.rs", src, &PredictOptions::default())?;
+//! let at = BTreeMap::from([("n".to_string(), 1000.0), ("p".to_string(), 4.0)]);
+//! let pred = prog.predict(&at)?;
+//! // each task gets p/2 = 2 processors: T = max(2e-3, 1e-3) / 2 seconds
+//! assert!((pred.seconds - 1e-3).abs() < 1e-12);
+//! // structural load imbalance LI+ = (1e-3 - 0.5e-3) * 2 processor-seconds, i.e. LI+/p of T
+//! assert!((pred.contributions.load_imbalance_s - 2.5e-4).abs() < 1e-12);
+//! # Ok::<(), lcm::predict::PredictError>(())
+//! ```
+//! From a file: [`predict_file`]`(path, &bindings, &opts) -> seconds`, or
+//! [`Program::load`] once and [`Program::predict`] at many points (the model is composed and
+//! compiled once). [`PredictOptions`] names a models file (`lca --emit annotation` output,
+//! replacing the source's models fragment by fragment), a machine file (`lcm calibrate`), the
+//! measured version's source (its data movement is not counted twice) and the entry function.
+//! [`Prediction`] holds the time (`seconds`), the seconds each part adds
+//! ([`Contributions`]: per fragment, LI+, pipeline waits, idle processors, communication,
+//! synchronization, contention; they sum to the time) and the detailed breakdown.
+//!
+//! # Input rules
+//! - **Annotations** are whole-line `// lcm:` comments (parsed by [`lca::annotation`]). The
+//!   comment lines directly above a statement (no blank line between) are its annotation
+//!   block.
+//! - **The fragment rule**: a fragment starts at the first statement below a block holding
+//!   `// lcm: fragment NAME` and extends over the following statements of the same `{ }`
+//!   block up to, not including, the first statement preceded by a blank line or carrying an
+//!   annotation block of its own, or to the end of the enclosing block. The fragment's model
+//!   covers everything in it (loops, calls, even parallel iterators); `lcm` only looks inside
+//!   for channel `send` / `recv` (a `recv` is placed before the fragment's work, a `send`
+//!   after).
+//! - In a fragment's block: `CATEGORY = EXPR` for `li ip sl wc cl rc ml os pc rt tt over`
+//!   (processor-seconds of **one execution** of the fragment); `iterations = K` says the
+//!   models are totals over K executions, as `pp` measures a fragment over a whole run
+//!   (one execution then costs model / K); `input X` / `output X` (data traces);
+//!   `bytes = EXPR` (bytes of each item it inputs); `p = EXPR` and `NAME = EXPR` for any other
+//!   name (overrides of p, n or a user variable, read in the variables of the node above).
+//! - On a non-fragment statement: `p = EXPR` / `NAME = EXPR` overrides for what it creates
+//!   (a task, a loop, a call), `iterations = EXPR` for the trip count of a loop, the number
+//!   of spawns of a spawn loop, or the items of a parallel iterator.
+//! - A model line outside a fragment block, a second `fragment` in one block, a category
+//!   given twice or a malformed line is an error naming file and line (exit status 1).
+//!
+//! # Recognized structure (see [`recognize`])
+//! `rayon::join` / `pplib::join` (2 tasks); `rayon::scope`, `std::thread::scope`,
+//! `pplib::scope`, `pplib::thread::scope`, `crossbeam::scope` with their spawns (spawns in a
+//! loop with a literal range or annotated trip count become that many copies); parallel
+//! iterator chains (`par_iter*`, `into_par_iter`, `par_chunks*`, …) — inside a fragment they
+//! are covered by its model (data-parallel fragment), with fragments in their closures they
+//! are a data-parallel node of items on one processor each; sequential `for` / `while` /
+//! `loop` with a literal range or `// lcm: iterations = EXPR`; loops over a channel receiver;
+//! calls of functions and methods of the same file (followed, so a fragment may sit in a
+//! helper); channel `send` / `recv` (std `mpsc`, crossbeam), `Barrier::wait`,
+//! `let guard = m.lock()` (the rest of the block holds the mutex). Parallel constructs without
+//! fragments, parallel iterators outside fragments and loops with unknown trip counts are
+//! warnings naming file and line.
+//!
+//! # Composition (see [`env`], [`compose`], [`datatrace`])
+//! - Variables top-down: T parallel tasks get p/T processors each; items of a data-parallel
+//!   node one; n and user variables pass unchanged; overrides replace them.
+//! - A fragment takes T_f = (sum of its categories) / p_f at its own (n, p_f) (the sum rule
+//!   is in [`env::work_expr`]).
+//! - A parallel node takes the longest task; its structural load imbalance
+//!   LI+ = Σ_t (max T − T_t)·p_t is reported on its own line.
+//! - Cross-task `send` / `recv` become PAMELA condition synchronization (`signal` / `wait`);
+//!   barrier waits split the tasks into phases; a chain of task loops linked by channels
+//!   becomes the material-oriented pipeline of van Gemund's Example 3.5 with the skew term of
+//!   Eq. 3.16, so fill and bottleneck stage come out.
+//! - Processors are a PAMELA resource of multiplicity p; memory loss (`ml`, or `cl + rc`) uses
+//!   a memory-system resource; a locked region uses a lock resource; so concurrent fragments
+//!   contend (omega) instead of being assumed independent.
+//! - Data moving between fragments whose least common ancestor is parallel costs
+//!   `latency + bytes / bandwidth` from the machine file, added before the reader.
+//!
+//! The composed model text (`lcm predict --pamela`) is compiled once by
+//! [`crate::pamela`]; predictions evaluate it.
 
 pub mod account;
 pub mod compose;
 pub mod datatrace;
 pub mod env;
-pub mod grid;
 pub mod error;
+pub mod grid;
 pub mod machine;
 pub mod pipeline;
 pub mod program;
@@ -16,4 +117,4 @@ pub mod source;
 pub mod tree;
 
 pub use error::{PredictError, Warning};
-pub use program::{predict_file, Contributions, Prediction, PredictOptions, Program};
+pub use program::{predict_file, Contributions, PredictOptions, Prediction, Program};

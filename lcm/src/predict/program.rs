@@ -299,8 +299,8 @@ impl Program {
             pipeline_s: acc.pipelines.iter().map(|x| x.waiting).sum::<f64>() / p,
             idle_s: acc.idle / p,
             communication_s: comm,
-            synchronization_s: plain - acc.critical_path_s,
-            contention_s: total - plain,
+            synchronization_s: tidy(plain - acc.critical_path_s, total),
+            contention_s: tidy(total - plain, total),
             total_s: total,
         };
         Ok(Prediction {
@@ -309,6 +309,15 @@ impl Program {
             contributions,
             accounting: acc,
         })
+    }
+}
+
+/// Rounding noise of a difference of two times (relative 1e-9 of the total) is 0.
+fn tidy(v: f64, total: f64) -> f64 {
+    if v.abs() <= 1e-9 * total.abs() {
+        0.0
+    } else {
+        v
     }
 }
 

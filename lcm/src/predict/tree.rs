@@ -2,6 +2,7 @@
 //! Figure 6.3, unrolled to a tree): serial, parallel, loop, pipeline and fragment nodes, each
 //! with the source line it came from and the composition rule `lcm` applies to it.
 
+use super::env::Env;
 use lca::expr::Expr;
 use std::fmt::Write as _;
 
@@ -280,10 +281,33 @@ fn headline(node: &Node) -> String {
 pub fn render(root: &Node, file: &str) -> String {
     let mut out = String::new();
     let mut counter = 0usize;
-    render_node(root, file, "", "", &mut counter, &mut out);
+    let env = Env::root();
+    render_node(root, file, "", "", &mut counter, &mut out, &env, &env);
     out
 }
 
+/// The environments of a node's children: (env, outer) per child, as composition uses them.
+fn child_envs(node: &Node, env: &Env, outer: &Env) -> Vec<(Env, Env)> {
+    match &node.kind {
+        NodeKind::Parallel { .. } => {
+            let tasks = env.subst(&node.task_count());
+            let tenv = env.with("p", div(env.p(), tasks));
+            node.children.iter().map(|_| (tenv.clone(), env.clone())).collect()
+        }
+        NodeKind::ParallelLoop { .. } | NodeKind::Pipeline { .. } => node
+            .children
+            .iter()
+            .map(|_| (env.clone(), outer.clone()))
+            .collect(),
+        NodeKind::DataParallel { .. } => {
+            let ienv = env.with("p", Expr::Num(1.0));
+            node.children.iter().map(|_| (ienv.clone(), env.clone())).collect()
+        }
+        _ => node.children.iter().map(|_| (env.clone(), env.clone())).collect(),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn render_node(
     node: &Node,
     file: &str,
@@ -291,7 +315,10 @@ fn render_node(
     rest_prefix: &str,
     counter: &mut usize,
     out: &mut String,
+    env: &Env,
+    outer: &Env,
 ) {
+    let env = &env.enter(node, outer);
     *counter += 1;
     let _ = writeln!(
         out,
@@ -303,9 +330,9 @@ fn render_node(
     let detail_prefix = format!(
         "{rest_prefix}{}",
         if node.children.is_empty() {
-            "    "
+            "   "
         } else {
-            "│   "
+            "│  "
         }
     );
     if let Some(p) = &node.p_override {
@@ -315,6 +342,17 @@ fn render_node(
         let _ = writeln!(out, "{detail_prefix}override: {v} = {e}");
     }
     let _ = writeln!(out, "{detail_prefix}rule: {}", rule_of(node));
+    let is_task = matches!(node.kind, NodeKind::Fragment(_)) || env.p() != outer.p();
+    if is_task {
+        let vars: Vec<String> = env
+            .settings()
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        if !vars.is_empty() {
+            let _ = writeln!(out, "{detail_prefix}runs at: {}", vars.join(", "));
+        }
+    }
     if let NodeKind::Fragment(f) = &node.kind {
         if f.categories.is_empty() {
             let _ = writeln!(out, "{detail_prefix}model: none (annotate it or pass --models)");
@@ -349,10 +387,12 @@ fn render_node(
         }
     }
     let n = node.children.len();
+    let envs = child_envs(node, env, outer);
     for (i, c) in node.children.iter().enumerate() {
         let last = i + 1 == n;
         let first = format!("{rest_prefix}{}", if last { "└─ " } else { "├─ " });
         let rest = format!("{rest_prefix}{}", if last { "   " } else { "│  " });
-        render_node(c, file, &first, &rest, counter, out);
+        let (ce, co) = &envs[i];
+        render_node(c, file, &first, &rest, counter, out, ce, co);
     }
 }

@@ -47,7 +47,12 @@ impl Drop for Local {
 /// Records one event of the calling thread in session `state` (non-zero).
 #[inline(always)]
 pub(crate) fn emit(state: u64, code: u8, arg: u32) {
-    let time = clock::raw_now();
+    emit_at(state, code, arg, clock::raw_now());
+}
+
+/// Records one event of the calling thread in session `state` (non-zero) at raw time `time`.
+#[inline(always)]
+pub(crate) fn emit_at(state: u64, code: u8, arg: u32, time: u64) {
     let _ = LOCAL.try_with(|local| {
         match local.buffer.get() {
             Some(b) if b.state() == state && b.try_push(time, word(code, arg)) => {}
@@ -255,7 +260,10 @@ impl Local {
 
 /// The string-table id of `name` in session `state` (None: that session is over).
 pub(crate) fn name_id(state: u64, name: &str) -> Option<u32> {
-    LOCAL.try_with(|local| local.name_id(state, name)).ok().flatten()
+    LOCAL
+        .try_with(|local| local.name_id(state, name))
+        .ok()
+        .flatten()
 }
 
 /// Records a begin event carrying name `name` (interned) on the calling thread in session

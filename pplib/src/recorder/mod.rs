@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-pub(crate) use local::{emit, emit_if_current, emit_named, name_id, register_thread};
+pub(crate) use local::{emit, emit_at, emit_if_current, emit_named, name_id, register_thread};
 
 use crate::clock::{self, ClockSource};
 use crate::counters::{self, Counter, CounterBackend};

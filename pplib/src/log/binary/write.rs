@@ -202,10 +202,19 @@ impl ChunkEncoder {
     /// Adds an event without arguments or with a name argument (runtime fast path).
     #[inline]
     pub(crate) fn simple(&mut self, code: u8, time: Nanos, name: u32) {
-        self.stamp(code, time);
-        if matches!(code, code::FRAG_BEGIN | code::FRAG_END | code::WAIT_BEGIN) {
-            put_uvarint(&mut self.body, u64::from(name));
+        if self.events == 0 {
+            self.base = time;
+            self.last = time;
         }
+        let time = time.max(self.last);
+        self.body.reserve(16);
+        self.body.push(code);
+        push_uvarint(&mut self.body, time.0 - self.last.0);
+        if matches!(code, code::FRAG_BEGIN | code::FRAG_END | code::WAIT_BEGIN) {
+            push_uvarint(&mut self.body, u64::from(name));
+        }
+        self.last = time;
+        self.events += 1;
     }
 
     /// Adds a `counters` event.
@@ -237,4 +246,14 @@ impl ChunkEncoder {
         };
         self.simple(c, time, name);
     }
+}
+
+/// Appends `value` as a `uvarint`, one push per byte (no call to memmove).
+#[inline(always)]
+fn push_uvarint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
 }
