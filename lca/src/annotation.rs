@@ -125,7 +125,9 @@ pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationEr
         if !is_ident(key) {
             return Err(err(
                 content_start,
-                format!("expected a category name or `p` or `iterations` before `=`, found `{key}`"),
+                format!(
+                    "expected a category name or `p` or `iterations` before `=`, found `{key}`"
+                ),
             ));
         }
         let expr = expr::parse(expr_text).map_err(|e| {
@@ -155,7 +157,9 @@ pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationEr
         _ => {
             return Err(err(
                 content_start,
-                format!("expected `fragment`, `input`, `output` or `KEY = EXPR`, found `{keyword}`"),
+                format!(
+                    "expected `fragment`, `input`, `output` or `KEY = EXPR`, found `{keyword}`"
+                ),
             ))
         }
     };

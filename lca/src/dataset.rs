@@ -178,8 +178,8 @@ mod tests {
         assert_eq!(d.ys(), [2.0, 2.0]);
         assert_eq!(d.points[1].line, 2);
         let bad = parse_records("p=1 li=x").unwrap();
-        let e = Dataset::from_records(&bad, "f.pp", "li", &vars, &Extraction::default())
-            .unwrap_err();
+        let e =
+            Dataset::from_records(&bad, "f.pp", "li", &vars, &Extraction::default()).unwrap_err();
         assert_eq!(
             e.to_string(),
             "f.pp: line 1: `li`: expected a finite number, found `x`"

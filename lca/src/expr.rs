@@ -420,10 +420,9 @@ impl Parser {
                             args.push(self.expr()?);
                         }
                         if f.is_variadic() && args.len() < 2 {
-                            return Err(self.error(&format!(
-                                "`,` and a second argument of `{}`",
-                                f.name()
-                            )));
+                            return Err(
+                                self.error(&format!("`,` and a second argument of `{}`", f.name()))
+                            );
                         }
                         if !f.is_variadic() && args.len() != 1 {
                             return Err(ExprError {
@@ -582,10 +581,15 @@ impl Expr {
     pub fn substitute(&self, subst: &BTreeMap<String, Expr>) -> Expr {
         match self {
             Expr::Num(v) => Expr::Num(*v),
-            Expr::Var(n) => subst.get(n).cloned().unwrap_or_else(|| Expr::Var(n.clone())),
+            Expr::Var(n) => subst
+                .get(n)
+                .cloned()
+                .unwrap_or_else(|| Expr::Var(n.clone())),
             Expr::Neg(e) => Expr::Neg(Box::new(e.substitute(subst))),
             Expr::Bin(op, a, b) => Expr::bin(*op, a.substitute(subst), b.substitute(subst)),
-            Expr::Call(f, args) => Expr::Call(*f, args.iter().map(|a| a.substitute(subst)).collect()),
+            Expr::Call(f, args) => {
+                Expr::Call(*f, args.iter().map(|a| a.substitute(subst)).collect())
+            }
         }
     }
 
@@ -823,7 +827,10 @@ mod tests {
         // Negative literals (from fitting) also print re-parseably.
         let e = Expr::bin(BinOp::Pow, Expr::Num(-3.0), Expr::Num(2.0));
         assert_eq!(e.to_string(), "(-3)^2");
-        assert_eq!(parse(&e.to_string()).unwrap().eval(&Bindings::new()), Ok(9.0));
+        assert_eq!(
+            parse(&e.to_string()).unwrap().eval(&Bindings::new()),
+            Ok(9.0)
+        );
         assert_eq!(parse("2.09e-9*n^2").unwrap().to_string(), "2.09e-9*n^2");
         assert_eq!(parse("a+b").unwrap().to_string(), "a + b");
     }

@@ -58,7 +58,9 @@ pub struct Extraction {
 
 /// A malformed extraction expression.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("extraction `{text}`: expected `key=value` comparisons joined by && or ||, found `{found}`")]
+#[error(
+    "extraction `{text}`: expected `key=value` comparisons joined by && or ||, found `{found}`"
+)]
 pub struct ExtractionError {
     /// The whole expression.
     pub text: String,
@@ -94,7 +96,11 @@ impl Extraction {
 
     /// True when the record satisfies the extraction.
     pub fn matches(&self, r: &Record) -> bool {
-        self.any_of.is_empty() || self.any_of.iter().any(|all| all.iter().all(|c| c.matches(r)))
+        self.any_of.is_empty()
+            || self
+                .any_of
+                .iter()
+                .any(|all| all.iter().all(|c| c.matches(r)))
     }
 }
 

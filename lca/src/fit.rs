@@ -53,7 +53,9 @@ pub enum FitError {
         error: LinearError,
     },
     /// A term is NaN or infinite at a data point (`log2(0)`, `1/p` at p = 0, …).
-    #[error("{source_name}: line {line}: `{label}`: term `{term}` is not finite ({value}) at {at}")]
+    #[error(
+        "{source_name}: line {line}: `{label}`: term `{term}` is not finite ({value}) at {at}"
+    )]
     NotFinite {
         /// Data file.
         source_name: String,
@@ -171,7 +173,8 @@ pub(crate) fn fit_linear_columns(
             term: Some(t.to_string()),
             value: lf.coefficients[j],
             half_width: lf.half_widths[j],
-            contains_zero: !(lf.coefficients[j].abs() > lf.half_widths[j]),
+            contains_zero: lf.coefficients[j].abs().partial_cmp(&lf.half_widths[j])
+                != Some(std::cmp::Ordering::Greater),
         })
         .collect();
     let expr = Expr::linear_combination(

@@ -82,8 +82,7 @@ impl FormsFile {
                 )));
             };
             let var_name = if var == "*" { "x" } else { var };
-            Hypothesis::form(&form, &[var_name.to_string()])
-                .map_err(|e| err(e.to_string()))?;
+            Hypothesis::form(&form, &[var_name.to_string()]).map_err(|e| err(e.to_string()))?;
             rows.push(FormRow {
                 category: cat.into(),
                 variable: var.into(),
@@ -149,7 +148,10 @@ mod tests {
         assert!(rc.iter().any(|h| h.label == "max(k1*p + k2, k3)"));
         let rt = f.hypotheses("rt", &["n".into()]).unwrap();
         assert!(rt.iter().any(|h| h.label == "k1*n^3 + k2"));
-        assert!(f.hypotheses("li", &["n".into(), "p".into()]).unwrap().is_empty());
+        assert!(f
+            .hypotheses("li", &["n".into(), "p".into()])
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

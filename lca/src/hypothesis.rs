@@ -214,10 +214,9 @@ impl Hypothesis {
 
     /// A linear hypothesis from basis terms (used by the automatic search).
     pub fn linear(terms: Vec<Expr>) -> Hypothesis {
-        let label = Expr::linear_combination(
-            &terms.iter().map(|t| (1.0, t.clone())).collect::<Vec<_>>(),
-        )
-        .to_string();
+        let label =
+            Expr::linear_combination(&terms.iter().map(|t| (1.0, t.clone())).collect::<Vec<_>>())
+                .to_string();
         Hypothesis {
             label,
             kind: HypothesisKind::Linear { terms },
@@ -270,10 +269,7 @@ mod tests {
         assert!(matches!(&h.kind, HypothesisKind::Linear { .. }));
         for nl in ["max(k1*p + k2, k3)", "k1*exp(k2*p)", "k1*p + k1", "k1*k2*p"] {
             let h = Hypothesis::form(nl, &v).unwrap();
-            assert!(
-                matches!(&h.kind, HypothesisKind::Nonlinear { .. }),
-                "{nl}"
-            );
+            assert!(matches!(&h.kind, HypothesisKind::Nonlinear { .. }), "{nl}");
         }
         assert!(Hypothesis::form("p", &v).is_err());
     }

@@ -75,7 +75,9 @@ fn inputs(common: &Common) -> Result<Inputs, Failure> {
         .map(str::to_string)
         .collect();
     if vars.is_empty() {
-        return Err(Failure::Usage("expected at least one variable after -v".into()));
+        return Err(Failure::Usage(
+            "expected at least one variable after -v".into(),
+        ));
     }
     for v in &vars {
         if lca::expr::parse(v) != Ok(lca::expr::Expr::var(v)) {
@@ -115,7 +117,10 @@ fn read_text(path: &Path) -> Result<String, Failure> {
             .context("reading standard input")?;
         return Ok(s);
     }
-    Ok(std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?)
+    Ok(
+        std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?,
+    )
 }
 
 fn run_fit(cli: &Cli) -> Result<(), Failure> {
@@ -133,11 +138,19 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
     let mut hyps = Vec::new();
     for group in &cli.formulae {
         for f in group.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            hyps.push(Hypothesis::formula(f, &inp.vars).map_err(|e| Failure::Usage(e.to_string()))?);
+            hyps.push(
+                Hypothesis::formula(f, &inp.vars).map_err(|e| Failure::Usage(e.to_string()))?,
+            );
         }
     }
-    let data = Dataset::from_records(&inp.records, &inp.source, &category, &inp.vars, &inp.extraction)
-        .map_err(anyhow::Error::from)?;
+    let data = Dataset::from_records(
+        &inp.records,
+        &inp.source,
+        &category,
+        &inp.vars,
+        &inp.extraction,
+    )
+    .map_err(anyhow::Error::from)?;
     let mut models: Vec<FittedModel> = Vec::new();
     let mut notes = Vec::new();
     if cli.auto {
@@ -173,7 +186,9 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
         }
     }
     if models.is_empty() {
-        let e = first_err.map(anyhow::Error::from).unwrap_or_else(|| anyhow!("no model could be fitted"));
+        let e = first_err
+            .map(anyhow::Error::from)
+            .unwrap_or_else(|| anyhow!("no model could be fitted"));
         return Err(Failure::Input(e));
     }
     let models = report::rank(models);
@@ -185,7 +200,8 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
         points: data.len(),
     };
     if let Some(path) = &cli.plot {
-        lca::plot::plot(path, &data, &models[..models.len().min(4)]).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        lca::plot::plot(path, &data, &models[..models.len().min(4)])
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
     }
     if let Some(Emit::Annotation) = cli.common.emit {
         let name = cli.common.tag.clone().unwrap_or_default();

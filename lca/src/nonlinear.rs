@@ -85,7 +85,11 @@ fn nelder_mead(p: &Problem<'_>, start: &[f64], iters: u64) -> (Vec<f64>, f64) {
         .run();
     match res {
         Ok(r) => {
-            let best = r.state().best_param.clone().unwrap_or_else(|| start.to_vec());
+            let best = r
+                .state()
+                .best_param
+                .clone()
+                .unwrap_or_else(|| start.to_vec());
             let c = p.sse(&best);
             (best, c)
         }
@@ -263,7 +267,11 @@ fn branch_starts(
                 cols[j][i] = s * rest.eval_with(&look).unwrap_or(f64::NAN);
             }
         }
-        if offset.iter().chain(cols.iter().flatten()).any(|v| !v.is_finite()) {
+        if offset
+            .iter()
+            .chain(cols.iter().flatten())
+            .any(|v| !v.is_finite())
+        {
             ok = false;
         }
         if !ok {
@@ -400,7 +408,8 @@ pub fn fit_nonlinear(
     let loo: Vec<f64> = if m <= 200 {
         (0..m)
             .map(|i| {
-                let xs_i: Vec<Vec<f64>> = (0..m).filter(|&j| j != i).map(|j| xs[j].clone()).collect();
+                let xs_i: Vec<Vec<f64>> =
+                    (0..m).filter(|&j| j != i).map(|j| xs[j].clone()).collect();
                 let y_i: Vec<f64> = (0..m).filter(|&j| j != i).map(|j| y[j]).collect();
                 let p = Problem {
                     form,
@@ -427,7 +436,7 @@ pub fn fit_nonlinear(
             term: None,
             value: v,
             half_width: h,
-            contains_zero: !(v.abs() > h),
+            contains_zero: v.abs().partial_cmp(&h) != Some(std::cmp::Ordering::Greater),
         })
         .collect();
     let subst: BTreeMap<String, Expr> = params
@@ -485,7 +494,11 @@ mod tests {
         let d = data(|n| 2.0 * (0.3 * n).exp(), &xs);
         let h = Hypothesis::form("k1*exp(k2*p)", &["p".into()]).unwrap();
         let m = fit(&h, &d).unwrap();
-        assert!((m.coefficients[0].value - 2.0).abs() < 1e-3, "{:?}", m.coefficients);
+        assert!(
+            (m.coefficients[0].value - 2.0).abs() < 1e-3,
+            "{:?}",
+            m.coefficients
+        );
         assert!((m.coefficients[1].value - 0.3).abs() < 1e-4);
         assert!(m.quality.cv < 1e-3);
     }

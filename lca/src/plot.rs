@@ -76,7 +76,9 @@ where
         let xs: Vec<f64> = rows.iter().map(|&i| data.points[i].x[0]).collect();
         let ys: Vec<f64> = rows.iter().map(|&i| data.points[i].y).collect();
         let (x0, x1) = range(&xs);
-        let grid: Vec<f64> = (0..=100).map(|k| x0 + (x1 - x0) * k as f64 / 100.0).collect();
+        let grid: Vec<f64> = (0..=100)
+            .map(|k| x0 + (x1 - x0) * k as f64 / 100.0)
+            .collect();
         let others = &data.points[rows[0]].x[1..];
         let curves: Vec<Vec<(f64, f64)>> = models
             .iter()
@@ -129,9 +131,10 @@ where
             let color = COLORS[k % COLORS.len()];
             let s = chart.draw_series(LineSeries::new(c.iter().copied(), color.stroke_width(2)))?;
             if text {
-                s.label(format!("{}: {}", k + 1, m.expr)).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
+                s.label(format!("{}: {}", k + 1, m.expr))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
             }
         }
         if text && !models.is_empty() {
@@ -172,18 +175,33 @@ where
         rc.draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK))?;
         for (k, r) in res.iter().enumerate() {
             let color = COLORS[k % COLORS.len()];
-            rc.draw_series(r.iter().map(|&(x, y)| Cross::new((x, y), 4, color.stroke_width(2))))?;
+            rc.draw_series(
+                r.iter()
+                    .map(|&(x, y)| Cross::new((x, y), 4, color.stroke_width(2))),
+            )?;
         }
     }
     Ok(())
 }
 
 fn range(v: &[f64]) -> (f64, f64) {
-    let lo = v.iter().copied().filter(|x| x.is_finite()).fold(f64::INFINITY, f64::min);
-    let hi = v.iter().copied().filter(|x| x.is_finite()).fold(f64::NEG_INFINITY, f64::max);
+    let lo = v
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let hi = v
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
     if !lo.is_finite() || !hi.is_finite() {
         return (0.0, 1.0);
     }
-    let pad = if hi > lo { 0.05 * (hi - lo) } else { 0.5 * lo.abs().max(1e-12) };
+    let pad = if hi > lo {
+        0.05 * (hi - lo)
+    } else {
+        0.5 * lo.abs().max(1e-12)
+    };
     (lo - pad, hi + pad)
 }

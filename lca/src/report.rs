@@ -42,8 +42,17 @@ fn sig(v: f64) -> String {
 }
 
 fn coef_text(value: f64, hw: f64, flagged: bool) -> String {
-    let hw = if hw.is_finite() { sig(hw) } else { "inf".into() };
-    format!("({} +/- {}){}", sig(value), hw, if flagged { "?" } else { "" })
+    let hw = if hw.is_finite() {
+        sig(hw)
+    } else {
+        "inf".into()
+    };
+    format!(
+        "({} +/- {}){}",
+        sig(value),
+        hw,
+        if flagged { "?" } else { "" }
+    )
 }
 
 /// The model with every coefficient written `(value +/- half-width)`, `?` marking an
@@ -113,8 +122,10 @@ pub fn table(h: &Header, models: &[FittedModel]) -> String {
         },
         h.points
     );
-    let rows: Vec<(String, &FittedModel)> =
-        models.iter().map(|m| (model_with_intervals(m), m)).collect();
+    let rows: Vec<(String, &FittedModel)> = models
+        .iter()
+        .map(|m| (model_with_intervals(m), m))
+        .collect();
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(5).max(5);
     let _ = writeln!(
         s,

@@ -9,7 +9,7 @@
 use crate::annotation::FragmentModel;
 use crate::dataset::{DataError, Dataset};
 use crate::expr::{BinOp, Bindings, Expr};
-use crate::extraction::{Comparison, CmpOp, Extraction};
+use crate::extraction::{CmpOp, Comparison, Extraction};
 use crate::fit::FitError;
 use crate::record::{Record, CATEGORY_KEYS};
 use crate::search::{auto_fit, AutoFit, SearchOptions};
@@ -29,7 +29,7 @@ pub enum ModelError {
         /// Category.
         category: String,
         /// Why.
-        error: FitError,
+        error: Box<FitError>,
     },
     /// No category to fit.
     #[error("{source_name}: expected categories ({}) in the selected records, found none", CATEGORY_KEYS.join(" "))]
@@ -130,7 +130,7 @@ pub fn fit_runtime(
         let data = Dataset::from_records(&selected, source, c, variables, &Extraction::default())?;
         let fit = auto_fit(&data, options).map_err(|error| ModelError::Fit {
             category: c.to_string(),
-            error,
+            error: Box::new(error),
         })?;
         categories.push((c.to_string(), fit));
     }
@@ -143,8 +143,16 @@ pub fn fit_runtime(
     let total = Expr::bin(BinOp::Div, sum, Expr::var("p"));
     let time = Dataset::from_records(&selected, source, "time", variables, &Extraction::default())?;
     let mut rows = Vec::new();
-    for (pt, r) in time.points.iter().zip(selected.iter().filter(|r| r.has("tt"))) {
-        let mut b: Bindings = variables.iter().cloned().zip(pt.x.iter().copied()).collect();
+    for (pt, r) in time
+        .points
+        .iter()
+        .zip(selected.iter().filter(|r| r.has("tt")))
+    {
+        let mut b: Bindings = variables
+            .iter()
+            .cloned()
+            .zip(pt.x.iter().copied())
+            .collect();
         if !b.contains_key("p") {
             if let Ok(p) = r.number("p") {
                 b.insert("p".into(), p);
@@ -171,37 +179,6 @@ pub fn fit_runtime(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::parse_records;
-
-    #[test]
-    fn sums_categories() {
-        let mut text = String::new();
-        for n in [100.0, 200.0, 400.0, 800.0, 1600.0] {
-            for p in [1.0f64, 2.0, 4.0, 8.0, 16.0] {
-                let rt = 1e-3 * n;
-                let li = 1e-4 * n * p.log2();
-                let ip = 2e-3 * (p - 1.0);
-                let tt = rt + li + ip;
-                text.push_str(&format!(
-                    "n={n} tag=cols p={p} li={li} ip={ip} rt={rt} tt={tt}\nn={n} p={p} rt=1 tt=1\n"
-                ));
-            }
-        }
-        let recs = parse_records(&text).unwrap();
-        let vars = vec!["n".to_string(), "p".to_string()];
-        let m = fit_runtime(&recs, "t.pp", Some("cols"), &vars, &Extraction::default(), &SearchOptions::default()).unwrap();
-        assert_eq!(m.categories.len(), 3);
-        assert!(m.mean_relative_error < 1e-6, "{}", m.mean_relative_error);
-        assert_eq!(m.rows.len(), 25);
-        let fm = m.fragment_model();
-        assert_eq!(fm.name, "cols");
-        assert_eq!(fm.category("rt").unwrap().to_string(), "0.001*n");
-    }
-}
-
 /// The human report of `lca model`: each category's selected model, T, and predicted vs
 /// measured time.
 pub fn table(source: &str, m: &RuntimeModel) -> String {
@@ -222,7 +199,11 @@ pub fn table(source: &str, m: &RuntimeModel) -> String {
         .max()
         .unwrap_or(5)
         .max(5);
-    let _ = writeln!(s, "{:<8}  {:<w$}  {:>8}  {:>8}", "category", "model", "R2", "LOO-CV");
+    let _ = writeln!(
+        s,
+        "{:<8}  {:<w$}  {:>8}  {:>8}",
+        "category", "model", "R2", "LOO-CV"
+    );
     for (c, a) in &m.categories {
         let b = a.best();
         let _ = writeln!(
@@ -239,7 +220,11 @@ pub fn table(source: &str, m: &RuntimeModel) -> String {
     for v in &m.variables {
         let _ = write!(s, "{v:>10}  ");
     }
-    let _ = writeln!(s, "{:>12}  {:>12}  {:>8}", "measured", "predicted", "rel.err");
+    let _ = writeln!(
+        s,
+        "{:>12}  {:>12}  {:>8}",
+        "measured", "predicted", "rel.err"
+    );
     for r in &m.rows {
         for x in &r.x {
             let _ = write!(s, "{:>10}  ", crate::expr::format_number(*x));
@@ -277,4 +262,43 @@ pub fn json(m: &RuntimeModel) -> serde_json::Value {
         "rows": m.rows,
         "mean_relative_error": m.mean_relative_error,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::parse_records;
+
+    #[test]
+    fn sums_categories() {
+        let mut text = String::new();
+        for n in [100.0, 200.0, 400.0, 800.0, 1600.0] {
+            for p in [1.0f64, 2.0, 4.0, 8.0, 16.0] {
+                let rt = 1e-3 * n;
+                let li = 1e-4 * n * p.log2();
+                let ip = 2e-3 * (p - 1.0);
+                let tt = rt + li + ip;
+                text.push_str(&format!(
+                    "n={n} tag=cols p={p} li={li} ip={ip} rt={rt} tt={tt}\nn={n} p={p} rt=1 tt=1\n"
+                ));
+            }
+        }
+        let recs = parse_records(&text).unwrap();
+        let vars = vec!["n".to_string(), "p".to_string()];
+        let m = fit_runtime(
+            &recs,
+            "t.pp",
+            Some("cols"),
+            &vars,
+            &Extraction::default(),
+            &SearchOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(m.categories.len(), 3);
+        assert!(m.mean_relative_error < 1e-6, "{}", m.mean_relative_error);
+        assert_eq!(m.rows.len(), 25);
+        let fm = m.fragment_model();
+        assert_eq!(fm.name, "cols");
+        assert_eq!(fm.category("rt").unwrap().to_string(), "0.001*n");
+    }
 }

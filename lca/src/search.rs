@@ -25,11 +25,12 @@
 //!
 //! A set needs at least `coefficients + 2` points.
 
+#![allow(clippy::needless_range_loop)] // index loops over parallel arrays read best here
+
 use crate::dataset::Dataset;
 use crate::expr::{BinOp, Expr, Func};
 use crate::fit::{fit_linear_columns, FitError, FittedModel};
 use std::collections::{BTreeMap, HashSet};
-
 
 /// Extra-P's exponents `i` as (numerator, denominator).
 pub const EXPONENTS: [(i32, i32); 20] = [
@@ -301,7 +302,11 @@ impl TopK {
         let mut key = [usize::MAX; 3];
         key[..set.len()].copy_from_slice(set);
         key[..set.len()].sort_unstable();
-        if self.items.iter().any(|(_, s, n)| *n == set.len() && *s == key) {
+        if self
+            .items
+            .iter()
+            .any(|(_, s, n)| *n == set.len() && *s == key)
+        {
             return;
         }
         let pos = self.items.partition_point(|(s, ..)| *s <= score);
@@ -455,20 +460,22 @@ impl AutoFit {
 fn slices(data: &Dataset, var: usize) -> Vec<Vec<usize>> {
     let mut groups: BTreeMap<Vec<u64>, Vec<usize>> = BTreeMap::new();
     for (i, p) in data.points.iter().enumerate() {
-        let key: Vec<u64> = p
-            .x
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != var)
-            .map(|(_, v)| v.to_bits())
-            .collect();
+        let key: Vec<u64> =
+            p.x.iter()
+                .enumerate()
+                .filter(|(j, _)| *j != var)
+                .map(|(_, v)| v.to_bits())
+                .collect();
         groups.entry(key).or_default().push(i);
     }
     groups.into_values().collect()
 }
 
 fn distinct_count(data: &Dataset, rows: &[usize], var: usize) -> usize {
-    let mut v: Vec<u64> = rows.iter().map(|&i| data.points[i].x[var].to_bits()).collect();
+    let mut v: Vec<u64> = rows
+        .iter()
+        .map(|&i| data.points[i].x[var].to_bits())
+        .collect();
     v.sort_unstable();
     v.dedup();
     v.len()
@@ -499,7 +506,11 @@ fn variable_terms(data: &Dataset, var: usize, limit: usize) -> Vec<Factor> {
         let y: Vec<f64> = rows.iter().map(|&i| data.points[i].y).collect();
         let cols: Vec<Vec<f64>> = pool
             .iter()
-            .map(|f| rows.iter().map(|&i| f.eval(data.points[i].x[var])).collect())
+            .map(|f| {
+                rows.iter()
+                    .map(|&i| f.eval(data.points[i].x[var]))
+                    .collect()
+            })
             .collect();
         let best = screen(&cols, &y, 3, false, 3);
         for (rank, (_, set)) in best.iter().enumerate() {
@@ -519,10 +530,7 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
     let y = data.ys();
     // 1. Generation.
     let terms: Vec<Term> = if nv == 1 {
-        term_pool(0)
-            .into_iter()
-            .map(|f| Term(vec![f]))
-            .collect()
+        term_pool(0).into_iter().map(|f| Term(vec![f])).collect()
     } else {
         let per_var: Vec<Vec<Factor>> = (0..nv)
             .map(|v| {
@@ -575,7 +583,12 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
         set.sort_by(|&a, &b| cols_all[b].0.growth().total_cmp(&cols_all[a].0.growth()));
         let mut chosen: Vec<(Expr, Vec<f64>)> = set
             .iter()
-            .map(|&i| (cols_all[i].0.to_expr(&data.variables), cols_all[i].1.clone()))
+            .map(|&i| {
+                (
+                    cols_all[i].0.to_expr(&data.variables),
+                    cols_all[i].1.clone(),
+                )
+            })
             .collect();
         chosen.push((Expr::Num(1.0), vec![1.0; data.len()]));
         match refine(chosen, data) {
@@ -624,20 +637,25 @@ fn refine(mut chosen: Vec<(Expr, Vec<f64>)>, data: &Dataset) -> Result<FittedMod
     loop {
         let terms: Vec<Expr> = chosen.iter().map(|c| c.0.clone()).collect();
         let cols: Vec<Vec<f64>> = chosen.iter().map(|c| c.1.clone()).collect();
-        let label = Expr::linear_combination(
-            &terms.iter().map(|t| (1.0, t.clone())).collect::<Vec<_>>(),
-        )
-        .to_string();
+        let label =
+            Expr::linear_combination(&terms.iter().map(|t| (1.0, t.clone())).collect::<Vec<_>>())
+                .to_string();
         let m = fit_linear_columns(&label, &terms, &cols, data)?;
         if chosen.len() <= 1 {
             return Ok(m);
         }
-        // The least significant flagged coefficient.
+        // The least significant flagged coefficient; a term whose contribution is below
+        // 1e-9 of the data (rounding noise of an exact fit) counts as flagged too.
+        let ymax = data.points.iter().fold(0.0f64, |a, p| a.max(p.y.abs()));
+        let negligible = |j: usize| {
+            let cmax = chosen[j].1.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            (m.coefficients[j].value * cmax).abs() <= 1e-9 * ymax
+        };
         let worst = m
             .coefficients
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.contains_zero)
+            .filter(|(j, c)| c.contains_zero || negligible(*j))
             .max_by(|a, b| {
                 let ra = a.1.half_width / a.1.value.abs().max(1e-300);
                 let rb = b.1.half_width / b.1.value.abs().max(1e-300);
@@ -675,7 +693,10 @@ mod tests {
                 log: 1,
             },
         ]);
-        assert_eq!(t.to_expr(&["n".into(), "p".into()]).to_string(), "n*log2(p)");
+        assert_eq!(
+            t.to_expr(&["n".into(), "p".into()]).to_string(),
+            "n*log2(p)"
+        );
         let t = Term(vec![Factor {
             var: 0,
             num: 4,
@@ -700,7 +721,12 @@ mod tests {
         let d = Dataset::new("li", &["n", "p"], pts);
         let a = auto_fit(&d, &SearchOptions::default()).unwrap();
         let best = a.best();
-        assert_eq!(best.label, "n*log2(p) + p + 1", "{:?}", a.ranked.iter().map(|m| &m.label).collect::<Vec<_>>());
+        assert_eq!(
+            best.label,
+            "n*log2(p) + p + 1",
+            "{:?}",
+            a.ranked.iter().map(|m| &m.label).collect::<Vec<_>>()
+        );
         assert_eq!(best.expr.to_string(), "0.5*n*log2(p) + 4*p + 10");
     }
 }

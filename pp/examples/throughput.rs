@@ -91,7 +91,14 @@ fn write_log(path: &Path, total: usize) -> std::io::Result<usize> {
     let per_thread = total / THREADS as usize;
     let extra = total % THREADS as usize;
     let mut iters: Vec<_> = (0..THREADS)
-        .map(|t| thread_events(t, per_thread + usize::from((t as usize) < extra), work, lock))
+        .map(|t| {
+            thread_events(
+                t,
+                per_thread + usize::from((t as usize) < extra),
+                work,
+                lock,
+            )
+        })
         .collect();
     let mut clocks: Vec<(Steps, u64)> = (0..THREADS)
         .map(|t| (Steps(0x9E37_79B9_7F4A_7C15 ^ u64::from(t + 1)), 1_000_000))

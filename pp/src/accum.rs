@@ -36,7 +36,11 @@ impl ThreadNanos {
 
     /// The amount in seconds.
     pub fn seconds(self) -> f64 {
-        ns_to_seconds(self.exact) + self.scaled / 1e9
+        if self.scaled == 0.0 {
+            ns_to_seconds(self.exact)
+        } else {
+            ns_to_seconds(self.exact) + self.scaled / 1e9
+        }
     }
 
     /// The amount in nanoseconds (as `f64`).
@@ -71,6 +75,11 @@ impl Sub for ThreadNanos {
 
 /// Converts integer nanoseconds to seconds with one rounding.
 pub fn ns_to_seconds(ns: u128) -> f64 {
+    if ns < 1 << 53 {
+        // Exact in f64; one correctly rounded division gives the f64 nearest to the
+        // decimal value (so 1638104983 ns prints as 1.638104983).
+        return ns as f64 / 1e9;
+    }
     // Split so that values beyond 2^53 ns (~104 days of thread time) keep full precision.
     let whole = (ns / 1_000_000_000) as f64;
     let frac = (ns % 1_000_000_000) as f64 / 1e9;

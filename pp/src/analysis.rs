@@ -240,7 +240,7 @@ fn drive(
                     warnings.push(format!("{e}; profiling the events before it"));
                     sweep.thread_ended(slot);
                 } else {
-                    return Err(PpError::Log(e));
+                    return Err(PpError::Log(*e));
                 }
             }
         }

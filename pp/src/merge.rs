@@ -20,8 +20,9 @@ pub enum Merged {
     /// Thread slot `.0` has no more events (reported right after its last event).
     Ended(usize),
     /// Thread slot `.0`'s stream reported an error after its last good event; that stream
-    /// ends, the merge goes on with the others if asked again.
-    Error(usize, LogError),
+    /// ends, the merge goes on with the others if asked again. (Boxed: errors are rare and
+    /// a small `Merged` is cheaper to pass along.)
+    Error(usize, Box<LogError>),
 }
 
 /// Merges streams (anything yielding `Result<Event, LogError>`) by event time.
@@ -55,7 +56,7 @@ impl<S: Iterator<Item = Result<Event, LogError>>> EventMerge<S> {
                     self.heap.push(Reverse((ev.time.0, slot)));
                     self.heads[slot] = Some(ev);
                 }
-                Some(Err(e)) => self.queue.push_back(Merged::Error(slot, e)),
+                Some(Err(e)) => self.queue.push_back(Merged::Error(slot, Box::new(e))),
                 None => self.queue.push_back(Merged::Ended(slot)),
             }
         }
@@ -82,7 +83,7 @@ impl<S: Iterator<Item = Result<Event, LogError>>> EventMerge<S> {
             }
             Some(Err(e)) => {
                 PeekMut::pop(top);
-                self.queue.push_back(Merged::Error(slot, e));
+                self.queue.push_back(Merged::Error(slot, Box::new(e)));
             }
             None => {
                 PeekMut::pop(top);
@@ -99,14 +100,15 @@ pub const BATCH: usize = 1024;
 /// Batches in flight per stream (bounds memory: `QUEUE × BATCH` events per thread).
 const QUEUE: usize = 4;
 
-type Batch = Vec<Result<Event, LogError>>;
+/// Decoded events in flight; errors boxed to keep items small.
+type Batch = Vec<Result<Event, Box<LogError>>>;
 
 /// A thread's stream decoded ahead by its own decoder thread and received in batches
 /// through a bounded channel (see [`spawn_decoders`]).
 #[derive(Debug)]
 pub struct ChannelStream {
     rx: Receiver<Batch>,
-    batch: std::vec::IntoIter<Result<Event, LogError>>,
+    batch: std::vec::IntoIter<Result<Event, Box<LogError>>>,
 }
 
 impl Iterator for ChannelStream {
@@ -114,11 +116,14 @@ impl Iterator for ChannelStream {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(item) = self.batch.next() {
-            return Some(item);
-        }
-        self.batch = self.rx.recv().ok()?.into_iter();
-        self.batch.next()
+        let item = match self.batch.next() {
+            Some(item) => item,
+            None => {
+                self.batch = self.rx.recv().ok()?.into_iter();
+                self.batch.next()?
+            }
+        };
+        Some(item.map_err(|e| *e))
     }
 }
 
@@ -142,13 +147,11 @@ where
                 let mut end = false;
                 while batch.len() < BATCH {
                     match stream.next() {
-                        Some(item) => {
-                            let err = item.is_err();
-                            batch.push(item);
-                            if err {
-                                end = true;
-                                break;
-                            }
+                        Some(Ok(ev)) => batch.push(Ok(ev)),
+                        Some(Err(e)) => {
+                            batch.push(Err(Box::new(e)));
+                            end = true;
+                            break;
                         }
                         None => {
                             end = true;

@@ -441,3 +441,16 @@ fn binary_time_going_backwards_across_chunks() {
     let e = assert_bad_input(&b, "back.pplog", "byte offset");
     assert!(e.contains("backwards"), "{e}");
 }
+
+#[test]
+fn binary_unknown_event_code_names_its_offset() {
+    let mut b = binary_example();
+    let header_end = 14 + u32::from_le_bytes(b[10..14].try_into().unwrap()) as usize;
+    // First record: CHUNK of thread 0 (type, u32 length, uvarint thread 0, uvarint base 0),
+    // then the first event's code.
+    assert_eq!(b[header_end], 3, "a CHUNK record comes first");
+    let code_at = header_end + 5 + 2;
+    b[code_at] = 0x77;
+    let e = assert_bad_input(&b, "code.pplog", "unknown event");
+    assert!(e.contains(&format!("byte offset {code_at}")), "{e}");
+}

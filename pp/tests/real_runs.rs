@@ -57,15 +57,27 @@ fn rayon_loop_with_one_task_four_times_longer_gives_its_load_imbalance() {
         });
         *window.lock().unwrap() = start.elapsed();
     });
-    let busy: f64 = durations.lock().unwrap().iter().map(Duration::as_secs_f64).sum();
+    let busy: f64 = durations
+        .lock()
+        .unwrap()
+        .iter()
+        .map(Duration::as_secs_f64)
+        .sum();
     let w = window.lock().unwrap().as_secs_f64();
     // While the loop runs, the 2 processors are either in a task or idle with work pending.
     let li_expected = 2.0 * w - busy;
-    assert!(li_expected > 0.015, "the 80 ms task leaves a processor idle: {li_expected}");
+    assert!(
+        li_expected > 0.015,
+        "the 80 ms task leaves a processor idle: {li_expected}"
+    );
     let tag = a.tag("loop").expect("fragment loop");
     within_10_percent("li of fragment loop", tag.li, li_expected);
     within_10_percent("rt of fragment loop", tag.rt, busy);
-    assert!(tag.ip < 0.1 * li_expected, "no serial time inside the loop: ip {}", tag.ip);
+    assert!(
+        tag.ip < 0.1 * li_expected,
+        "no serial time inside the loop: ip {}",
+        tag.ip
+    );
 }
 
 #[test]
@@ -81,7 +93,9 @@ fn serial_phase_gives_insufficient_parallelism() {
             *serial.lock().unwrap() = t.elapsed();
         }
         // Then some parallel work, so the session is not serial only.
-        vec![20u64, 20].into_par_iter().pp_for_each(|ms| std::thread::sleep(Duration::from_millis(ms)));
+        vec![20u64, 20]
+            .into_par_iter()
+            .pp_for_each(|ms| std::thread::sleep(Duration::from_millis(ms)));
     });
     let s = serial.lock().unwrap().as_secs_f64();
     // One thread Busy in serial code, the other processor idle with no work: ip = (p-1) s.
@@ -108,8 +122,20 @@ fn contended_mutex_gives_its_synchronization_loss() {
             std::thread::sleep(Duration::from_millis(50));
         });
     });
-    let waited: f64 = waits.lock().unwrap().iter().map(Duration::as_secs_f64).sum();
-    assert!(waited > 0.005, "the second task waits for the first: {waited}");
+    let waited: f64 = waits
+        .lock()
+        .unwrap()
+        .iter()
+        .map(Duration::as_secs_f64)
+        .sum();
+    assert!(
+        waited > 0.005,
+        "the second task waits for the first: {waited}"
+    );
     within_10_percent("sl of the session", a.session().sl, waited);
-    within_10_percent("sl of fragment critical", a.tag("critical").unwrap().sl, waited);
+    within_10_percent(
+        "sl of fragment critical",
+        a.tag("critical").unwrap().sl,
+        waited,
+    );
 }

@@ -60,7 +60,12 @@ pub struct FragGuard {
 
 /// Opens fragment `name` on the calling thread until the guard is dropped.
 ///
-/// Fragments nest and may overlap other constructs; names are interned once per thread.
+/// Fragments nest (a fragment inside another, or inside a `task`), and fragments of different
+/// threads overlap freely in time (the profile of fragment NAME covers every instant at which
+/// it is open on at least one thread). On one thread, constructs end innermost first: drop
+/// guards in reverse order of creation (the natural order of scoped guards), since `pp`
+/// rejects an end that does not match the innermost open construct. Names are interned: the
+/// first use of a name on a thread takes a lock, later uses a small per-thread cache.
 #[inline]
 pub fn frag(name: &str) -> FragGuard {
     let state = recorder::state();

@@ -47,7 +47,22 @@ fn store(session: Session) -> c_int {
 /// 0 if disabled (no `PPLIB_LOG`, or the log could not be created: said on stderr).
 #[no_mangle]
 pub extern "C" fn pp_start_profiling() -> c_int {
-    guarded(0, || store(Session::from_env()))
+    guarded(0, || {
+        if already_started() {
+            return 1;
+        }
+        store(Session::from_env())
+    })
+}
+
+/// True (and a note on stderr) if a session started through the C ABI is still recording.
+fn already_started() -> bool {
+    let slot = C_SESSION.lock().unwrap_or_else(PoisonError::into_inner);
+    let started = slot.as_ref().is_some_and(Session::is_enabled);
+    if started {
+        eprintln!("pplib: a session is already recording; pp_start_profiling ignored");
+    }
+    started
 }
 
 /// Starts a session recording into `path` with `processors` = p (0: the default).
@@ -58,6 +73,9 @@ pub extern "C" fn pp_start_profiling() -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn pp_start_profiling_to(path: *const c_char, processors: c_int) -> c_int {
     guarded(-1, || {
+        if already_started() {
+            return -1;
+        }
         // SAFETY: forwarded from this function's contract.
         let Some(path) = (unsafe { c_str(path) }) else {
             eprintln!("pplib: pp_start_profiling_to: null path");

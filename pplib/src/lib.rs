@@ -5,7 +5,12 @@
 //! pieces of parallel work (`task`) and synchronization waits (`wait`) — into an event log
 //! that `pp` turns into lost-cycles profiles. Recording is cheap (one clock read and a few
 //! stores into a per-thread buffer per event, no lock) and, when no session is recording,
-//! every call costs about a nanosecond, so instrumentation can stay compiled in.
+//! every call costs about a nanosecond, so instrumentation can stay compiled in. The
+//! `overhead` example measures this on a given machine
+//! (`cargo run --release -p pplib --example overhead`).
+//!
+//! Environment: `PPLIB_LOG` (log path, [`Session::from_env`]), `PPLIB_PROCESSORS` (p),
+//! `PPLIB_COUNTERS=1` (counters), `PPLIB_CLOCK=monotonic` (clock, [`clock`]).
 //!
 //! # Usage
 //!
@@ -59,8 +64,10 @@
 //!
 //! # Robustness
 //!
-//! Buffers are bounded (64 KiB per recording thread; full ones go to a writer thread over a
-//! bounded channel). A panicking program unwinds through its guards and its `Session`, so
+//! Memory is bounded: each recording thread has two 64 KiB buffers; a full one is handed
+//! whole to a writer thread that encodes it into the file while the thread fills the other
+//! (a thread waits only if the writer falls a whole buffer behind). Threads that exit give
+//! their buffers back for reuse. A panicking program unwinds through its guards and its `Session`, so
 //! its log is complete; a program that calls `std::process::exit` (or returns from `main`
 //! with the session still open) gets its log completed by an exit hook; a log cut short
 //! (killed process, full disk) reads up to its last whole record and says it is truncated.

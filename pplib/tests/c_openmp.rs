@@ -1,6 +1,7 @@
 //! The C ABI: `examples/c/omp_loop.c` (C + OpenMP, instrumented through `include/pplib.h`)
 //! is compiled with `gcc -fopenmp` against the `libpplib.so` cargo built for this test run,
-//! run with 2 OpenMP threads, and its log is read back.
+//! run with 2 OpenMP threads, and its log is read back; `tests/c/abi_edges.c` exercises the
+//! ABI's error paths.
 
 mod common;
 
@@ -20,6 +21,14 @@ fn library_dir() -> PathBuf {
         }
     }
     panic!("libpplib.so not found next to {}", exe.display());
+}
+
+/// A command running `exe` against the library in `lib` (cargo's test environment sets
+/// `LD_LIBRARY_PATH` to directories that may hold an older copy of the library).
+fn run_with(exe: &Path, lib: &Path) -> Command {
+    let mut cmd = Command::new(exe);
+    cmd.env("LD_LIBRARY_PATH", lib);
+    cmd
 }
 
 fn have_gcc_openmp(dir: &Path) -> bool {
@@ -55,7 +64,7 @@ fn c_openmp_example_records_a_readable_log() {
         .arg("-L")
         .arg(&lib)
         .arg("-lpplib")
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg(format!("-Wl,--disable-new-dtags,-rpath,{}", lib.display()))
         .arg("-o")
         .arg(&exe)
         .output()
@@ -67,7 +76,7 @@ fn c_openmp_example_records_a_readable_log() {
     );
 
     // Disabled (no PPLIB_LOG): runs, records nothing.
-    let plain = Command::new(&exe)
+    let plain = run_with(&exe, &lib)
         .arg("20")
         .env_remove("PPLIB_LOG")
         .env("OMP_NUM_THREADS", "2")
@@ -77,7 +86,7 @@ fn c_openmp_example_records_a_readable_log() {
     assert!(String::from_utf8_lossy(&plain.stdout).starts_with("n=20 sum="));
 
     let log = dir.path().join("omp.pplog");
-    let run = Command::new(&exe)
+    let run = run_with(&exe, &lib)
         .arg("40")
         .env("PPLIB_LOG", &log)
         .env("PPLIB_PROCESSORS", "2")
@@ -90,7 +99,7 @@ fn c_openmp_example_records_a_readable_log() {
         String::from_utf8_lossy(&run.stderr)
     );
     // Same result as the unrecorded run with the same n.
-    let unrecorded = Command::new(&exe)
+    let unrecorded = run_with(&exe, &lib)
         .arg("40")
         .env_remove("PPLIB_LOG")
         .env("OMP_NUM_THREADS", "2")
@@ -150,5 +159,63 @@ fn c_openmp_example_records_a_readable_log() {
     assert_eq!(
         worker[worker.len() - 2..],
         ["wait_begin barrier", "wait_end"]
+    );
+}
+
+#[test]
+fn c_abi_edge_cases() {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    if !have_gcc_openmp(dir.path()) {
+        eprintln!("SKIPPED: gcc with OpenMP (-fopenmp) is not installed");
+        return;
+    }
+    let lib = library_dir();
+    let exe = dir.path().join("abi_edges");
+    let out = Command::new("gcc")
+        .args(["-O2", "-Wall", "-Werror"])
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg(manifest.join("tests/c/abi_edges.c"))
+        .arg("-L")
+        .arg(&lib)
+        .arg("-lpplib")
+        .arg(format!("-Wl,--disable-new-dtags,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = dir.path().join("edges.pplog");
+    let run = run_with(&exe, &lib)
+        .arg(&log)
+        .env_remove("PPLIB_LOG")
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (reader, threads) = read(&log);
+    assert_eq!(reader.header().processors, 3);
+    assert_eq!(threads.len(), 1);
+    assert_eq!(
+        threads[0].text,
+        [
+            "session_begin",
+            "frag_begin edges",
+            "task_begin",
+            "task_end wasted",
+            "wait_begin io",
+            "wait_end",
+            "frag_end edges",
+            "session_end"
+        ]
     );
 }

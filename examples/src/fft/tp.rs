@@ -20,14 +20,14 @@ pub fn fft2d(n: usize, iters: usize, pool_a: &ThreadPool, pool_b: &ThreadPool) -
     let (tx, rx) = bounded::<Vec<Complex64>>(2);
     let free = MatrixPool::new(2, n);
     let mut out = zeros(n);
-    pplib::par_scope(|| {
-        std::thread::scope(|s| {
-            // lcm: p = ceil(p/2)
-            s.spawn(|| pool_a.install(|| task_a(n, iters, &free, &tx)));
-            // lcm: p = floor(p/2)
-            s.spawn(|| pool_b.install(|| task_b(n, iters, &rx, &free, &mut out)));
-        })
+    let waiting = pplib::par();
+    std::thread::scope(|s| {
+        // lcm: p = ceil(p/2)
+        s.spawn(|| pool_a.install(|| task_a(n, iters, &free, &tx)));
+        // lcm: p = floor(p/2)
+        s.spawn(|| pool_b.install(|| task_b(n, iters, &rx, &free, &mut out)));
     });
+    drop(waiting);
     out
 }
 
@@ -51,7 +51,9 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
             a.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
         });
 
-        pplib::wait(WaitKind::Channel, || tx.send(a)).expect("task B receives every matrix");
+        let sending = pplib::wait_guard(WaitKind::Channel);
+        tx.send(a).expect("task B receives every matrix");
+        drop(sending);
     }
 }
 
@@ -68,7 +70,9 @@ fn task_b(
     let g = block_cols(n);
     // lcm: iterations = iters
     for _ in 0..iters {
-        let a = pplib::wait(WaitKind::Channel, || rx.recv()).expect("task A sends every matrix");
+        let receiving = pplib::wait_guard(WaitKind::Channel);
+        let a = rx.recv().expect("task A sends every matrix");
+        drop(receiving);
 
         // lcm: fragment transpose
         pplib::frag_scope("transpose", || {

@@ -23,6 +23,57 @@ fn err(path: &Path) -> impl Fn(String) -> PlotError + '_ {
     }
 }
 
+/// Registers a TrueType font as plotters' `sans-serif` (plotters is built without system
+/// font lookup): `$STUDY_FONT`, else a common sans font of the system, else the first
+/// `.ttf` under `/usr/share/fonts`. Returns false when none was found: the plots are then
+/// drawn without text (the report's tables carry the numbers).
+pub fn ensure_font() -> bool {
+    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FONT.get_or_init(|| {
+        let mut candidates: Vec<std::path::PathBuf> = std::env::var_os("STUDY_FONT")
+            .map(std::path::PathBuf::from)
+            .into_iter()
+            .collect();
+        for c in [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+            "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
+            "/System/Library/Fonts/Supplemental/Arial.ttf",
+        ] {
+            candidates.push(c.into());
+        }
+        candidates.extend(find_ttf(Path::new("/usr/share/fonts"), 3));
+        for c in candidates {
+            if let Ok(bytes) = std::fs::read(&c) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
+fn find_ttf(dir: &Path, depth: usize) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() && depth > 0 {
+            out.extend(find_ttf(&p, depth - 1));
+        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("ttf")) {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
 const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(174, 199, 232),
@@ -43,6 +94,7 @@ fn category_color(cat: &str) -> RGBColor {
 /// times of both versions (log-log). `base` / `other` name the two versions.
 pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -> Result<(), PlotError> {
     let e = err(path);
+    let text = ensure_font();
     let mut ps: Vec<usize> = points.iter().map(|p| p.p).collect();
     ps.sort_unstable();
     ps.dedup();
@@ -80,20 +132,26 @@ pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -
         let hi = vals.iter().copied().fold(0.0, f64::max) * 1.5;
         let nlo = pts.first().map_or(1, |x| x.n) as f64 / 1.3;
         let nhi = pts.last().map_or(2, |x| x.n) as f64 * 1.3;
-        let mut chart = ChartBuilder::on(panel)
-            .caption(format!("time per iteration, p = {p}"), ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
+        let mut builder = ChartBuilder::on(panel);
+        builder.margin(10);
+        if text {
+            builder
+                .caption(format!("time per iteration, p = {p}"), ("sans-serif", 18))
+                .x_label_area_size(40)
+                .y_label_area_size(70);
+        }
+        let mut chart = builder
             .build_cartesian_2d((nlo..nhi).log_scale(), (lo..hi).log_scale())
             .map_err(|x| e(x.to_string()))?;
-        chart
-            .configure_mesh()
-            .x_desc("n")
-            .y_desc("seconds")
-            .y_label_formatter(&|v| format!("{v:.1e}"))
-            .draw()
-            .map_err(|x| e(x.to_string()))?;
+        let mut mesh = chart.configure_mesh();
+        if text {
+            mesh.x_desc("n")
+                .y_desc("seconds")
+                .y_label_formatter(&|v| format!("{v:.1e}"));
+        } else {
+            mesh.x_labels(0).y_labels(0);
+        }
+        mesh.draw().map_err(|x| e(x.to_string()))?;
         type Pick = fn(&PointResult) -> f64;
         let series: [(String, RGBColor, bool, Pick); 4] = [
             (format!("{other} measured"), COLORS[4], false, |x| x.measured),
@@ -132,13 +190,15 @@ pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -
                     .map_err(|x| e(x.to_string()))?;
             }
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|x| e(x.to_string()))?;
+        if text {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()
+                .map_err(|x| e(x.to_string()))?;
+        }
     }
     root.present().map_err(|x| e(x.to_string()))?;
     Ok(())
@@ -148,6 +208,7 @@ pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -
 /// bars per p: the measured version on the left, the other on the right.
 pub fn category_plot(path: &Path, base: &[Run], other: &[Run]) -> Result<(), PlotError> {
     let e = err(path);
+    let text = ensure_font();
     let mut ns: Vec<u64> = base.iter().chain(other).map(|r| r.n).collect();
     ns.sort_unstable();
     ns.dedup();
@@ -175,26 +236,32 @@ pub fn category_plot(path: &Path, base: &[Run], other: &[Run]) -> Result<(), Plo
         if top <= 0.0 {
             continue;
         }
-        let mut chart = ChartBuilder::on(panel)
-            .caption(
-                format!("n = {n}: left {base_name}, right {other_name}"),
-                ("sans-serif", 16),
-            )
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(70)
+        let mut builder = ChartBuilder::on(panel);
+        builder.margin(10);
+        if text {
+            builder
+                .caption(
+                    format!("n = {n}: left {base_name}, right {other_name}"),
+                    ("sans-serif", 16),
+                )
+                .x_label_area_size(35)
+                .y_label_area_size(70);
+        }
+        let mut chart = builder
             .build_cartesian_2d(0.4..max_p as f64 + 0.6, 0.0..top)
             .map_err(|x| e(x.to_string()))?;
-        chart
-            .configure_mesh()
-            .x_desc("p")
-            .y_desc("processor-s / iteration")
-            .x_labels(max_p.min(16))
-            .x_label_formatter(&|v| format!("{}", v.round() as i64))
-            .y_label_formatter(&|v| format!("{v:.1e}"))
-            .disable_x_mesh()
-            .draw()
-            .map_err(|x| e(x.to_string()))?;
+        let mut mesh = chart.configure_mesh();
+        mesh.disable_x_mesh();
+        if text {
+            mesh.x_desc("p")
+                .y_desc("processor-s / iteration")
+                .x_labels(max_p.min(16))
+                .x_label_formatter(&|v| format!("{}", v.round() as i64))
+                .y_label_formatter(&|v| format!("{v:.1e}"));
+        } else {
+            mesh.x_labels(0).y_labels(0);
+        }
+        mesh.draw().map_err(|x| e(x.to_string()))?;
         let mut legend_done = std::collections::BTreeSet::new();
         for (x, run) in &bars {
             let mut y0 = 0.0;
@@ -205,7 +272,7 @@ pub fn category_plot(path: &Path, base: &[Run], other: &[Run]) -> Result<(), Plo
                 let drawn = chart
                     .draw_series(std::iter::once(rect))
                     .map_err(|x| e(x.to_string()))?;
-                if i == 0 && legend_done.insert(cat) {
+                if text && i == 0 && legend_done.insert(cat) {
                     drawn.label(cat).legend(move |(x, y)| {
                         Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
                     });
@@ -213,7 +280,7 @@ pub fn category_plot(path: &Path, base: &[Run], other: &[Run]) -> Result<(), Plo
                 y0 += h;
             }
         }
-        if i == 0 {
+        if text && i == 0 {
             chart
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.8))

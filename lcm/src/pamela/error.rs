@@ -37,6 +37,14 @@ pub enum PamelaError {
         /// What is wrong.
         message: String,
     },
+    /// A value was given for a name the model does not define.
+    #[error("the model has no numeric `{name}` (its parameters: {parameters})")]
+    UnknownName {
+        /// The name given.
+        name: String,
+        /// The model's parameters, comma-separated.
+        parameters: String,
+    },
     /// Evaluation needs a value for a parameter that has none.
     #[error("no value for parameter `{name}` (give it with --set {name}=VALUE)")]
     Unbound {

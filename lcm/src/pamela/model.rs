@@ -53,13 +53,10 @@ impl Program {
                 d.span,
                 format!("`{name}` is not a numeric without arguments; it cannot be set"),
             )),
-            None => Err(PamelaError::semantic(
-                Span::default(),
-                format!(
-                    "the model has no numeric `{name}` (parameters: {})",
-                    self.parameters().join(", ")
-                ),
-            )),
+            None => Err(PamelaError::UnknownName {
+                name: name.to_string(),
+                parameters: self.parameters().join(", "),
+            }),
         }
     }
 

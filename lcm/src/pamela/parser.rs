@@ -25,11 +25,11 @@
 //! unary     := '-' unary | pow
 //! pow       := atom ['^' unary]                          % right-associative
 //! atom      := NUMBER | NAME ['(' exprs ')'] | '(' expr ')' | '{' expr '}'
-//!            | ('sum'|'max'|'min') '(' NAME '=' expr ',' expr ')' mul-operand
+//!            | ('sum'|'max'|'min') '(' NAME '=' expr ',' expr ')' mul
 //!            | 'if' '(' expr ')' expr 'else' expr
 //! ```
-//! A reduction's body is one multiplicative operand (use braces for a larger body:
-//! `sum (i = 1, N) { i + 1 }`).
+//! A reduction's body is a product (`sum (i = 1, N) 2*i + 1` is `(sum of 2*i) + 1`;
+//! use braces for a larger body: `sum (i = 1, N) { i + 1 }`).
 use super::ast::{Decl, DeclKind, NameRef, Proc, ResourceDef, ServerKind, Time};
 use super::error::{PamelaError, Span};
 use super::expr::{bx, CmpOp, Expr, Func, Reduction};
@@ -655,7 +655,7 @@ impl Parser {
                 {
                     self.pos += 1;
                     let (index, lo, hi) = self.loop_header()?;
-                    let body = self.unary()?;
+                    let body = self.mul()?;
                     let op = match s.as_str() {
                         "sum" => Reduction::Sum,
                         "max" => Reduction::Max,

@@ -516,6 +516,11 @@ impl<'a> Recognizer<'a> {
         let mut out = recvs;
         out.push(node);
         out.extend(sends);
+        out.extend(
+            scan.barriers
+                .iter()
+                .map(|(b, l)| Node::new(NodeKind::Sync(SyncOp::Barrier(b.clone())), *l)),
+        );
         Ok(out)
     }
 
@@ -1072,6 +1077,7 @@ fn split_spawns(body: Vec<Node>) -> (Vec<Node>, Vec<Node>) {
 struct FragmentScan {
     sends: Vec<(String, usize)>,
     recvs: Vec<(String, usize)>,
+    barriers: Vec<(String, usize)>,
     parallel: Vec<String>,
     lines: Vec<usize>,
 }
@@ -1098,6 +1104,8 @@ impl<'ast> Visit<'ast> for FragmentScan {
             self.sends.push((expr_name(&m.receiver), line));
         } else if name == "recv" && m.args.is_empty() {
             self.recvs.push((expr_name(&m.receiver), line));
+        } else if name == "wait" && m.args.is_empty() {
+            self.barriers.push((expr_name(&m.receiver), line));
         } else if PAR_METHODS.contains(&name.as_str()) {
             self.parallel.push(format!("data-parallel `{name}` (line {line})"));
         }

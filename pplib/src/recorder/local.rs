@@ -132,6 +132,12 @@ impl Local {
         full.hand_off(state, |b| recorder.send_buffer(b));
         let thread = full.thread();
         let next = match self.spare.get() {
+            // A spare from an earlier session still marked in flight will never be released
+            // (its writer is gone): leave it and take a fresh buffer.
+            Some(spare) if spare.state() != state && spare.in_flight() => {
+                self.spare.set(None);
+                return self.switch_fresh(state, thread, full);
+            }
             Some(spare) => {
                 let mut spins = 0u32;
                 if spare.in_flight() {

@@ -4,8 +4,8 @@
 //! Hot path (one event): one relaxed load of [`STATE`] (0: not recording — the disabled
 //! path ends here), one clock reading, a thread-local access and two relaxed stores plus a
 //! release store into the thread's [`buffer::ThreadBuffer`]. No lock, no allocation. When a
-//! buffer is full its thread copies it into a chunk and sends it to the writer thread over a
-//! bounded channel (blocking if the writer is behind: memory stays bounded).
+//! buffer is full its thread hands it whole to the writer thread and continues in its spare
+//! buffer (waiting only if the writer has not released that one yet: memory stays bounded).
 //!
 //! Recovery: the session's end drains every thread's buffer; so does a process exit hook
 //! (`atexit`), which covers `std::process::exit` and a `main` that returns or unwinds
