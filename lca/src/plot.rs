@@ -1,11 +1,14 @@
 //! `-g PLOT`: data points, each model's curve and the residuals ("chi-by-eye", Crovella's
 //! Figure 5.3), drawn with `plotters`.
 //!
-//! SVG (any name not ending in `.png`) carries captions, axis labels and a legend. PNG is
-//! drawn **without text**: plotters is built without system fonts here and no font file is
-//! shipped, so a PNG shows the same points, curves (model 1 red, 2 blue, 3 green, 4
-//! magenta) and residual panels, unlabeled. With two or more variables the first is the
-//! x axis and there is one panel per combination of the others' values (at most 6).
+//! Format by extension: `.png` (bitmap) or anything else (SVG). plotters is built without
+//! system-font lookup, so text needs a font registered through ab_glyph: lca loads the first
+//! TrueType file it finds among `$LCA_FONT` and the usual DejaVu / Liberation paths
+//! ([`FONT_PATHS`]). With a font, both formats carry a caption, axis labels and a legend;
+//! without one the plot is drawn **without text** (same points, curves — model 1 red, 2
+//! blue, 3 green, 4 magenta — and residual panels, unlabeled) rather than failing.
+//! With two or more variables the first is the x axis and there is one panel per
+//! combination of the others' values (at most 6).
 
 use crate::dataset::Dataset;
 use crate::fit::FittedModel;
@@ -13,6 +16,32 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// Font files tried, in order, after `$LCA_FONT`.
+pub const FONT_PATHS: [&str; 5] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+];
+
+/// Registers a font for "sans-serif" once; true when text can be drawn.
+pub fn font_available() -> bool {
+    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OK.get_or_init(|| {
+        let env = std::env::var("LCA_FONT").ok();
+        for path in env.iter().map(String::as_str).chain(FONT_PATHS) {
+            if let Ok(bytes) = std::fs::read(path) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
 
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -27,11 +56,11 @@ pub fn plot(path: &Path, data: &Dataset, models: &[FittedModel]) -> PlotResult {
         .is_some_and(|e| e.eq_ignore_ascii_case("png"));
     if png {
         let root = BitMapBackend::new(path, size).into_drawing_area();
-        draw(&root, data, models, &panels, false)?;
+        draw(&root, data, models, &panels, font_available())?;
         root.present()?;
     } else {
         let root = SVGBackend::new(path, size).into_drawing_area();
-        draw(&root, data, models, &panels, true)?;
+        draw(&root, data, models, &panels, font_available())?;
         root.present()?;
     }
     Ok(())

@@ -501,27 +501,92 @@ fn variable_terms(data: &Dataset, var: usize, limit: usize) -> Vec<Factor> {
         let picks = [0, last / 2, last];
         rows_sets = picks.iter().map(|&i| rows_sets[i].clone()).collect();
     }
-    let mut votes: BTreeMap<Factor, f64> = BTreeMap::new();
-    for rows in &rows_sets {
-        let y: Vec<f64> = rows.iter().map(|&i| data.points[i].y).collect();
-        let cols: Vec<Vec<f64>> = pool
-            .iter()
-            .map(|f| {
-                rows.iter()
-                    .map(|&i| f.eval(data.points[i].x[var]))
-                    .collect()
-            })
-            .collect();
-        let best = screen(&cols, &y, 3, false, 3);
-        for (rank, (_, set)) in best.iter().enumerate() {
-            for &i in set {
-                *votes.entry(pool[i]).or_default() += 1.0 / (1 + rank) as f64;
-            }
+    // Pooled screening: a term set's score is the RMS of its relative LOO errors over
+    // all slices, so every slice's points count (no voting between noisy slices).
+    let np = pool.len();
+    let prepared: Vec<(Vec<f64>, Vec<Vec<f64>>)> = rows_sets
+        .iter()
+        .map(|rows| {
+            let y: Vec<f64> = rows.iter().map(|&i| data.points[i].y).collect();
+            let cols = pool
+                .iter()
+                .map(|f| {
+                    rows.iter()
+                        .map(|&i| f.eval(data.points[i].x[var]))
+                        .collect()
+                })
+                .collect();
+            (y, cols)
+        })
+        .collect();
+    let max_terms = prepared
+        .iter()
+        .map(|(y, _)| y.len().saturating_sub(3))
+        .min()
+        .unwrap_or(0)
+        .min(2);
+    let mut single = vec![0.0f64; np];
+    let mut n_slices = 0.0;
+    for (y, cols) in &prepared {
+        let scr = Screen::new(y);
+        let base = scr.constant();
+        let mut scratch = vec![0.0; y.len()];
+        n_slices += 1.0;
+        for a in 0..np {
+            single[a] += scr
+                .score_with(&base, &cols[a], &mut scratch)
+                .map_or(f64::INFINITY, |s| s * s);
         }
     }
-    let mut v: Vec<(Factor, f64)> = votes.into_iter().collect();
-    v.sort_by(|a, b| b.1.total_cmp(&a.1));
-    v.into_iter().take(limit).map(|(f, _)| f).collect()
+    let mut ranked: Vec<(f64, Vec<usize>)> = (0..np)
+        .filter(|&a| single[a].is_finite())
+        .map(|a| (penalized((single[a] / n_slices).sqrt(), 1), vec![a]))
+        .collect();
+    ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+    if max_terms >= 2 {
+        let firsts: Vec<usize> = ranked.iter().take(24).map(|r| r.1[0]).collect();
+        let mut pair = vec![0.0f64; firsts.len() * np];
+        for (y, cols) in &prepared {
+            let scr = Screen::new(y);
+            let base = scr.constant();
+            let mut scratch = vec![0.0; y.len()];
+            for (ia, &a) in firsts.iter().enumerate() {
+                let Some(ba) = scr.push(&base, &cols[a]) else {
+                    pair[ia * np..(ia + 1) * np].fill(f64::INFINITY);
+                    continue;
+                };
+                for b in 0..np {
+                    pair[ia * np + b] += scr
+                        .score_with(&ba, &cols[b], &mut scratch)
+                        .map_or(f64::INFINITY, |s| s * s);
+                }
+            }
+        }
+        for (ia, &a) in firsts.iter().enumerate() {
+            for b in 0..np {
+                let v = pair[ia * np + b];
+                // Each unordered pair once: skip (a, b) when b is also a first before a.
+                let dup = firsts[..ia].contains(&b);
+                if b != a && v.is_finite() && !dup {
+                    ranked.push((penalized((v / n_slices).sqrt(), 2), vec![a, b]));
+                }
+            }
+        }
+        ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+    }
+    let mut out: Vec<Factor> = Vec::new();
+    for (_, set) in ranked {
+        for i in set {
+            if !out.contains(&pool[i]) {
+                out.push(pool[i]);
+            }
+        }
+        if out.len() >= limit {
+            break;
+        }
+    }
+    out.truncate(limit);
+    out
 }
 
 /// Searches the normal form for the data (see the module docs).

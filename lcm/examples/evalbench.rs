@@ -45,9 +45,19 @@ fn main() {
     let mut total_evals = 0usize;
     let mut total_ns = 0u128;
     for (name, src) in MODELS {
-        let model = pamela::parse(src).expect("parses").compile().expect("compiles");
-        assert!(!model.t_main().has_reductions(), "{name} is not in closed form");
-        let mut b: Bindings = model.parameters().iter().map(|p| (p.clone(), 1.0)).collect();
+        let model = pamela::parse(src)
+            .expect("parses")
+            .compile()
+            .expect("compiles");
+        assert!(
+            !model.t_main().has_reductions(),
+            "{name} is not in closed form"
+        );
+        let mut b: Bindings = model
+            .parameters()
+            .iter()
+            .map(|p| (p.clone(), 1.0))
+            .collect();
         let keys: Vec<String> = model.parameters().to_vec();
         let start = Instant::now();
         let mut acc = 0.0;
@@ -62,7 +72,11 @@ fn main() {
         }
         let ns = start.elapsed().as_nanos();
         black_box(acc);
-        println!("{name:<20} T_main = {:<40} ns_per_eval={:.0}", model.t_main().to_string(), ns as f64 / EVALS as f64);
+        println!(
+            "{name:<20} T_main = {:<40} ns_per_eval={:.0}",
+            model.t_main().to_string(),
+            ns as f64 / EVALS as f64
+        );
         total_evals += EVALS;
         total_ns += ns;
     }

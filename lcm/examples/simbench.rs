@@ -17,12 +17,23 @@ process main = par (i = 1, N) seq (m = 1, M) use(u(m), 1)";
 const GMRM_PS: &str = "numeric parameter P\nnumeric parameter N\nresource cpu = ps(0, 4)\nresource bus = fcfs(1, 1)\n\
 process main = par (p = 1, P) seq (i = 1, N) { use(cpu, uniform(1, 3)) ; use(bus, 0.1) }";
 
+/// (name, model text, parameter values)
+type Case<'a> = (&'a str, &'a str, Vec<(&'a str, f64)>);
+
 fn main() {
     let ring = include_str!("../tests/pamela/ring.pam");
-    let cases: [(&str, &str, Vec<(&str, f64)>); 4] = [
-        ("machine repair (exp)", MRM, vec![("P", 64.0), ("N", 15000.0)]),
+    let cases: [Case; 4] = [
+        (
+            "machine repair (exp)",
+            MRM,
+            vec![("P", 64.0), ("N", 15000.0)],
+        ),
         ("pipeline", PIPELINE, vec![("N", 2000.0), ("M", 200.0)]),
-        ("processor sharing", GMRM_PS, vec![("P", 32.0), ("N", 10000.0)]),
+        (
+            "processor sharing",
+            GMRM_PS,
+            vec![("P", 32.0), ("N", 10000.0)],
+        ),
         ("ring", ring, vec![("P", 64.0)]),
     ];
     let mut total_events = 0u64;
@@ -31,7 +42,8 @@ fn main() {
         let program = pamela::parse(src).expect("model parses");
         let b: Bindings = bind.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let start = Instant::now();
-        let r = pamela::simulate(&program, &b, &SimOptions { runs: 2, seed: 1 }).expect("simulation runs");
+        let r = pamela::simulate(&program, &b, &SimOptions { runs: 2, seed: 1 })
+            .expect("simulation runs");
         let s = start.elapsed().as_secs_f64();
         println!(
             "{name:<22} events={:>9} seconds={s:.3} mevents_per_s={:.2} T={:.1} T_lower={:.1}",

@@ -6,7 +6,10 @@ fn fixture(name: &str) -> String {
 }
 
 fn lcm(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lcm")).args(args).output().expect("lcm runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_lcm"))
+        .args(args)
+        .output()
+        .expect("lcm runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -29,7 +32,14 @@ fn pamela_prints_symbolic_t_main() {
 
 #[test]
 fn pamela_prints_the_value_when_everything_is_set() {
-    let (code, out, err) = lcm(&["pamela", &fixture("mrm.pam"), "--set", "P=1000", "--set", "N=1000000"]);
+    let (code, out, err) = lcm(&[
+        "pamela",
+        &fixture("mrm.pam"),
+        "--set",
+        "P=1000",
+        "--set",
+        "N=1000000",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(last_line(&out), "T_main = 100000000");
     // partially set: the rest stays symbolic
@@ -39,7 +49,14 @@ fn pamela_prints_the_value_when_everything_is_set() {
 
 #[test]
 fn pamela_grid_table_and_json() {
-    let (code, out, err) = lcm(&["pamela", &fixture("pipeline.pam"), "--grid", "N=1..4", "--grid", "M=2,8"]);
+    let (code, out, err) = lcm(&[
+        "pamela",
+        &fixture("pipeline.pam"),
+        "--grid",
+        "N=1..4",
+        "--grid",
+        "M=2,8",
+    ]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1 + 8);
@@ -47,10 +64,21 @@ fn pamela_grid_table_and_json() {
     assert_eq!(head, ["N", "M", "phi", "omega", "t_main"]);
     let row: Vec<&str> = lines[8].split_whitespace().collect();
     assert_eq!(row, ["4", "8", "8", "4", "8"]);
-    let (code, out, _) = lcm(&["pamela", &fixture("pipeline.pam"), "--grid", "N=1..10:3", "--set", "M=5", "--json"]);
+    let (code, out, _) = lcm(&[
+        "pamela",
+        &fixture("pipeline.pam"),
+        "--grid",
+        "N=1..10:3",
+        "--set",
+        "M=5",
+        "--json",
+    ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["columns"], serde_json::json!(["N", "phi", "omega", "t_main"]));
+    assert_eq!(
+        v["columns"],
+        serde_json::json!(["N", "phi", "omega", "t_main"])
+    );
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4);
     assert_eq!(rows[3], serde_json::json!([10.0, 5.0, 10.0, 10.0]));
@@ -71,13 +99,43 @@ fn pamela_json_single_model() {
 
 #[test]
 fn simulate_last_line_format() {
-    let (code, out, err) = lcm(&["simulate", &fixture("contention.pam"), "--runs", "3", "--seed", "5"]);
+    let (code, out, err) = lcm(&[
+        "simulate",
+        &fixture("contention.pam"),
+        "--runs",
+        "3",
+        "--seed",
+        "5",
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(last_line(&out), "simulated: T=4 sd=0 runs=3 T_lower=3 ratio=0.75");
-    let (code, out, _) = lcm(&["simulate", &fixture("pipeline.pam"), "--set", "N=8", "--set", "M=8"]);
+    assert_eq!(
+        last_line(&out),
+        "simulated: T=4 sd=0 runs=3 T_lower=3 ratio=0.75"
+    );
+    let (code, out, _) = lcm(&[
+        "simulate",
+        &fixture("pipeline.pam"),
+        "--set",
+        "N=8",
+        "--set",
+        "M=8",
+    ]);
     assert_eq!(code, 0);
-    assert_eq!(last_line(&out), "simulated: T=15 sd=0 runs=1 T_lower=8 ratio=0.53333333");
-    let (_, out, _) = lcm(&["simulate", &fixture("pipeline.pam"), "--set", "N=4", "--set", "M=4", "--json", "--runs", "2"]);
+    assert_eq!(
+        last_line(&out),
+        "simulated: T=15 sd=0 runs=1 T_lower=8 ratio=0.53333333"
+    );
+    let (_, out, _) = lcm(&[
+        "simulate",
+        &fixture("pipeline.pam"),
+        "--set",
+        "N=4",
+        "--set",
+        "M=4",
+        "--json",
+        "--runs",
+        "2",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["mean"], 7.0);
     assert_eq!(v["samples"], serde_json::json!([7.0, 7.0]));
@@ -90,10 +148,18 @@ fn bad_input_exits_1_with_file_line_and_column() {
     let (code, out, err) = lcm(&["pamela", &f]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    assert!(err.contains(&format!("{f}: line 4, column 23: expected `,` between resource and time, found number `2`")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{f}: line 4, column 23: expected `,` between resource and time, found number `2`"
+        )),
+        "{err}"
+    );
     let (code, _, err) = lcm(&["simulate", &fixture("deadlock.pam")]);
     assert_eq!(code, 1);
-    assert!(err.contains("deadlock") && err.contains("2 process(es) blocked"), "{err}");
+    assert!(
+        err.contains("deadlock") && err.contains("2 process(es) blocked"),
+        "{err}"
+    );
     let (code, _, err) = lcm(&["simulate", &fixture("pipeline.pam"), "--set", "N=3"]);
     assert_eq!(code, 1);
     assert!(err.contains("no value for parameter `M`"), "{err}");
@@ -120,7 +186,13 @@ fn usage_errors_exit_2() {
 fn help_has_examples() {
     let (code, out, _) = lcm(&["pamela", "--help"]);
     assert_eq!(code, 0);
-    assert!(out.contains("Examples:") && out.contains("--grid P=1..64"), "{out}");
+    assert!(
+        out.contains("Examples:") && out.contains("--grid P=1..64"),
+        "{out}"
+    );
     let (_, out, _) = lcm(&["simulate", "--help"]);
-    assert!(out.contains("simulated: T=MEAN sd=SD runs=K T_lower=TL ratio=R"), "{out}");
+    assert!(
+        out.contains("simulated: T=MEAN sd=SD runs=K T_lower=TL ratio=R"),
+        "{out}"
+    );
 }

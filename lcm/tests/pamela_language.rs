@@ -7,20 +7,28 @@ fn b(pairs: &[(&str, f64)]) -> Bindings {
 }
 
 fn t(src: &str, bind: &[(&str, f64)]) -> f64 {
-    let m = pamela::parse(src).unwrap_or_else(|e| panic!("parse: {e}")).compile().unwrap_or_else(|e| panic!("compile: {e}"));
+    let m = pamela::parse(src)
+        .unwrap_or_else(|e| panic!("parse: {e}"))
+        .compile()
+        .unwrap_or_else(|e| panic!("compile: {e}"));
     m.eval(&b(bind)).unwrap_or_else(|e| panic!("eval: {e}"))
 }
 
 fn parse_err(src: &str) -> (Span, String) {
     match pamela::parse(src) {
-        Err(PamelaError::Parse { span, expected, found }) => (span, format!("expected {expected}, found {found}")),
+        Err(PamelaError::Parse {
+            span,
+            expected,
+            found,
+        }) => (span, format!("expected {expected}, found {found}")),
         other => panic!("expected a parse error, got {other:?}"),
     }
 }
 
 #[test]
 fn parse_errors_name_line_and_column() {
-    let (span, msg) = parse_err("numeric parameter P\nprocess main = par (p = 1, P)\n  delay(1 +)\n");
+    let (span, msg) =
+        parse_err("numeric parameter P\nprocess main = par (p = 1, P)\n  delay(1 +)\n");
     assert_eq!(span, Span { line: 3, col: 12 });
     assert!(msg.contains("found `)`"), "{msg}");
     let (span, _) = parse_err("process main = use(r 1)");
@@ -32,32 +40,72 @@ fn parse_errors_name_line_and_column() {
     assert_eq!((span.line, span.col), (1, 27));
     assert!(msg.contains("`,`"), "{msg}");
     let e = pamela::parse("process main = delay(1) ;\n  {").unwrap_err();
-    assert!(e.to_string().starts_with("line 2, column 4: expected"), "{e}");
+    assert!(
+        e.to_string().starts_with("line 2, column 4: expected"),
+        "{e}"
+    );
     let (_, msg) = parse_err("numeric x = max(1)");
     assert!(msg.contains("2 or more"), "{msg}");
 }
 
 #[test]
 fn semantic_errors_name_the_equation() {
-    let e = pamela::parse("process main = delay(t)").unwrap().compile().unwrap_err();
+    let e = pamela::parse("process main = delay(t)")
+        .unwrap()
+        .compile()
+        .unwrap_err();
     assert!(e.to_string().contains("undefined name `t`"), "{e}");
-    let e = pamela::parse("process main = a\nprocess a = main").unwrap().compile().unwrap_err();
+    let e = pamela::parse("process main = a\nprocess a = main")
+        .unwrap()
+        .compile()
+        .unwrap_err();
     assert!(e.to_string().contains("recursive"), "{e}");
-    let e = pamela::parse("resource r(i) = fcfs(i,1)\nprocess main = use(r, 1)").unwrap().compile().unwrap_err();
+    let e = pamela::parse("resource r(i) = fcfs(i,1)\nprocess main = use(r, 1)")
+        .unwrap()
+        .compile()
+        .unwrap_err();
     assert!(e.to_string().contains("takes 1 index argument"), "{e}");
-    let e = pamela::parse("numeric x = 1\nnumeric x = 2\nprocess main = delay(x)").unwrap().compile().unwrap_err();
-    assert!(e.to_string().contains("line 2, column 1: `x` is defined twice"), "{e}");
-    let e = pamela::parse("numeric x = 1\nprocess main = use(x, 1)").unwrap().compile().unwrap_err();
+    let e = pamela::parse("numeric x = 1\nnumeric x = 2\nprocess main = delay(x)")
+        .unwrap()
+        .compile()
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("line 2, column 1: `x` is defined twice"),
+        "{e}"
+    );
+    let e = pamela::parse("numeric x = 1\nprocess main = use(x, 1)")
+        .unwrap()
+        .compile()
+        .unwrap_err();
     assert!(e.to_string().contains("not a resource"), "{e}");
-    let e = pamela::parse("process worker = delay(1)").unwrap().compile().unwrap_err();
+    let e = pamela::parse("process worker = delay(1)")
+        .unwrap()
+        .compile()
+        .unwrap_err();
     assert!(e.to_string().contains("process main"), "{e}");
 }
 
 #[test]
 fn bad_input_never_panics() {
-    for src in ["", "(", "process", "process main =", "numeric parameter", "resource r = fcfs()", "process main = {",
-        "process main = seq (i = 1, 2)", "numeric x = sum (i = 1, ) 2", "%only a comment", "process main = if (1) else delay(1)",
-        "process main = delay(exp(1, 2))", "numeric f(x = 3", "x = = 3", "process main = use({}, 1)", "\u{1F600}"] {
+    for src in [
+        "",
+        "(",
+        "process",
+        "process main =",
+        "numeric parameter",
+        "resource r = fcfs()",
+        "process main = {",
+        "process main = seq (i = 1, 2)",
+        "numeric x = sum (i = 1, ) 2",
+        "%only a comment",
+        "process main = if (1) else delay(1)",
+        "process main = delay(exp(1, 2))",
+        "numeric f(x = 3",
+        "x = = 3",
+        "process main = use({}, 1)",
+        "\u{1F600}",
+    ] {
         let _ = pamela::parse(src).and_then(|p| p.compile());
     }
 }
@@ -65,8 +113,17 @@ fn bad_input_never_panics() {
 #[test]
 fn operators_seq_binds_tighter_than_par() {
     // a ; b || c ; d  ==  {a ; b} || {c ; d}
-    assert_eq!(t("process main = delay(1) ; delay(2) || delay(4) ; delay(0.5)", &[]), 4.5);
-    assert_eq!(t("process main = (delay(1) || delay(2)) ; delay(3)", &[]), 5.0);
+    assert_eq!(
+        t(
+            "process main = delay(1) ; delay(2) || delay(4) ; delay(0.5)",
+            &[]
+        ),
+        4.5
+    );
+    assert_eq!(
+        t("process main = (delay(1) || delay(2)) ; delay(3)", &[]),
+        5.0
+    );
     assert_eq!(t("process main = { }", &[]), 0.0);
     assert_eq!(t("process main = delay(1) ; ", &[]), 1.0);
 }
@@ -84,7 +141,11 @@ fn process_equations_with_arguments_and_resource_arrays() {
     for (p, n) in [(5.0, 10.0), (8.0, 3.0)] {
         let (tt, phi, omega) = m.eval_parts(&b(&[("P", p), ("N", n)])).unwrap();
         assert_eq!(phi, n * 6.0);
-        assert_eq!(omega, 2.0 * n * 5.0, "each fork is used by two philosophers");
+        assert_eq!(
+            omega,
+            2.0 * n * 5.0,
+            "each fork is used by two philosophers"
+        );
         assert_eq!(tt, phi.max(omega));
     }
     // a process argument shadowing a loop index of the caller is substituted, not captured
@@ -97,8 +158,14 @@ fn process_equations_with_arguments_and_resource_arrays() {
 #[test]
 fn conditional_with_probability_and_iverson_condition() {
     // c*X_a + (1 - c)*X_b
-    assert_eq!(t("process main = if (0.25) delay(8) else delay(4)", &[]), 5.0);
-    assert_eq!(t("process main = if (1 < 2) delay(8) else delay(4)", &[]), 8.0);
+    assert_eq!(
+        t("process main = if (0.25) delay(8) else delay(4)", &[]),
+        5.0
+    );
+    assert_eq!(
+        t("process main = if (1 < 2) delay(8) else delay(4)", &[]),
+        8.0
+    );
     // thesis 3.4.2: seq (i = 1, N) if (i mod S == 0) delay(tau) = floor(N/S)*tau
     let src = "numeric parameter N\nnumeric parameter S\nprocess main = seq (i = 1, N) if (i mod S == 0) delay(2)";
     for (n, s) in [(10.0, 3.0), (12.0, 4.0), (7.0, 10.0)] {
@@ -117,17 +184,41 @@ fn numerics_reductions_mod_div_comparisons() {
     assert_eq!(e("-7 mod 3", &[]), 2.0);
     assert_eq!(e("-2^2", &[]), -4.0);
     assert_eq!(e("2^3^2", &[]), 512.0);
-    assert_eq!(e("(1 < 2) + (2 <= 2) + (3 == 3) + (3 != 3) + (1 >= 2) + (2 > 1)", &[]), 4.0);
+    assert_eq!(
+        e(
+            "(1 < 2) + (2 <= 2) + (3 == 3) + (3 != 3) + (1 >= 2) + (2 > 1)",
+            &[]
+        ),
+        4.0
+    );
     assert_eq!(e("sum (i = 1, 10) i", &[]), 55.0);
     assert_eq!(e("max (i = 1, 10) (i mod 7)", &[]), 6.0);
     assert_eq!(e("min (i = 3, 10) i*i", &[]), 9.0);
     assert_eq!(e("sum (i = 1, 0) 5", &[]), 0.0);
-    assert_eq!(e("log2(8) + ln(exp(2)) + log10(100) + sqrt(16) + abs(-1) + ceil(1.2) + floor(1.8)", &[]), 15.0);
+    assert_eq!(
+        e(
+            "log2(8) + ln(exp(2)) + log10(100) + sqrt(16) + abs(-1) + ceil(1.2) + floor(1.8)",
+            &[]
+        ),
+        15.0
+    );
     assert_eq!(e("if (x > 2) 10 else 20", &[("x", 3.0)]), 10.0);
     // numeric equations with arguments are expanded
-    assert_eq!(t("numeric sq(x) = x * x\nprocess main = delay(sq(3) + sq(1))", &[]), 10.0);
+    assert_eq!(
+        t(
+            "numeric sq(x) = x * x\nprocess main = delay(sq(3) + sq(1))",
+            &[]
+        ),
+        10.0
+    );
     // vector-free paper forms
-    assert_eq!(t("numeric parameter N\nprocess main = delay(sum (i = 1, N) { 10.1 })", &[("N", 10.0)]), 101.0);
+    assert_eq!(
+        t(
+            "numeric parameter N\nprocess main = delay(sum (i = 1, N) { 10.1 })",
+            &[("N", 10.0)]
+        ),
+        101.0
+    );
 }
 
 fn simplified(s: &str) -> Expr {
@@ -152,7 +243,10 @@ fn simplifier_reduces_regular_sums_and_maxima() {
     assert!(!s.has_reductions(), "{s}");
     assert!((s.eval(&b(&[("N", 10.0), ("t", 2.0)])).unwrap() - 110.0).abs() < 1e-9);
     // max of identical terms and of monotone terms
-    assert_eq!(simplified("max (p = 1, P) sum (i = 1, N) 10.1").to_string(), "N*10.1");
+    assert_eq!(
+        simplified("max (p = 1, P) sum (i = 1, N) 10.1").to_string(),
+        "N*10.1"
+    );
     assert_eq!(simplified("max(a, a, b)").to_string(), "max(a, b)");
     assert_eq!(simplified("max(N*3, N*5)").to_string(), "N*5");
     let s = simplified("max (p = 0, P - 1) (N - p)");
@@ -186,12 +280,20 @@ fn nested_identical_bodies_compile_to_closed_forms() {
 #[test]
 fn irregular_contention_falls_back_to_numeric_omega() {
     // the ring's link indices (p + k) mod P cannot be told apart symbolically
-    let src = std::fs::read_to_string(format!("{}/tests/pamela/ring.pam", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let src = std::fs::read_to_string(format!(
+        "{}/tests/pamela/ring.pam",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     let m = pamela::parse(&src).unwrap().compile().unwrap();
     for p in [4.0, 8.0, 16.0] {
         let (tt, phi, omega) = m.eval_parts(&b(&[("P", p)])).unwrap();
         assert_eq!(phi, p * (p - 1.0) / 2.0);
-        assert_eq!(omega, p * (p - 1.0) / 2.0, "every link carries P(P-1)/2 hops");
+        assert_eq!(
+            omega,
+            p * (p - 1.0) / 2.0,
+            "every link carries P(P-1)/2 hops"
+        );
         assert_eq!(tt, p * (p - 1.0) / 2.0);
     }
 }
@@ -210,7 +312,11 @@ fn resources_of_different_families_do_not_alias() {
 
 #[test]
 fn set_fixes_parameters_and_overrides_numerics() {
-    let src = std::fs::read_to_string(format!("{}/tests/pamela/mrm.pam", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let src = std::fs::read_to_string(format!(
+        "{}/tests/pamela/mrm.pam",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     let mut p = pamela::parse(&src).unwrap();
     assert_eq!(p.parameters(), ["P", "N"]);
     p.set("P", 1000.0).unwrap();

@@ -65,15 +65,26 @@ fn cyclic_visit_counts_match_brute_force() {
 fn pamela_iverson_sums_count_the_same_visits() {
     // V_m = sum (i = a, b) [pi(c*i + d) == m], evaluated by the PAMELA numerics
     let cyc = pamela::parse_expr("sum (i = a, b) ((c*i + d) mod M == m)").unwrap();
-    let blk = pamela::parse_expr("sum (i = a, b) ((c*i + d) div ceil((b - a + 1)/M) == m)").unwrap();
-    for (a, b, c, d, mc) in [(0i64, 20i64, 3i64, 1i64, 4i64), (1, 33, 2, 0, 7), (2, 9, 1, 5, 3)] {
+    let blk =
+        pamela::parse_expr("sum (i = a, b) ((c*i + d) div ceil((b - a + 1)/M) == m)").unwrap();
+    for (a, b, c, d, mc) in [
+        (0i64, 20i64, 3i64, 1i64, 4i64),
+        (1, 33, 2, 0, 7),
+        (2, 9, 1, 5, 3),
+    ] {
         for m in 0..mc {
             let bind: Bindings = [("a", a), ("b", b), ("c", c), ("d", d), ("M", mc), ("m", m)]
                 .iter()
                 .map(|(k, v)| (k.to_string(), *v as f64))
                 .collect();
-            assert_eq!(cyc.eval(&bind).unwrap() as i64, partition::cyclic_visits(a, b, c, d, mc, m));
-            assert_eq!(blk.eval(&bind).unwrap() as i64, partition::block_visits(a, b, c, d, mc, m));
+            assert_eq!(
+                cyc.eval(&bind).unwrap() as i64,
+                partition::cyclic_visits(a, b, c, d, mc, m)
+            );
+            assert_eq!(
+                blk.eval(&bind).unwrap() as i64,
+                partition::block_visits(a, b, c, d, mc, m)
+            );
         }
     }
 }

@@ -11,6 +11,10 @@ use crate::profile::Profile;
 use crate::record::format_record;
 use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, TagSelection};
 
+/// Logs with more threads than this are decoded on the calling thread (one decoder
+/// thread per log thread would be too many).
+pub const MAX_DECODER_THREADS: usize = 64;
+
 /// What to compute.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -131,7 +135,7 @@ pub fn analyze_reader(
     };
     let mut sweep = Sweep::new(config, reader.names().to_vec(), &threads);
     let parallel = !options.sequential
-        && streams.len() > 1
+        && (2..=MAX_DECODER_THREADS).contains(&streams.len())
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
     let (mut warnings, truncation_reported) = if parallel {
         std::thread::scope(|scope| {

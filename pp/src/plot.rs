@@ -84,7 +84,7 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
         path: path.to_owned(),
         message: e,
     };
-    let width = (160 + 90 * bars.len() as u32).max(640);
+    let width = (160 + 140 * bars.len() as u32).max(640);
     let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let ymax = bars
@@ -102,22 +102,24 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
         .right_y_label_area_size(0)
         .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
         .map_err(|e| err(e.to_string()))?;
-    let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&|x| {
-            let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 1e-6 {
-                labels.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_labels(0)
         .y_desc("processor-seconds")
         .draw()
         .map_err(|e| err(e.to_string()))?;
+    // Bar labels, centred under each bar.
+    let style = TextStyle::from(("sans-serif", 12).into_font())
+        .pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ));
+    for (i, bar) in bars.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+        root.draw(&Text::new(bar.label.clone(), (x, y + 6), style.clone()))
+            .map_err(|e| err(e.to_string()))?;
+    }
     let mut legend_done = false;
     for (i, bar) in bars.iter().enumerate() {
         let mut base = 0.0;
@@ -153,7 +155,7 @@ fn plot_without_text(path: &Path, bars: &[Bar<'_>]) -> Result<(), PpError> {
         path: path.to_owned(),
         message: e,
     };
-    let width = (160 + 90 * bars.len() as u32).max(640);
+    let width = (160 + 140 * bars.len() as u32).max(640);
     let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let ymax = bars

@@ -764,7 +764,8 @@ impl Sweep {
     fn frag_window_of(&mut self, name: NameId) -> Option<usize> {
         let i = name.0 as usize;
         if i >= self.frag_window.len() {
-            self.frag_window.resize(i + 1, UNSEEN);
+            // Not in the string table (readers reject such ids): no window.
+            return None;
         }
         match self.frag_window[i] {
             IGNORED => None,

@@ -13,6 +13,7 @@ use pp::{analyze, Analysis, Options};
 use pplib::prelude::*;
 
 fn within_10_percent(what: &str, actual: f64, expected: f64) {
+    eprintln!("{what}: pp {actual:.6} program {expected:.6}");
     assert!(
         (actual - expected).abs() <= 0.10 * expected,
         "{what}: pp says {actual:.6} s, the program measured {expected:.6} s"

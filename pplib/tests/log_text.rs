@@ -248,3 +248,38 @@ fn streams_are_independent_and_crlf_is_accepted() {
     assert_eq!((e0, e1), (vec![2], vec![1, 3]));
     assert!(reader.truncated().is_none());
 }
+
+/// Arbitrary bytes and mangled traces never make the reader panic (pseudo-random, fixed seed).
+#[test]
+fn garbage_never_panics() {
+    let base = std::fs::read(fixture("all_events.pptrace")).unwrap();
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..2000 {
+        let mut bytes = base.clone();
+        for _ in 0..(next() % 8) {
+            let at = (next() as usize) % bytes.len();
+            match next() % 3 {
+                0 => bytes[at] = next() as u8,
+                1 => {
+                    bytes.remove(at);
+                }
+                _ => bytes.insert(at, b" \n0#x"[next() as usize % 5]),
+            }
+        }
+        if let Ok(reader) = LogReader::from_bytes(bytes, "fuzz.pptrace") {
+            for s in reader.streams() {
+                for e in s {
+                    if let Err(e) = e {
+                        assert!(e.position().is_some());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -160,3 +160,64 @@ fn killed_process_leaves_a_truncated_but_readable_log() {
         }
     }
 }
+
+/// A log the runtime wrote (TSC time scale, several chunks per thread, names, thread
+/// records) cut at many points: each thread's stream reads a prefix of its events and ends
+/// with `Truncated`, never with another error, and never panics.
+#[test]
+fn runtime_log_cut_anywhere_reads_a_prefix() {
+    let _serial = common::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("full.pplog");
+    let session = Session::builder()
+        .path(&path)
+        .processors(2)
+        .start()
+        .unwrap();
+    std::thread::scope(|s| {
+        for t in 0..2 {
+            s.spawn(move || {
+                for i in 0..6000 {
+                    let _f = pplib::frag(if (i + t) % 2 == 0 { "even" } else { "odd" });
+                    let _w = pplib::wait_guard(pplib::WaitKind::Spin);
+                }
+            });
+        }
+    });
+    session.finish().unwrap();
+    let full = std::fs::read(&path).unwrap();
+    let complete = LogReader::from_bytes(full.clone(), "full").unwrap();
+    let expected: Vec<Vec<String>> = complete
+        .streams()
+        .into_iter()
+        .map(|s| s.map(|e| describe(&complete, &e.unwrap().kind)).collect())
+        .collect();
+    assert_eq!(expected.len(), 3);
+    assert!(expected.iter().map(Vec::len).sum::<usize>() > 48_000);
+    let mut cuts: Vec<usize> = (0..40).map(|k| k * full.len() / 40).collect();
+    cuts.extend([full.len() - 1, full.len() - 5, 13, 14, 15]);
+    for cut in cuts {
+        let reader = match LogReader::from_bytes(full[..cut].to_vec(), "cut") {
+            Ok(r) => r,
+            Err(e) => {
+                assert!(cut < 100, "cut at {cut} of {}: {e}", full.len());
+                continue;
+            }
+        };
+        assert!(reader.truncated().is_some());
+        for stream in reader.streams() {
+            let thread = stream.thread().0 as usize;
+            let mut got = Vec::new();
+            let mut ended = None;
+            for e in stream {
+                match e {
+                    Ok(e) => got.push(describe(&reader, &e.kind)),
+                    Err(e) => ended = Some(e),
+                }
+            }
+            let err = ended.expect("a truncated stream ends with an error");
+            assert!(err.is_truncated(), "cut at {cut}: {err}");
+            assert_eq!(got[..], expected[thread][..got.len()], "cut at {cut}");
+        }
+    }
+}

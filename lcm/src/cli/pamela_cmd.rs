@@ -107,7 +107,11 @@ fn parse_set(s: &str) -> Result<(String, f64), Fail> {
 }
 
 fn parse_grid(s: &str) -> Result<(String, Vec<f64>), Fail> {
-    let bad = || Fail::Usage(format!("--grid expects NAME=A..B, NAME=A..B:STEP or NAME=V1,V2,..., got `{s}`"));
+    let bad = || {
+        Fail::Usage(format!(
+            "--grid expects NAME=A..B, NAME=A..B:STEP or NAME=V1,V2,..., got `{s}`"
+        ))
+    };
     let (k, v) = s.split_once('=').ok_or_else(bad)?;
     let values = if let Some((a, rest)) = v.split_once("..") {
         let (b, step) = match rest.split_once(':') {
@@ -122,7 +126,9 @@ fn parse_grid(s: &str) -> Result<(String, Vec<f64>), Fail> {
         let n = ((b - a) / step + 1e-9).floor() as usize;
         (0..=n).map(|k| a + step * k as f64).collect()
     } else {
-        v.split(',').map(|x| x.trim().parse::<f64>().map_err(|_| bad())).collect::<Result<Vec<_>, _>>()?
+        v.split(',')
+            .map(|x| x.trim().parse::<f64>().map_err(|_| bad()))
+            .collect::<Result<Vec<_>, _>>()?
     };
     if values.is_empty() {
         return Err(bad());
@@ -131,7 +137,8 @@ fn parse_grid(s: &str) -> Result<(String, Vec<f64>), Fail> {
 }
 
 fn load(file: &Path, sets: &[String]) -> Result<Program, Fail> {
-    let text = std::fs::read_to_string(file).map_err(|e| Fail::Input(format!("{}: {e}", file.display())))?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Fail::Input(format!("{}: {e}", file.display())))?;
     let mut program = pamela::parse(&text).map_err(|e| input(file, e))?;
     for s in sets {
         let (k, v) = parse_set(s)?;
@@ -167,7 +174,11 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
     }
     let unset: Vec<String> = model.parameters().to_vec();
     let value = if unset.is_empty() {
-        Some(model.eval_parts(&Bindings::new()).map_err(|e| input(&a.file, e))?)
+        Some(
+            model
+                .eval_parts(&Bindings::new())
+                .map_err(|e| input(&a.file, e))?,
+        )
     } else {
         None
     };
@@ -201,7 +212,11 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
 }
 
 fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
-    let axes: Vec<(String, Vec<f64>)> = a.grid.iter().map(|g| parse_grid(g)).collect::<Result<_, _>>()?;
+    let axes: Vec<(String, Vec<f64>)> = a
+        .grid
+        .iter()
+        .map(|g| parse_grid(g))
+        .collect::<Result<_, _>>()?;
     for (k, _) in &axes {
         if !model.parameters().contains(k) {
             return Err(Fail::Input(format!(
@@ -211,17 +226,27 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
             )));
         }
     }
-    let missing: Vec<&String> = model.parameters().iter().filter(|p| !axes.iter().any(|(k, _)| k == *p)).collect();
+    let missing: Vec<&String> = model
+        .parameters()
+        .iter()
+        .filter(|p| !axes.iter().any(|(k, _)| k == *p))
+        .collect();
     if !missing.is_empty() {
         return Err(Fail::Input(format!(
             "{}: no value for {} (use --set or --grid)",
             a.file.display(),
-            missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            missing
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let total: usize = axes.iter().map(|(_, v)| v.len()).product();
     if total > 10_000_000 {
-        return Err(Fail::Usage(format!("the grid has {total} points; at most 10^7")));
+        return Err(Fail::Usage(format!(
+            "the grid has {total} points; at most 10^7"
+        )));
     }
     let mut rows: Vec<Vec<f64>> = Vec::with_capacity(total);
     let mut idx = vec![0usize; axes.len()];
@@ -251,14 +276,23 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
         println!("{}", serde_json::to_string(&out).expect("json"));
         return Ok(());
     }
-    let cells: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(|v| fmt_sig(*v)).collect()).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|v| fmt_sig(*v)).collect())
+        .collect();
     let mut widths: Vec<usize> = columns.iter().map(|c| c.len()).collect();
     for r in &cells {
         for (k, c) in r.iter().enumerate() {
             widths[k] = widths[k].max(c.len());
         }
     }
-    let line = |r: &[String]| r.iter().enumerate().map(|(k, c)| format!("{c:>w$}", w = widths[k])).collect::<Vec<_>>().join("  ");
+    let line = |r: &[String]| {
+        r.iter()
+            .enumerate()
+            .map(|(k, c)| format!("{c:>w$}", w = widths[k]))
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
     println!("{}", line(&columns));
     for r in &cells {
         println!("{}", line(r));
@@ -303,7 +337,8 @@ fn simulate_inner(a: &SimulateArgs) -> Result<(), Fail> {
             ArbitrationArg::Fifo => Arbitration::Fifo,
         },
         a.max_events,
-    ).map_err(|e| input(&a.file, e))?;
+    )
+    .map_err(|e| input(&a.file, e))?;
     if a.json {
         let out = json!({
             "file": a.file.display().to_string(),

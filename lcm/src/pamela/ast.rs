@@ -20,10 +20,9 @@ impl Time {
     pub fn mean(&self) -> Expr {
         match self {
             Time::Det(e) | Time::Exp(e) => e.clone(),
-            Time::Uniform(a, b) => Expr::Mul(vec![
-                Expr::Add(vec![a.clone(), b.clone()]),
-                Expr::Num(0.5),
-            ]),
+            Time::Uniform(a, b) => {
+                Expr::Mul(vec![Expr::Add(vec![a.clone(), b.clone()]), Expr::Num(0.5)])
+            }
         }
     }
     /// Applies `f` to every expression inside.

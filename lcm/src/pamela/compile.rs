@@ -122,13 +122,14 @@ pub(crate) fn analyze(p: &NProc) -> Analysis {
         NProc::If(c, a, b) => {
             let c = simplify(c);
             match c.as_num() {
-                Some(x) if x == 1.0 => return analyze(a),
-                Some(x) if x == 0.0 => return analyze(b),
+                Some(1.0) => return analyze(a),
+                Some(0.0) => return analyze(b),
                 _ => {}
             }
             let (a, b) = (analyze(a), analyze(b));
             let not_c = add(vec![Expr::Num(1.0), mul(vec![Expr::Num(-1.0), c.clone()])]);
-            let weigh = |x: Expr, y: Expr| add(vec![mul(vec![c.clone(), x]), mul(vec![not_c.clone(), y])]);
+            let weigh =
+                |x: Expr, y: Expr| add(vec![mul(vec![c.clone(), x]), mul(vec![not_c.clone(), y])]);
             let mut demands: Vec<Demand> = Vec::new();
             for mut d in a.demands {
                 d.amount = mul(vec![c.clone(), d.amount]);
@@ -219,7 +220,11 @@ fn family_omega(fs: Vec<Folded>) -> Expr {
         for f in &fs {
             match groups.iter_mut().find(|g| g.0 == f.index) {
                 Some(g) => g.2.push(f.amount.clone()),
-                None => groups.push((f.index.clone(), f.multiplicity.clone(), vec![f.amount.clone()])),
+                None => groups.push((
+                    f.index.clone(),
+                    f.multiplicity.clone(),
+                    vec![f.amount.clone()],
+                )),
             }
         }
         let distinct = groups.len() == 1 || groups.iter().all(|g| g.0.as_num().is_some());
@@ -237,7 +242,13 @@ fn family_omega(fs: Vec<Folded>) -> Expr {
         let (v, lo, hi) = &f.kept[0];
         if let Some((a, _)) = affine(&f.index, v) {
             if simplify(&a).as_num().is_some_and(|a| a != 0.0) && !f.multiplicity.mentions(v) {
-                return reduce(Reduction::Max, v, lo, hi, div(f.amount.clone(), f.multiplicity.clone()));
+                return reduce(
+                    Reduction::Max,
+                    v,
+                    lo,
+                    hi,
+                    div(f.amount.clone(), f.multiplicity.clone()),
+                );
             }
         }
     }
@@ -247,13 +258,27 @@ fn family_omega(fs: Vec<Folded>) -> Expr {
         let canon = Expr::Var(v0.clone());
         let same = fs.iter().all(|f| {
             let (v, lo, hi) = &f.kept[0];
-            lo == &lo0 && hi == &hi0 && f.index.substitute(v, &canon) == fs[0].index && f.multiplicity.substitute(v, &canon) == fs[0].multiplicity
+            lo == &lo0
+                && hi == &hi0
+                && f.index.substitute(v, &canon) == fs[0].index
+                && f.multiplicity.substitute(v, &canon) == fs[0].multiplicity
         });
         if same {
             if let Some((a, _)) = affine(&fs[0].index, &v0) {
-                if simplify(&a).as_num().is_some_and(|a| a != 0.0) && !fs[0].multiplicity.mentions(&v0) {
-                    let total = add(fs.iter().map(|f| f.amount.substitute(&f.kept[0].0, &canon)).collect());
-                    return reduce(Reduction::Max, &v0, &lo0, &hi0, div(total, fs[0].multiplicity.clone()));
+                if simplify(&a).as_num().is_some_and(|a| a != 0.0)
+                    && !fs[0].multiplicity.mentions(&v0)
+                {
+                    let total = add(fs
+                        .iter()
+                        .map(|f| f.amount.substitute(&f.kept[0].0, &canon))
+                        .collect());
+                    return reduce(
+                        Reduction::Max,
+                        &v0,
+                        &lo0,
+                        &hi0,
+                        div(total, fs[0].multiplicity.clone()),
+                    );
                 }
             }
         }

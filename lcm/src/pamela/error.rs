@@ -65,7 +65,9 @@ pub enum PamelaError {
         detail: String,
     },
     /// The simulation exceeded its event budget.
-    #[error("simulation stopped after {events} events (limit); the model is too large to simulate")]
+    #[error(
+        "simulation stopped after {events} events (limit); the model is too large to simulate"
+    )]
     TooManyEvents {
         /// Events processed before stopping.
         events: u64,

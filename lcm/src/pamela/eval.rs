@@ -77,7 +77,11 @@ impl SlotMap {
         self.scope.pop();
     }
     pub(crate) fn lookup(&self, n: &str) -> Option<usize> {
-        self.scope.iter().rev().find(|(k, _)| k == n).map(|(_, s)| *s)
+        self.scope
+            .iter()
+            .rev()
+            .find(|(k, _)| k == n)
+            .map(|(_, s)| *s)
     }
     fn family(&mut self, f: &str) -> usize {
         match self.families.iter().position(|x| x == f) {
@@ -93,19 +97,42 @@ impl SlotMap {
     pub(crate) fn compile(&mut self, e: &Expr) -> Result<Code, PamelaError> {
         Ok(match e {
             Expr::Num(v) => Code::Const(*v),
-            Expr::Var(n) => Code::Slot(self.lookup(n).ok_or_else(|| PamelaError::Unbound { name: n.clone() })?),
-            Expr::Add(v) => Code::Add(v.iter().map(|x| self.compile(x)).collect::<Result<_, _>>()?),
-            Expr::Mul(v) => Code::Mul(v.iter().map(|x| self.compile(x)).collect::<Result<_, _>>()?),
+            Expr::Var(n) => Code::Slot(
+                self.lookup(n)
+                    .ok_or_else(|| PamelaError::Unbound { name: n.clone() })?,
+            ),
+            Expr::Add(v) => Code::Add(
+                v.iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Expr::Mul(v) => Code::Mul(
+                v.iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_, _>>()?,
+            ),
             Expr::Div(a, b) => Code::Div(Box::new(self.compile(a)?), Box::new(self.compile(b)?)),
             Expr::Pow(a, b) => Code::Pow(Box::new(self.compile(a)?), Box::new(self.compile(b)?)),
             Expr::Mod(a, b) => Code::Mod(Box::new(self.compile(a)?), Box::new(self.compile(b)?)),
             Expr::IDiv(a, b) => Code::IDiv(Box::new(self.compile(a)?), Box::new(self.compile(b)?)),
-            Expr::Cmp(o, a, b) => Code::Cmp(*o, Box::new(self.compile(a)?), Box::new(self.compile(b)?)),
-            Expr::Call(Func::Max, v) => Code::Max(v.iter().map(|x| self.compile(x)).collect::<Result<_, _>>()?),
-            Expr::Call(Func::Min, v) => Code::Min(v.iter().map(|x| self.compile(x)).collect::<Result<_, _>>()?),
+            Expr::Cmp(o, a, b) => {
+                Code::Cmp(*o, Box::new(self.compile(a)?), Box::new(self.compile(b)?))
+            }
+            Expr::Call(Func::Max, v) => Code::Max(
+                v.iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Expr::Call(Func::Min, v) => Code::Min(
+                v.iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_, _>>()?,
+            ),
             Expr::Call(f, v) => Code::Call1(*f, Box::new(self.compile(&v[0])?)),
             Expr::Apply(n, _) => {
-                return Err(PamelaError::Eval(format!("unexpanded numeric equation `{n}`")));
+                return Err(PamelaError::Eval(format!(
+                    "unexpanded numeric equation `{n}`"
+                )));
             }
             Expr::Reduce {
                 op,
@@ -142,7 +169,9 @@ impl SlotMap {
             Expr::TimeEquations(p) => {
                 let mut vars = Vec::new();
                 for v in p.free_vars() {
-                    let s = self.lookup(&v).ok_or_else(|| PamelaError::Unbound { name: v.clone() })?;
+                    let s = self
+                        .lookup(&v)
+                        .ok_or_else(|| PamelaError::Unbound { name: v.clone() })?;
                     vars.push((v, s));
                 }
                 Code::TimeEquations(p.clone(), vars)
@@ -190,7 +219,9 @@ impl SlotMap {
 pub(crate) fn as_int(v: f64, what: &str) -> Result<i64, PamelaError> {
     let r = v.round();
     if !v.is_finite() || (v - r).abs() > 1e-6 * r.abs().max(1.0) {
-        return Err(PamelaError::Eval(format!("{what} must be an integer, got {v}")));
+        return Err(PamelaError::Eval(format!(
+            "{what} must be an integer, got {v}"
+        )));
     }
     Ok(r as i64)
 }
@@ -307,7 +338,9 @@ impl DemandCode {
             let idx = as_int(self.index.eval(s)?, "a resource index")?;
             let m = self.multiplicity.eval(s)?;
             if m.is_nan() || m <= 0.0 {
-                return Err(PamelaError::Eval(format!("resource multiplicity must be positive, got {m}")));
+                return Err(PamelaError::Eval(format!(
+                    "resource multiplicity must be positive, got {m}"
+                )));
             }
             let e = acc.entry((self.family, idx)).or_insert((0.0, m));
             e.0 += amount;

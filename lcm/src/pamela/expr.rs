@@ -252,7 +252,11 @@ impl Expr {
                 }
             }
             Expr::Reduce {
-                index, lo, hi, body, ..
+                index,
+                lo,
+                hi,
+                body,
+                ..
             } => {
                 lo.collect_vars(bound, out);
                 hi.collect_vars(bound, out);
@@ -318,7 +322,11 @@ impl Expr {
         match self {
             Expr::Var(v) => v == name,
             Expr::Reduce {
-                index, lo, hi, body, ..
+                index,
+                lo,
+                hi,
+                body,
+                ..
             } => lo.mentions(name) || hi.mentions(name) || (index != name && body.mentions(name)),
             Expr::Contention(_) | Expr::TimeEquations(_) => self.variables().contains(name),
             _ => {
@@ -351,14 +359,22 @@ impl Expr {
             Expr::Num(_) | Expr::Var(_) => self.clone(),
             Expr::Add(v) => Expr::Add(v.iter().map(|e| e.substitute(name, value)).collect()),
             Expr::Mul(v) => Expr::Mul(v.iter().map(|e| e.substitute(name, value)).collect()),
-            Expr::Call(g, v) => Expr::Call(*g, v.iter().map(|e| e.substitute(name, value)).collect()),
+            Expr::Call(g, v) => {
+                Expr::Call(*g, v.iter().map(|e| e.substitute(name, value)).collect())
+            }
             Expr::Apply(g, v) => Expr::Apply(
                 g.clone(),
                 v.iter().map(|e| e.substitute(name, value)).collect(),
             ),
-            Expr::Div(a, b) => Expr::Div(bx(a.substitute(name, value)), bx(b.substitute(name, value))),
-            Expr::Pow(a, b) => Expr::Pow(bx(a.substitute(name, value)), bx(b.substitute(name, value))),
-            Expr::Mod(a, b) => Expr::Mod(bx(a.substitute(name, value)), bx(b.substitute(name, value))),
+            Expr::Div(a, b) => {
+                Expr::Div(bx(a.substitute(name, value)), bx(b.substitute(name, value)))
+            }
+            Expr::Pow(a, b) => {
+                Expr::Pow(bx(a.substitute(name, value)), bx(b.substitute(name, value)))
+            }
+            Expr::Mod(a, b) => {
+                Expr::Mod(bx(a.substitute(name, value)), bx(b.substitute(name, value)))
+            }
             Expr::IDiv(a, b) => {
                 Expr::IDiv(bx(a.substitute(name, value)), bx(b.substitute(name, value)))
             }
@@ -463,9 +479,7 @@ fn prec(e: &Expr) -> u8 {
         | Expr::Call(..)
         | Expr::Apply(..)
         | Expr::Contention(_)
-        | Expr::TimeEquations(_) => {
-            P_ATOM
-        }
+        | Expr::TimeEquations(_) => P_ATOM,
         Expr::Add(v) if v.len() > 1 => P_ADD,
         Expr::Add(_) => P_ATOM,
         Expr::Mul(v) => {

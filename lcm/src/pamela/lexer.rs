@@ -12,7 +12,7 @@ pub(crate) enum Tok {
     RBrace,
     Comma,
     Semi,
-    Par,   // ||
+    Par,    // ||
     Assign, // =
     Plus,
     Minus,
@@ -94,7 +94,9 @@ pub(crate) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, PamelaError> {
                 i += 1;
             }
             Tok::Ident(chars[start..i].iter().collect())
-        } else if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
                 i += 1;
             }

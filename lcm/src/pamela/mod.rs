@@ -83,7 +83,11 @@ pub fn parse_expr(text: &str) -> Result<Expr, PamelaError> {
 
 /// Simulates `program` with the given parameter values; `t_lower` in the report is the
 /// compiled bound at the same values.
-pub fn simulate(program: &Program, bindings: &Bindings, options: &SimOptions) -> Result<SimReport, PamelaError> {
+pub fn simulate(
+    program: &Program,
+    bindings: &Bindings,
+    options: &SimOptions,
+) -> Result<SimReport, PamelaError> {
     simulate_limited(program, bindings, options, DEFAULT_MAX_EVENTS)
 }
 

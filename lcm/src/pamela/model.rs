@@ -32,7 +32,15 @@ impl Program {
     pub fn parameters(&self) -> Vec<String> {
         self.decls
             .iter()
-            .filter(|d| matches!(d.kind, DeclKind::Numeric { parameter: true, .. }))
+            .filter(|d| {
+                matches!(
+                    d.kind,
+                    DeclKind::Numeric {
+                        parameter: true,
+                        ..
+                    }
+                )
+            })
             .map(|d| d.name.clone())
             .collect()
     }
@@ -78,7 +86,12 @@ impl Program {
     /// The main process in normal form (all equations substituted).
     pub fn normal_form(&self) -> Result<NProc, PamelaError> {
         let main = self.main_name()?;
-        let span = self.decls.iter().find(|d| d.name == main).map(|d| d.span).unwrap_or_default();
+        let span = self
+            .decls
+            .iter()
+            .find(|d| d.name == main)
+            .map(|d| d.span)
+            .unwrap_or_default();
         let mut n = Normalizer::new(&self.decls)?;
         n.process(main, span)
     }
@@ -156,7 +169,9 @@ impl CompiledModel {
     fn slots(&self, b: &Bindings) -> Result<Vec<f64>, PamelaError> {
         let mut s = vec![0.0; self.nslots];
         for (k, n) in self.parameters.iter().enumerate() {
-            s[k] = *b.get(n).ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
+            s[k] = *b
+                .get(n)
+                .ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
         }
         Ok(s)
     }
@@ -169,7 +184,9 @@ impl CompiledModel {
             // no allocation on the common path
             let mut s = [0.0f64; STACK];
             for (k, n) in self.parameters.iter().enumerate() {
-                s[k] = *bindings.get(n).ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
+                s[k] = *bindings
+                    .get(n)
+                    .ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
             }
             return self.code_t.eval(&mut s[..self.nslots]);
         }
@@ -180,7 +197,11 @@ impl CompiledModel {
     /// Evaluates (`T_main`, `phi`, `omega`).
     pub fn eval_parts(&self, bindings: &Bindings) -> Result<(f64, f64, f64), PamelaError> {
         let mut s = self.slots(bindings)?;
-        Ok((self.code_t.eval(&mut s)?, self.code_phi.eval(&mut s)?, self.code_omega.eval(&mut s)?))
+        Ok((
+            self.code_t.eval(&mut s)?,
+            self.code_phi.eval(&mut s)?,
+            self.code_omega.eval(&mut s)?,
+        ))
     }
 }
 
@@ -193,7 +214,9 @@ impl Expr {
         let code = slots.compile(self)?;
         let mut s = vec![0.0; slots.len()];
         for (k, n) in names.iter().enumerate() {
-            s[k] = *bindings.get(n).ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
+            s[k] = *bindings
+                .get(n)
+                .ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
         }
         code.eval(&mut s)
     }

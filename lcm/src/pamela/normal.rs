@@ -111,7 +111,11 @@ impl NProc {
                 }
             }
             NProc::Loop {
-                index, lo, hi, body, ..
+                index,
+                lo,
+                hi,
+                body,
+                ..
             } => {
                 add(lo, bound);
                 add(hi, bound);
@@ -157,7 +161,11 @@ struct Scope {
 
 impl Scope {
     fn get(&self, n: &str) -> Option<&Expr> {
-        self.binds.iter().rev().find(|(k, _)| k == n).map(|(_, v)| v)
+        self.binds
+            .iter()
+            .rev()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v)
     }
     fn with(&self, n: &str, e: Expr) -> Scope {
         let mut s = self.clone();
@@ -179,10 +187,15 @@ impl<'a> Normalizer<'a> {
         let mut map: HashMap<&str, &Decl> = HashMap::new();
         let mut parameters = BTreeSet::new();
         for d in decls {
-            if matches!(d.name.as_str(), "fcfs" | "ps" | "rho") && d.kind != DeclKind::ResourceParameter {
+            if matches!(d.name.as_str(), "fcfs" | "ps" | "rho")
+                && d.kind != DeclKind::ResourceParameter
+            {
                 return Err(PamelaError::semantic(
                     d.span,
-                    format!("`{}` is a predefined resource and cannot be redefined", d.name),
+                    format!(
+                        "`{}` is a predefined resource and cannot be redefined",
+                        d.name
+                    ),
                 ));
             }
             if d.kind == DeclKind::ResourceParameter {
@@ -194,7 +207,10 @@ impl<'a> Normalizer<'a> {
                     format!("`{}` is defined twice (first at {})", d.name, prev.span),
                 ));
             }
-            if let DeclKind::Numeric { parameter: true, .. } = d.kind {
+            if let DeclKind::Numeric {
+                parameter: true, ..
+            } = d.kind
+            {
                 parameters.insert(d.name.clone());
             }
         }
@@ -217,7 +233,10 @@ impl<'a> Normalizer<'a> {
 
     fn fresh_index(&self, index: &str, scope: &Scope) -> String {
         let taken = |n: &str| {
-            scope.get(n).is_some() || self.parameters.contains(n) || scope.mentions(n) || self.decls.contains_key(n)
+            scope.get(n).is_some()
+                || self.parameters.contains(n)
+                || scope.mentions(n)
+                || self.decls.contains_key(n)
         };
         if taken(index) {
             fresh_name(index, taken)
@@ -268,16 +287,25 @@ impl<'a> Normalizer<'a> {
                 }
             }
             Expr::Apply(n, args) => {
-                let args: Vec<Expr> = args.iter().map(|a| self.expr(a, scope, span)).collect::<R<_>>()?;
+                let args: Vec<Expr> = args
+                    .iter()
+                    .map(|a| self.expr(a, scope, span))
+                    .collect::<R<_>>()?;
                 match self.decls.get(n.as_str()).copied() {
-                    Some(d @ Decl {
-                        kind: DeclKind::Numeric { value: Some(v), .. },
-                        ..
-                    }) => {
+                    Some(
+                        d @ Decl {
+                            kind: DeclKind::Numeric { value: Some(v), .. },
+                            ..
+                        },
+                    ) => {
                         if d.params.len() != args.len() {
                             return Err(PamelaError::semantic(
                                 span,
-                                format!("`{n}` takes {} argument(s), {} given", d.params.len(), args.len()),
+                                format!(
+                                    "`{n}` takes {} argument(s), {} given",
+                                    d.params.len(),
+                                    args.len()
+                                ),
                             ));
                         }
                         let mut inner = Scope::default();
@@ -295,7 +323,12 @@ impl<'a> Normalizer<'a> {
                             format!("`{n}` is a {}, not a numeric function", kind_name(&d.kind)),
                         ))
                     }
-                    None => return Err(PamelaError::semantic(span, format!("undefined function `{n}`"))),
+                    None => {
+                        return Err(PamelaError::semantic(
+                            span,
+                            format!("undefined function `{n}`"),
+                        ))
+                    }
                 }
             }
             Expr::Reduce {
@@ -318,14 +351,43 @@ impl<'a> Normalizer<'a> {
                     body: bx(body),
                 }
             }
-            Expr::Add(v) => Expr::Add(v.iter().map(|x| self.expr(x, scope, span)).collect::<R<_>>()?),
-            Expr::Mul(v) => Expr::Mul(v.iter().map(|x| self.expr(x, scope, span)).collect::<R<_>>()?),
-            Expr::Call(f, v) => Expr::Call(*f, v.iter().map(|x| self.expr(x, scope, span)).collect::<R<_>>()?),
-            Expr::Div(a, b) => Expr::Div(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
-            Expr::Pow(a, b) => Expr::Pow(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
-            Expr::Mod(a, b) => Expr::Mod(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
-            Expr::IDiv(a, b) => Expr::IDiv(bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
-            Expr::Cmp(o, a, b) => Expr::Cmp(*o, bx(self.expr(a, scope, span)?), bx(self.expr(b, scope, span)?)),
+            Expr::Add(v) => Expr::Add(
+                v.iter()
+                    .map(|x| self.expr(x, scope, span))
+                    .collect::<R<_>>()?,
+            ),
+            Expr::Mul(v) => Expr::Mul(
+                v.iter()
+                    .map(|x| self.expr(x, scope, span))
+                    .collect::<R<_>>()?,
+            ),
+            Expr::Call(f, v) => Expr::Call(
+                *f,
+                v.iter()
+                    .map(|x| self.expr(x, scope, span))
+                    .collect::<R<_>>()?,
+            ),
+            Expr::Div(a, b) => Expr::Div(
+                bx(self.expr(a, scope, span)?),
+                bx(self.expr(b, scope, span)?),
+            ),
+            Expr::Pow(a, b) => Expr::Pow(
+                bx(self.expr(a, scope, span)?),
+                bx(self.expr(b, scope, span)?),
+            ),
+            Expr::Mod(a, b) => Expr::Mod(
+                bx(self.expr(a, scope, span)?),
+                bx(self.expr(b, scope, span)?),
+            ),
+            Expr::IDiv(a, b) => Expr::IDiv(
+                bx(self.expr(a, scope, span)?),
+                bx(self.expr(b, scope, span)?),
+            ),
+            Expr::Cmp(o, a, b) => Expr::Cmp(
+                *o,
+                bx(self.expr(a, scope, span)?),
+                bx(self.expr(b, scope, span)?),
+            ),
             Expr::If(c, a, b) => Expr::If(
                 bx(self.expr(c, scope, span)?),
                 bx(self.expr(a, scope, span)?),
@@ -353,12 +415,18 @@ impl<'a> Normalizer<'a> {
         Ok(match t {
             Time::Det(e) => Time::Det(self.expr(e, scope, span)?),
             Time::Exp(e) => Time::Exp(self.expr(e, scope, span)?),
-            Time::Uniform(a, b) => Time::Uniform(self.expr(a, scope, span)?, self.expr(b, scope, span)?),
+            Time::Uniform(a, b) => {
+                Time::Uniform(self.expr(a, scope, span)?, self.expr(b, scope, span)?)
+            }
         })
     }
 
     fn resource(&mut self, r: &NameRef, scope: &Scope) -> R<NRes> {
-        let args: Vec<Expr> = r.args.iter().map(|a| self.expr(a, scope, r.span)).collect::<R<_>>()?;
+        let args: Vec<Expr> = r
+            .args
+            .iter()
+            .map(|a| self.expr(a, scope, r.span))
+            .collect::<R<_>>()?;
         let builtin = match r.name.as_str() {
             "fcfs" => Some(ServerKind::Fcfs),
             "ps" => Some(ServerKind::Ps),
@@ -377,7 +445,11 @@ impl<'a> Normalizer<'a> {
             if args.is_empty() || args.len() > 2 {
                 return Err(PamelaError::semantic(
                     r.span,
-                    format!("`{}(index, multiplicity)` takes 1 or 2 arguments, {} given", r.name, args.len()),
+                    format!(
+                        "`{}(index, multiplicity)` takes 1 or 2 arguments, {} given",
+                        r.name,
+                        args.len()
+                    ),
                 ));
             }
             let mut it = args.into_iter();
@@ -390,29 +462,43 @@ impl<'a> Normalizer<'a> {
             });
         }
         let d = match self.decls.get(r.name.as_str()).copied() {
-            Some(d @ Decl {
-                kind: DeclKind::Resource(_),
-                ..
-            }) => d,
+            Some(
+                d @ Decl {
+                    kind: DeclKind::Resource(_),
+                    ..
+                },
+            ) => d,
             Some(d) => {
                 return Err(PamelaError::semantic(
                     r.span,
                     format!("`{}` is a {}, not a resource", r.name, kind_name(&d.kind)),
                 ))
             }
-            None => return Err(PamelaError::semantic(r.span, format!("undefined resource `{}`", r.name))),
+            None => {
+                return Err(PamelaError::semantic(
+                    r.span,
+                    format!("undefined resource `{}`", r.name),
+                ))
+            }
         };
         if d.params.len() != args.len() {
             return Err(PamelaError::semantic(
                 r.span,
-                format!("resource `{}` takes {} index argument(s), {} given", r.name, d.params.len(), args.len()),
+                format!(
+                    "resource `{}` takes {} index argument(s), {} given",
+                    r.name,
+                    d.params.len(),
+                    args.len()
+                ),
             ));
         }
         let mut inner = Scope::default();
         for (p, a) in d.params.iter().zip(args) {
             inner = inner.with(p, a);
         }
-        let DeclKind::Resource(def) = &d.kind else { unreachable!() };
+        let DeclKind::Resource(def) = &d.kind else {
+            unreachable!()
+        };
         self.enter(&r.name, d.span)?;
         let out = match def {
             ResourceDef::Server {
@@ -432,31 +518,49 @@ impl<'a> Normalizer<'a> {
     }
 
     fn call(&mut self, r: &NameRef, scope: &Scope) -> R<NProc> {
-        let args: Vec<Expr> = r.args.iter().map(|a| self.expr(a, scope, r.span)).collect::<R<_>>()?;
+        let args: Vec<Expr> = r
+            .args
+            .iter()
+            .map(|a| self.expr(a, scope, r.span))
+            .collect::<R<_>>()?;
         let d = match self.decls.get(r.name.as_str()).copied() {
-            Some(d @ Decl {
-                kind: DeclKind::Process(_),
-                ..
-            }) => d,
+            Some(
+                d @ Decl {
+                    kind: DeclKind::Process(_),
+                    ..
+                },
+            ) => d,
             Some(d) => {
                 return Err(PamelaError::semantic(
                     r.span,
                     format!("`{}` is a {}, not a process", r.name, kind_name(&d.kind)),
                 ))
             }
-            None => return Err(PamelaError::semantic(r.span, format!("undefined process `{}`", r.name))),
+            None => {
+                return Err(PamelaError::semantic(
+                    r.span,
+                    format!("undefined process `{}`", r.name),
+                ))
+            }
         };
         if d.params.len() != args.len() {
             return Err(PamelaError::semantic(
                 r.span,
-                format!("process `{}` takes {} argument(s), {} given", r.name, d.params.len(), args.len()),
+                format!(
+                    "process `{}` takes {} argument(s), {} given",
+                    r.name,
+                    d.params.len(),
+                    args.len()
+                ),
             ));
         }
         let mut inner = Scope::default();
         for (p, a) in d.params.iter().zip(args) {
             inner = inner.with(p, a);
         }
-        let DeclKind::Process(body) = &d.kind else { unreachable!() };
+        let DeclKind::Process(body) = &d.kind else {
+            unreachable!()
+        };
         self.enter(&r.name, d.span)?;
         let out = self.proc(body, &inner, d.span);
         self.stack.pop();
@@ -491,7 +595,11 @@ impl<'a> Normalizer<'a> {
                     }
                     out.push(NCond {
                         name: c.name.clone(),
-                        args: c.args.iter().map(|a| self.expr(a, scope, c.span)).collect::<R<_>>()?,
+                        args: c
+                            .args
+                            .iter()
+                            .map(|a| self.expr(a, scope, c.span))
+                            .collect::<R<_>>()?,
                     });
                 }
                 if matches!(p, Proc::Wait(_)) {
@@ -500,8 +608,16 @@ impl<'a> Normalizer<'a> {
                     NProc::Signal(out)
                 }
             }
-            Proc::Seq(v) => NProc::Seq(v.iter().map(|x| self.proc(x, scope, span)).collect::<R<_>>()?),
-            Proc::Par(v) => NProc::Par(v.iter().map(|x| self.proc(x, scope, span)).collect::<R<_>>()?),
+            Proc::Seq(v) => NProc::Seq(
+                v.iter()
+                    .map(|x| self.proc(x, scope, span))
+                    .collect::<R<_>>()?,
+            ),
+            Proc::Par(v) => NProc::Par(
+                v.iter()
+                    .map(|x| self.proc(x, scope, span))
+                    .collect::<R<_>>()?,
+            ),
             Proc::Loop {
                 par,
                 index,

@@ -91,7 +91,11 @@ impl Parser {
         t
     }
     fn err<T>(&self, expected: &str) -> R<T> {
-        Err(PamelaError::parse(self.span(), expected, self.peek().describe()))
+        Err(PamelaError::parse(
+            self.span(),
+            expected,
+            self.peek().describe(),
+        ))
     }
     fn expect(&mut self, t: &Tok, expected: &str) -> R<Span> {
         if self.peek() == t {
@@ -185,7 +189,11 @@ impl Parser {
         match kw.as_deref() {
             Some("numeric") if parameter => {
                 if !params.is_empty() {
-                    return Err(PamelaError::parse(span, "a parameter without arguments", format!("`{name}(...)`")));
+                    return Err(PamelaError::parse(
+                        span,
+                        "a parameter without arguments",
+                        format!("`{name}(...)`"),
+                    ));
                 }
                 Ok(Decl {
                     name,
@@ -256,7 +264,10 @@ impl Parser {
                         // a numeric expression, unless followed by process operators
                         let save = self.pos;
                         match self.expr() {
-                            Ok(e) if !matches!(self.peek(), Tok::Semi | Tok::Par) || self.at_equation_start_after_semi() => {
+                            Ok(e)
+                                if !matches!(self.peek(), Tok::Semi | Tok::Par)
+                                    || self.at_equation_start_after_semi() =>
+                            {
                                 DeclKind::Numeric {
                                     parameter: false,
                                     value: Some(e),
@@ -291,7 +302,9 @@ impl Parser {
 
     fn resdef(&mut self) -> R<ResourceDef> {
         let span = self.span();
-        let name = self.ident("a resource (`fcfs(index, multiplicity)`, `ps(...)`, `rho` or a resource name)")?;
+        let name = self.ident(
+            "a resource (`fcfs(index, multiplicity)`, `ps(...)`, `rho` or a resource name)",
+        )?;
         let kind = match name.as_str() {
             "fcfs" => Some(ServerKind::Fcfs),
             "ps" => Some(ServerKind::Ps),
@@ -368,7 +381,9 @@ impl Parser {
             // a trailing ';' before `}`, `)`, the end or the next equation ends the sequence
             let save = self.pos;
             self.pos += 1;
-            if matches!(self.peek(), Tok::RBrace | Tok::RParen | Tok::Eof) || self.at_equation_start() {
+            if matches!(self.peek(), Tok::RBrace | Tok::RParen | Tok::Eof)
+                || self.at_equation_start()
+            {
                 self.pos = save;
                 if !matches!(self.peek_at(1), Tok::RBrace | Tok::RParen) {
                     break;
@@ -378,7 +393,11 @@ impl Parser {
             }
             v.push(self.term()?);
         }
-        Ok(if v.len() == 1 { v.pop().unwrap() } else { Proc::Seq(v) })
+        Ok(if v.len() == 1 {
+            v.pop().unwrap()
+        } else {
+            Proc::Seq(v)
+        })
     }
 
     fn refs(&mut self, what: &str) -> R<Vec<NameRef>> {
@@ -574,7 +593,8 @@ impl Parser {
                     self.pos += 1;
                     let b = self.unary()?;
                     acc = match acc {
-                        Expr::Mul(mut v) if !matches!(v.first(), Some(Expr::Num(c)) if *c == -1.0 && v.len() == 2) => {
+                        Expr::Mul(mut v) if !matches!(v.first(), Some(Expr::Num(c)) if *c == -1.0 && v.len() == 2) =>
+                        {
                             v.push(b);
                             Expr::Mul(v)
                         }
@@ -682,7 +702,10 @@ impl Parser {
                     let b = self.expr()?;
                     return Ok(Expr::If(bx(c), bx(a), bx(b)));
                 }
-                if matches!(s.as_str(), "mod" | "div" | "else" | "numeric" | "resource" | "process") {
+                if matches!(
+                    s.as_str(),
+                    "mod" | "div" | "else" | "numeric" | "resource" | "process"
+                ) {
                     return self.err("a number, name or `(`");
                 }
                 self.pos += 1;
@@ -698,7 +721,11 @@ impl Parser {
                                 span,
                                 format!(
                                     "`{s}` with {}",
-                                    if matches!(f, Func::Min | Func::Max) { "2 or more arguments" } else { "1 argument" }
+                                    if matches!(f, Func::Min | Func::Max) {
+                                        "2 or more arguments"
+                                    } else {
+                                        "1 argument"
+                                    }
                                 ),
                                 format!("{} argument(s)", args.len()),
                             ));

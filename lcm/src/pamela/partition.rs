@@ -37,7 +37,11 @@ pub fn cyclic_visits(a: i64, b: i64, c: i64, d: i64, m_count: i64, m: i64) -> i6
     // solve (c/g) * i = rhs/g (mod delta)
     let cg = (c / g).rem_euclid(delta);
     let r = (rhs / g).rem_euclid(delta);
-    let i0 = if delta == 1 { 0 } else { (r * mod_inverse(cg, delta)).rem_euclid(delta) };
+    let i0 = if delta == 1 {
+        0
+    } else {
+        (r * mod_inverse(cg, delta)).rem_euclid(delta)
+    };
     // smallest solution >= a
     let iota = a + (i0 - a).rem_euclid(delta);
     let alpha = ceil_div(a - iota, delta);

@@ -156,7 +156,9 @@ impl Builder {
         Ok(match t {
             Time::Det(e) => TimeCode::Det(self.slots.compile(e)?),
             Time::Exp(e) => TimeCode::Exp(self.slots.compile(e)?),
-            Time::Uniform(a, b) => TimeCode::Uniform(self.slots.compile(a)?, self.slots.compile(b)?),
+            Time::Uniform(a, b) => {
+                TimeCode::Uniform(self.slots.compile(a)?, self.slots.compile(b)?)
+            }
         })
     }
     fn node(&mut self, p: &NProc) -> Result<usize, PamelaError> {
@@ -169,7 +171,9 @@ impl Builder {
                     let index = self.slots.compile(&r.index)?;
                     let multiplicity = self.slots.compile(&r.multiplicity)?;
                     let fixed = match (&index, &multiplicity) {
-                        (Code::Const(i), Code::Const(m)) => Some((as_int(*i, "a resource index")?, *m)),
+                        (Code::Const(i), Code::Const(m)) => {
+                            Some((as_int(*i, "a resource index")?, *m))
+                        }
                         _ => None,
                     };
                     out.push(ResCode {
@@ -187,7 +191,11 @@ impl Builder {
                 for c in cs {
                     out.push(CondCode {
                         name: intern(&mut self.conds, &c.name) as u32,
-                        args: c.args.iter().map(|a| self.slots.compile(a)).collect::<Result<_, _>>()?,
+                        args: c
+                            .args
+                            .iter()
+                            .map(|a| self.slots.compile(a))
+                            .collect::<Result<_, _>>()?,
                     });
                 }
                 if matches!(p, NProc::Wait(_)) {
@@ -262,7 +270,9 @@ impl SimProgram {
     ) -> Result<(f64, u64), PamelaError> {
         let mut env = vec![0.0; self.nslots];
         for (k, n) in self.params.iter().enumerate() {
-            env[k] = *bindings.get(n).ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
+            env[k] = *bindings
+                .get(n)
+                .ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
         }
         let mut e = Engine {
             prog: self,
@@ -299,14 +309,20 @@ enum Ev {
     PsDone(u32, u64),
 }
 
+/// A scheduled event. `prio` packs the time (non-negative, so its bits order like the
+/// value) above the tie-break key: one integer comparison orders the heap.
 struct Entry {
-    time: f64,
-    key: u64,
+    prio: u128,
     ev: Ev,
+}
+impl Entry {
+    fn time(&self) -> f64 {
+        f64::from_bits((self.prio >> 64) as u64)
+    }
 }
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
+        self.prio == o.prio
     }
 }
 impl Eq for Entry {}
@@ -318,7 +334,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     fn cmp(&self, o: &Self) -> Ordering {
         // reversed: BinaryHeap is a max-heap
-        o.time.total_cmp(&self.time).then(o.key.cmp(&self.key))
+        o.prio.cmp(&self.prio)
     }
 }
 
@@ -369,7 +385,9 @@ impl PartialOrd for PsJob {
 }
 impl Ord for PsJob {
     fn cmp(&self, o: &Self) -> Ordering {
-        o.finish.total_cmp(&self.finish).then(o.thread.cmp(&self.thread))
+        o.finish
+            .total_cmp(&self.finish)
+            .then(o.thread.cmp(&self.thread))
     }
 }
 
@@ -421,7 +439,12 @@ impl Engine<'_> {
         } else {
             self.rng.next_u64()
         };
-        self.heap.push(Entry { time, key, ev });
+        // times are >= 0 (+0.0 normalizes -0.0), so the bit pattern is monotone
+        let bits = (time + 0.0).to_bits() as u128;
+        self.heap.push(Entry {
+            prio: (bits << 64) | key as u128,
+            ev,
+        });
     }
 
     fn spawn(&mut self, env: Vec<f64>, node: usize, parent: Option<u32>) -> u32 {
@@ -457,10 +480,13 @@ impl Engine<'_> {
     }
 
     fn main_loop(&mut self) -> Result<(), PamelaError> {
-        while let Some(Entry { time, ev, .. }) = self.heap.pop() {
+        while let Some(entry) = self.heap.pop() {
+            let (time, ev) = (entry.time(), entry.ev);
             self.events += 1;
             if self.events > self.max_events {
-                return Err(PamelaError::TooManyEvents { events: self.events - 1 });
+                return Err(PamelaError::TooManyEvents {
+                    events: self.events - 1,
+                });
             }
             self.now = time;
             match ev {
@@ -489,7 +515,11 @@ impl Engine<'_> {
                 Waiting::Condition(c) => {
                     blocked += 1;
                     if details.len() < 3 {
-                        let key = self.conds.iter().find(|(_, v)| v.waiters.contains(&(k as u32))).map(|(k, _)| k.clone());
+                        let key = self
+                            .conds
+                            .iter()
+                            .find(|(_, v)| v.waiters.contains(&(k as u32)))
+                            .map(|(k, _)| k.clone());
                         let name = &self.prog.conds[c as usize];
                         match key {
                             Some((_, args)) if !args.is_empty() => {
@@ -504,7 +534,10 @@ impl Engine<'_> {
                     blocked += 1;
                     if details.len() < 3 && r != NO_RES {
                         let res = &self.resources[r as usize];
-                        details.push(format!("use({}({}))", self.prog.families[res.family], res.index));
+                        details.push(format!(
+                            "use({}({}))",
+                            self.prog.families[res.family], res.index
+                        ));
                     }
                 }
                 _ => {}
@@ -543,7 +576,9 @@ impl Engine<'_> {
             }
         };
         if v.is_nan() || v < 0.0 {
-            return Err(PamelaError::Eval(format!("a time must be non-negative, got {v}")));
+            return Err(PamelaError::Eval(format!(
+                "a time must be non-negative, got {v}"
+            )));
         }
         Ok(v)
     }
@@ -551,7 +586,10 @@ impl Engine<'_> {
     fn resource_id(&mut self, r: &ResCode, env: &mut [f64]) -> Result<u32, PamelaError> {
         let (idx, m) = match r.fixed {
             Some(x) => x,
-            None => (as_int(r.index.eval(env)?, "a resource index")?, r.multiplicity.eval(env)?),
+            None => (
+                as_int(r.index.eval(env)?, "a resource index")?,
+                r.multiplicity.eval(env)?,
+            ),
         };
         if (0..1 << 16).contains(&idx) {
             let dense = &self.res_dense[r.family];
@@ -735,7 +773,12 @@ impl Engine<'_> {
         r
     }
 
-    fn step_inner(&mut self, t: u32, prog: &SimProgram, env: &mut Vec<f64>) -> Result<(), PamelaError> {
+    fn step_inner(
+        &mut self,
+        t: u32,
+        prog: &SimProgram,
+        env: &mut Vec<f64>,
+    ) -> Result<(), PamelaError> {
         loop {
             let Some(frame) = self.threads[t as usize].stack.pop() else {
                 // give the environment back before the slot is reused
@@ -745,7 +788,9 @@ impl Engine<'_> {
             };
             match frame {
                 Frame::SeqPos { node, pos } => {
-                    let Node::Seq(ch) = &prog.nodes[node] else { unreachable!() };
+                    let Node::Seq(ch) = &prog.nodes[node] else {
+                        unreachable!()
+                    };
                     if pos < ch.len() {
                         let st = &mut self.threads[t as usize].stack;
                         st.push(Frame::SeqPos { node, pos: pos + 1 });
@@ -754,7 +799,9 @@ impl Engine<'_> {
                 }
                 Frame::LoopPos { node, i, hi } => {
                     if i < hi {
-                        let Node::Loop { slot, body, .. } = &prog.nodes[node] else { unreachable!() };
+                        let Node::Loop { slot, body, .. } = &prog.nodes[node] else {
+                            unreachable!()
+                        };
                         env[*slot] = (i + 1) as f64;
                         let st = &mut self.threads[t as usize].stack;
                         st.push(Frame::LoopPos { node, i: i + 1, hi });
@@ -838,7 +885,11 @@ impl Engine<'_> {
                         } else {
                             self.rng.gen::<f64>() < c
                         };
-                        self.threads[t as usize].stack.push(Frame::Node(if take_a { *a } else { *b }));
+                        self.threads[t as usize].stack.push(Frame::Node(if take_a {
+                            *a
+                        } else {
+                            *b
+                        }));
                     }
                     Node::Signal(cs) => {
                         for c in cs {
@@ -880,7 +931,13 @@ impl Engine<'_> {
         }
     }
 
-    fn use_resources(&mut self, t: u32, rs: &[ResCode], d: f64, env: &mut [f64]) -> Result<(), PamelaError> {
+    fn use_resources(
+        &mut self,
+        t: u32,
+        rs: &[ResCode],
+        d: f64,
+        env: &mut [f64],
+    ) -> Result<(), PamelaError> {
         let mut req = std::mem::take(&mut self.threads[t as usize].req);
         req.clear();
         for r in rs {
@@ -923,7 +980,10 @@ impl Engine<'_> {
         th.req = req;
         th.req_time = d;
         // FCFS: served at once only if nobody waits before us on these resources
-        let queued = th.req.iter().any(|&(r, _)| !self.resources[r as usize].queue.is_empty());
+        let queued = th
+            .req
+            .iter()
+            .any(|&(r, _)| !self.resources[r as usize].queue.is_empty());
         if !queued && self.can_grant(t) {
             self.grant(t);
             return Ok(());
@@ -961,8 +1021,17 @@ pub(crate) fn replicate(
     let mut samples = Vec::with_capacity(runs);
     let mut events = 0;
     for k in 0..runs {
-        let seed = options.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k as u64);
-        let (t, ev) = prog.run(bindings, seed, true, arbitration, max_events.saturating_sub(events))?;
+        let seed = options
+            .seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(k as u64);
+        let (t, ev) = prog.run(
+            bindings,
+            seed,
+            true,
+            arbitration,
+            max_events.saturating_sub(events),
+        )?;
         samples.push(t);
         events += ev;
     }

@@ -30,7 +30,7 @@ pub fn simplify(e: &Expr) -> Expr {
             let (a, b) = (simplify(a), simplify(b));
             match (a.as_num(), b.as_num()) {
                 (Some(x), Some(y)) if y != 0.0 => Expr::Num((x / y).floor()),
-                (_, Some(y)) if y == 1.0 => Expr::Call(Func::Floor, vec![a]),
+                (_, Some(1.0)) => Expr::Call(Func::Floor, vec![a]),
                 _ => Expr::IDiv(bx(a), bx(b)),
             }
         }
@@ -189,7 +189,10 @@ pub(crate) fn mul(v: Vec<Expr>) -> Expr {
     if f.len() == 1 {
         if let Expr::Add(terms) = &f[0] {
             if c != 1.0 {
-                return add(terms.iter().map(|t| mul(vec![t.clone(), Expr::Num(c)])).collect());
+                return add(terms
+                    .iter()
+                    .map(|t| mul(vec![t.clone(), Expr::Num(c)]))
+                    .collect());
             }
         }
     }
@@ -199,7 +202,7 @@ pub(crate) fn mul(v: Vec<Expr>) -> Expr {
 pub(crate) fn div(a: Expr, b: Expr) -> Expr {
     match (a.as_num(), b.as_num()) {
         (Some(x), Some(y)) if y != 0.0 => Expr::Num(x / y),
-        (Some(x), _) if x == 0.0 => Expr::Num(0.0),
+        (Some(0.0), _) => Expr::Num(0.0),
         (_, Some(y)) if y != 0.0 => mul(vec![a, Expr::Num(1.0 / y)]),
         _ if a == b => Expr::Num(1.0),
         _ => Expr::Div(bx(a), bx(b)),
@@ -209,8 +212,8 @@ pub(crate) fn div(a: Expr, b: Expr) -> Expr {
 fn pow(a: Expr, b: Expr) -> Expr {
     match (a.as_num(), b.as_num()) {
         (Some(x), Some(y)) => Expr::Num(x.powf(y)),
-        (_, Some(y)) if y == 1.0 => a,
-        (_, Some(y)) if y == 0.0 => Expr::Num(1.0),
+        (_, Some(1.0)) => a,
+        (_, Some(0.0)) => Expr::Num(1.0),
         _ => Expr::Pow(bx(a), bx(b)),
     }
 }
@@ -266,7 +269,11 @@ pub(crate) fn call(f: Func, v: Vec<Expr>) -> Expr {
                         }
                         let (cj, fj) = split_term(&out[j]);
                         if cj >= 0.0 && monomial_key(&fj) == ki {
-                            let dominated = if is_max { cj > ci || (cj == ci && j < i) } else { cj < ci || (cj == ci && j < i) };
+                            let dominated = if is_max {
+                                cj > ci || (cj == ci && j < i)
+                            } else {
+                                cj < ci || (cj == ci && j < i)
+                            };
                             if dominated {
                                 out.remove(i);
                                 removed = true;
@@ -323,7 +330,11 @@ fn is_nonneg(e: &Expr) -> bool {
 pub(crate) fn count(lo: &Expr, hi: &Expr) -> Expr {
     match (lo.as_num(), hi.as_num()) {
         (Some(a), Some(b)) => Expr::Num((b - a + 1.0).max(0.0)),
-        _ => add(vec![hi.clone(), mul(vec![Expr::Num(-1.0), lo.clone()]), Expr::Num(1.0)]),
+        _ => add(vec![
+            hi.clone(),
+            mul(vec![Expr::Num(-1.0), lo.clone()]),
+            Expr::Num(1.0),
+        ]),
     }
 }
 
@@ -350,7 +361,12 @@ pub(crate) fn affine(e: &Expr, i: &str) -> Option<(Expr, Expr)> {
                 return None;
             }
             let (x, y) = affine(&v[dep[0]], i)?;
-            let others: Vec<Expr> = v.iter().enumerate().filter(|(k, _)| *k != dep[0]).map(|(_, e)| e.clone()).collect();
+            let others: Vec<Expr> = v
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != dep[0])
+                .map(|(_, e)| e.clone())
+                .collect();
             let mut ax = others.clone();
             ax.push(x);
             let mut by = others;
@@ -392,10 +408,14 @@ fn reduce(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
         Reduction::Sum => {
             // linearity
             if let Expr::Add(terms) = &body {
-                return add(terms.iter().map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone())).collect());
+                return add(terms
+                    .iter()
+                    .map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone()))
+                    .collect());
             }
             if let Expr::Mul(f) = &body {
-                let (indep, dep): (Vec<Expr>, Vec<Expr>) = f.iter().cloned().partition(|x| !x.mentions(index));
+                let (indep, dep): (Vec<Expr>, Vec<Expr>) =
+                    f.iter().cloned().partition(|x| !x.mentions(index));
                 if !indep.is_empty() {
                     let inner = reduce(op, index, lo.clone(), hi.clone(), mul(dep));
                     let mut all = indep;
@@ -412,9 +432,15 @@ fn reduce(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
             match &body {
                 Expr::Var(v) if v == index => {
                     // (lo + hi) * (hi - lo + 1) / 2
-                    return mul(vec![add(vec![lo.clone(), hi.clone()]), count(&lo, &hi), Expr::Num(0.5)]);
+                    return mul(vec![
+                        add(vec![lo.clone(), hi.clone()]),
+                        count(&lo, &hi),
+                        Expr::Num(0.5),
+                    ]);
                 }
-                Expr::Pow(b, e) if matches!(&**b, Expr::Var(v) if v == index) && e.as_num() == Some(2.0) => {
+                Expr::Pow(b, e)
+                    if matches!(&**b, Expr::Var(v) if v == index) && e.as_num() == Some(2.0) =>
+                {
                     let s2 = |n: Expr| {
                         mul(vec![
                             n.clone(),
@@ -431,7 +457,13 @@ fn reduce(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
             // affine in the index: a*i + b
             if let Some((a, b)) = affine(&body, index) {
                 if !matches!(body, Expr::Var(_)) {
-                    let si = reduce(op, index, lo.clone(), hi.clone(), Expr::Var(index.to_string()));
+                    let si = reduce(
+                        op,
+                        index,
+                        lo.clone(),
+                        hi.clone(),
+                        Expr::Var(index.to_string()),
+                    );
                     return add(vec![mul(vec![a, si]), mul(vec![count(&lo, &hi), b])]);
                 }
             }
@@ -442,11 +474,17 @@ fn reduce(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
             let f = if is_max { Func::Max } else { Func::Min };
             if let Expr::Call(g, args) = &body {
                 if *g == f {
-                    return call(f, args.iter().map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone())).collect());
+                    return call(
+                        f,
+                        args.iter()
+                            .map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone()))
+                            .collect(),
+                    );
                 }
             }
             if let Expr::Add(terms) = &body {
-                let (indep, dep): (Vec<Expr>, Vec<Expr>) = terms.iter().cloned().partition(|x| !x.mentions(index));
+                let (indep, dep): (Vec<Expr>, Vec<Expr>) =
+                    terms.iter().cloned().partition(|x| !x.mentions(index));
                 if !indep.is_empty() {
                     let mut all = indep;
                     all.push(reduce(op, index, lo.clone(), hi.clone(), add(dep)));
@@ -454,7 +492,10 @@ fn reduce(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
                 }
             }
             if let Expr::Mul(fs) = &body {
-                let (indep, dep): (Vec<Expr>, Vec<Expr>) = fs.iter().cloned().partition(|x| !x.mentions(index) && is_nonneg(x));
+                let (indep, dep): (Vec<Expr>, Vec<Expr>) = fs
+                    .iter()
+                    .cloned()
+                    .partition(|x| !x.mentions(index) && is_nonneg(x));
                 if !indep.is_empty() {
                     let mut all = indep;
                     all.push(reduce(op, index, lo.clone(), hi.clone(), mul(dep)));

@@ -243,7 +243,21 @@ pub fn rule_of(node: &Node) -> String {
         NodeKind::Locked { mutex } => {
             format!("mutual exclusion: fragments below use resource lock `{mutex}`")
         }
-        NodeKind::Fragment(_) => "fragment: T_f = (sum of categories) / p_f at (n, p_f)".into(),
+        NodeKind::Fragment(f) => match super::env::work_expr(&Fragment {
+            categories: f
+                .categories
+                .iter()
+                .map(|(c, _)| (c.clone(), Expr::Var(c.clone())))
+                .collect(),
+            ..f.clone()
+        }) {
+            Some(w) if f.executions.is_some() => format!(
+                "fragment: T_f = ({w}) / {} / p_f at its own variables",
+                f.executions.as_ref().map(|e| e.to_string()).unwrap_or_default()
+            ),
+            Some(w) => format!("fragment: T_f = ({w}) / p_f at its own variables"),
+            None => "fragment: T_f = (sum of categories) / p_f; no model yet".into(),
+        },
         NodeKind::Sync(SyncOp::Send(c)) => format!("condition synchronization: signal on `{c}`"),
         NodeKind::Sync(SyncOp::Recv(c)) => format!("condition synchronization: wait on `{c}`"),
         NodeKind::Sync(SyncOp::Barrier(b)) => {

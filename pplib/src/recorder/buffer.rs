@@ -4,12 +4,13 @@
 //!
 //! A buffer holds raw records of two 64-bit words: a raw clock reading and
 //! `code | arg << 32`. Its owner stores the words with relaxed stores and publishes the new
-//! length with a release store. Each recording thread has two buffers: when the current one
-//! is full, the thread marks it *in flight*, sends it to the writer (which encodes straight
-//! from it, no copy) and continues in the other one, waiting first, if need be, until the
-//! writer has released that one. So memory is bounded by two buffers per thread recording
-//! at the same time, and a writer that falls behind slows the recording threads down rather
-//! than letting memory grow.
+//! length with a release store. When a thread's current buffer is full, the thread marks it
+//! *in flight*, sends it to the writer (which encodes straight from it, no copy) and
+//! continues in another of its buffers: one the writer has released, else a new one, up to
+//! `BUFFERS_PER_THREAD` (8); with all of them in flight it waits for the oldest. So memory
+//! is bounded by 8 buffers (512 KiB) per thread recording at the same time (2 when the
+//! writer keeps up), and a writer that falls far behind slows the recording threads down
+//! rather than letting memory grow.
 //!
 //! A drainer (session end, exit hook, thread exit) takes the buffer's (rarely contended)
 //! lock, skips a buffer in flight (the writer has it), reads the length with acquire and

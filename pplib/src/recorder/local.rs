@@ -8,10 +8,15 @@ use super::{current_for, COUNTERS_BIT, STATE};
 use crate::clock;
 use crate::counters::ThreadCounters;
 
+/// The most buffers (64 KiB each) one thread uses: a thread waits for the writer only when
+/// all of them are in flight.
+pub(crate) const BUFFERS_PER_THREAD: usize = 8;
+
 /// Per-thread recorder state.
 struct Local {
     buffer: Cell<Option<&'static ThreadBuffer>>,
-    spare: Cell<Option<&'static ThreadBuffer>>,
+    /// The thread's other buffers, oldest hand-off first (in flight or free).
+    spares: RefCell<Vec<&'static ThreadBuffer>>,
     names: RefCell<NameCache>,
     counters: RefCell<Option<(u64, ThreadCounters)>>,
 }
@@ -20,7 +25,7 @@ thread_local! {
     static LOCAL: Local = const {
         Local {
             buffer: Cell::new(None),
-            spare: Cell::new(None),
+            spares: RefCell::new(Vec::new()),
             names: RefCell::new(NameCache { entries: Vec::new() }),
             counters: RefCell::new(None),
         }
@@ -29,12 +34,10 @@ thread_local! {
 
 impl Drop for Local {
     fn drop(&mut self) {
-        // The spare first: if it holds records (a drainer skipped it while it was in flight,
-        // or it is in flight now) they are older than the current buffer's.
-        for buffer in [self.spare.take(), self.buffer.take()]
-            .into_iter()
-            .flatten()
-        {
+        // Spares first (they hold no undrained records unless a drainer skipped one while it
+        // was in flight; those are older than the current buffer's), then the current one.
+        let spares = std::mem::take(self.spares.get_mut());
+        for buffer in spares.into_iter().chain(self.buffer.take()) {
             let state = buffer.state();
             if let Some(recorder) = current_for(state) {
                 buffer.drain(state, |thread, words| recorder.send_chunk(thread, words));
@@ -121,9 +124,10 @@ impl Local {
         }
     }
 
-    /// Hands the full buffer `full` to the writer and continues in the spare one (waiting
-    /// until the writer has released it). None if the session is over (its end collected
-    /// what it could; later records are dropped).
+    /// Hands the full buffer `full` to the writer and continues in a free one of the
+    /// thread's buffers: one the writer has released, else a new one (up to
+    /// [`BUFFERS_PER_THREAD`]), else the oldest once the writer releases it. None if the
+    /// session is over (its end collected what it could; later records are dropped).
     fn switch(&self, state: u64, full: &'static ThreadBuffer) -> Option<&'static ThreadBuffer> {
         let Some(recorder) = current_for(state) else {
             full.assign(0, 0);
@@ -131,49 +135,35 @@ impl Local {
         };
         full.hand_off(state, |b| recorder.send_buffer(b));
         let thread = full.thread();
-        let next = match self.spare.get() {
-            // A spare from an earlier session still marked in flight will never be released
-            // (its writer is gone): leave it and take a fresh buffer.
-            Some(spare) if spare.state() != state && spare.in_flight() => {
-                self.spare.set(None);
-                return self.switch_fresh(state, thread, full);
-            }
-            Some(spare) => {
-                let mut spins = 0u32;
-                if spare.in_flight() {
-                    recorder.wake_writer();
+        let mut spares = self.spares.try_borrow_mut().ok()?;
+        // A buffer of an earlier session still in flight will never be released (its writer
+        // is gone): let it go.
+        spares.retain(|b| b.state() == state || !b.in_flight());
+        let next = if let Some(i) = spares.iter().position(|b| !b.in_flight()) {
+            spares.remove(i)
+        } else if spares.len() + 1 < BUFFERS_PER_THREAD {
+            ThreadBuffer::acquire(state, thread)
+        } else {
+            let oldest = spares.remove(0);
+            recorder.wake_writer();
+            let mut spins = 0u32;
+            while oldest.in_flight() && !recorder.is_closed() {
+                spins += 1;
+                if spins < 64 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(std::time::Duration::from_micros(50));
                 }
-                while spare.in_flight() {
-                    if recorder.is_closed() {
-                        // The writer may never release it: leave it and take a fresh one.
-                        self.spare.set(None);
-                        return self.switch_fresh(state, thread, full);
-                    }
-                    spins += 1;
-                    if spins < 64 {
-                        std::thread::yield_now();
-                    } else {
-                        std::thread::sleep(std::time::Duration::from_micros(50));
-                    }
-                }
-                spare.assign(state, thread);
-                spare
             }
-            None => ThreadBuffer::acquire(state, thread),
+            if oldest.in_flight() {
+                // The session ended meanwhile: the writer may never release it.
+                ThreadBuffer::acquire(state, thread)
+            } else {
+                oldest
+            }
         };
-        self.spare.set(Some(full));
-        self.buffer.set(Some(next));
-        Some(next)
-    }
-
-    fn switch_fresh(
-        &self,
-        state: u64,
-        thread: u32,
-        full: &'static ThreadBuffer,
-    ) -> Option<&'static ThreadBuffer> {
-        let next = ThreadBuffer::acquire(state, thread);
-        self.spare.set(Some(full));
+        next.assign(state, thread);
+        spares.push(full);
         self.buffer.set(Some(next));
         Some(next)
     }

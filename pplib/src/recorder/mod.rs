@@ -4,8 +4,9 @@
 //! Hot path (one event): one relaxed load of [`STATE`] (0: not recording — the disabled
 //! path ends here), one clock reading, a thread-local access and two relaxed stores plus a
 //! release store into the thread's [`buffer::ThreadBuffer`]. No lock, no allocation. When a
-//! buffer is full its thread hands it whole to the writer thread and continues in its spare
-//! buffer (waiting only if the writer has not released that one yet: memory stays bounded).
+//! buffer is full its thread hands it whole to the writer thread and continues in another
+//! (at most 8 per thread; it waits for the writer only when all are in flight: memory stays
+//! bounded).
 //!
 //! Recovery: the session's end drains every thread's buffer; so does a process exit hook
 //! (`atexit`), which covers `std::process::exit` and a `main` that returns or unwinds
@@ -55,8 +56,8 @@ pub(crate) const COUNTERS_BIT: u64 = 1;
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 static CURRENT: Mutex<Option<Arc<Recorder>>> = Mutex::new(None);
 
-/// Messages that may wait for the writer (a full buffer is one message; each thread has at
-/// most one in flight, so this bounds blocking, not memory).
+/// Messages that may wait for the writer (a full buffer is one message; a thread has at
+/// most 8 in flight, so this bounds blocking, not memory).
 const CHANNEL_CAPACITY: usize = 1024;
 
 /// The wait kinds every log defines first (name ids 0..5, in `WaitKind` order).

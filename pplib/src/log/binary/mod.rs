@@ -88,9 +88,11 @@
 //! offset of that record or event.
 
 mod read;
+mod stream;
 mod write;
 
-pub use read::{BinaryLog, BinaryStream};
+pub use read::BinaryLog;
+pub use stream::BinaryStream;
 pub use write::{ChunkEncoder, LogWriter};
 
 /// The first 8 bytes of every binary log.

@@ -1,31 +1,28 @@
-//! Reading the binary log (see the spec in the parent module): an index built at open
-//! time (record headers, names, threads) and per-thread streams that read chunks lazily.
+//! Opening a binary log (see the spec in the parent module): the header and an index built
+//! at open time (record headers, names, threads); `stream.rs` reads the chunks lazily.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::{
-    code, Cursor, DecodeError, TimeScale, MAGIC, MAX_PAYLOAD, REC_CHUNK, REC_END, REC_NAME,
-    REC_THREAD, VERSION,
+    Cursor, DecodeError, TimeScale, MAGIC, MAX_PAYLOAD, REC_CHUNK, REC_END, REC_NAME, REC_THREAD,
+    VERSION,
 };
 use crate::log::error::quote;
-use crate::log::{
-    CounterId, Event, EventKind, Header, LogError, NameId, Nanos, Position, ProcessInfo, ThreadId,
-};
+use crate::log::{Header, LogError, Nanos, Position, ProcessInfo, ThreadId};
 
 /// Where the log's bytes are.
 #[derive(Debug)]
-enum Data {
+pub(super) enum Data {
     File(File),
     Bytes(Vec<u8>),
 }
 
 impl Data {
     /// Reads up to `buf.len()` bytes at `offset`; returns how many were read.
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    pub(super) fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {
             Data::Bytes(bytes) => {
                 let start = usize::try_from(offset)
@@ -60,36 +57,36 @@ impl Data {
 
 /// One `CHUNK` record of a thread.
 #[derive(Debug, Clone, Copy)]
-struct ChunkRef {
+pub(super) struct ChunkRef {
     /// Offset of the first event (after the chunk's thread and base time).
-    events_at: u64,
+    pub(super) events_at: u64,
     /// Bytes of events present in the file.
-    events_len: u32,
-    /// The chunk's base time.
-    base: Nanos,
+    pub(super) events_len: u32,
+    /// The chunk's base time (raw).
+    pub(super) base: Nanos,
     /// The record is cut by the end of the file.
-    cut: bool,
+    pub(super) cut: bool,
 }
 
 #[derive(Debug, Default)]
-struct ThreadIndex {
-    chunks: Vec<ChunkRef>,
+pub(super) struct ThreadIndex {
+    pub(super) chunks: Vec<ChunkRef>,
     name: Option<String>,
 }
 
 /// An opened binary log: the index that [`BinaryStream`]s read from.
 #[derive(Debug)]
 pub struct BinaryLog {
-    path: PathBuf,
-    data: Data,
-    names: usize,
-    counters: usize,
-    threads: BTreeMap<ThreadId, ThreadIndex>,
-    truncated: Option<(u64, String)>,
-    scale: TimeScale,
+    pub(super) path: PathBuf,
+    pub(super) data: Data,
+    pub(super) names: usize,
+    pub(super) counters: usize,
+    pub(super) threads: BTreeMap<ThreadId, ThreadIndex>,
+    pub(super) truncated: Option<(u64, String)>,
+    pub(super) scale: TimeScale,
 }
 
-fn malformed(path: &Path, at: u64, expected: &str, found: String) -> LogError {
+pub(super) fn malformed(path: &Path, at: u64, expected: &str, found: String) -> LogError {
     LogError::Syntax {
         path: path.to_owned(),
         pos: Position::Offset(at),
@@ -98,7 +95,7 @@ fn malformed(path: &Path, at: u64, expected: &str, found: String) -> LogError {
     }
 }
 
-fn decode_err(path: &Path, at: u64, what: &str, e: DecodeError) -> LogError {
+pub(super) fn decode_err(path: &Path, at: u64, what: &str, e: DecodeError) -> LogError {
     match e {
         DecodeError::Short => malformed(path, at, what, "the end of its record".to_owned()),
         DecodeError::Invalid(expected) => {
@@ -406,211 +403,4 @@ fn parse_header(path: &Path, body: &[u8]) -> Result<(Header, TimeScale), LogErro
         },
     };
     Ok((header, scale))
-}
-
-/// The events of one thread of a binary log, read one chunk at a time.
-#[derive(Debug)]
-pub struct BinaryStream {
-    log: Arc<BinaryLog>,
-    thread: ThreadId,
-    next_chunk: usize,
-    chunk: Option<ChunkRef>,
-    buf: Vec<u8>,
-    at: usize,
-    time: Nanos,
-    last: Option<Nanos>,
-}
-
-impl BinaryStream {
-    pub(crate) fn new(log: Arc<BinaryLog>, thread: ThreadId) -> BinaryStream {
-        BinaryStream {
-            log,
-            thread,
-            next_chunk: 0,
-            chunk: None,
-            buf: Vec::new(),
-            at: 0,
-            time: Nanos(0),
-            last: None,
-        }
-    }
-
-    fn truncated(&self, pos: u64, detail: String) -> LogError {
-        LogError::Truncated {
-            path: self.log.path.clone(),
-            pos: Position::Offset(pos),
-            detail,
-        }
-    }
-
-    /// The next event of the thread; `None` after its last one in a complete log.
-    pub(crate) fn next_event(&mut self) -> Option<Result<Event, LogError>> {
-        loop {
-            if let Some(chunk) = self.chunk {
-                if self.at < self.buf.len() {
-                    return Some(self.decode(chunk));
-                }
-                self.chunk = None;
-                if chunk.cut {
-                    let end = chunk.events_at + u64::from(chunk.events_len);
-                    return Some(Err(self.truncated(
-                        end,
-                        format!(
-                            "thread {}'s last chunk is cut after byte {end}",
-                            self.thread
-                        ),
-                    )));
-                }
-            }
-            let log = Arc::clone(&self.log);
-            let Some(next) = log
-                .threads
-                .get(&self.thread)
-                .and_then(|t| t.chunks.get(self.next_chunk))
-                .copied()
-            else {
-                return log
-                    .truncated
-                    .as_ref()
-                    .map(|(at, detail)| Err(self.truncated(*at, detail.clone())));
-            };
-            self.next_chunk += 1;
-            self.buf.clear();
-            self.buf.resize(next.events_len as usize, 0);
-            match log.data.read_at(next.events_at, &mut self.buf) {
-                Ok(n) if n == self.buf.len() => {}
-                Ok(_) => {
-                    return Some(Err(self.truncated(
-                        next.events_at,
-                        "the file shrank while it was read".to_owned(),
-                    )));
-                }
-                Err(source) => {
-                    return Some(Err(LogError::Io {
-                        path: log.path.clone(),
-                        source,
-                    }))
-                }
-            }
-            self.at = 0;
-            self.time = next.base;
-            self.chunk = Some(next);
-        }
-    }
-
-    fn decode(&mut self, chunk: ChunkRef) -> Result<Event, LogError> {
-        let start = self.at;
-        let offset = chunk.events_at + start as u64;
-        let pos = Position::Offset(offset);
-        let path = &self.log.path;
-        let mut c = Cursor {
-            bytes: &self.buf,
-            at: start,
-        };
-        let short = |e: DecodeError, what: &str| -> LogError {
-            match e {
-                DecodeError::Short if chunk.cut => LogError::Truncated {
-                    path: path.clone(),
-                    pos,
-                    detail: format!("thread {}'s last event is cut", self.thread),
-                },
-                e => decode_err(path, offset, what, e),
-            }
-        };
-        let event_code = c.u8().map_err(|e| short(e, "an event code"))?;
-        let delta = c.uvarint().map_err(|e| short(e, "a time delta"))?;
-        let name = |c: &mut Cursor| -> Result<NameId, LogError> {
-            let id = c.uvarint().map_err(|e| short(e, "a name id"))?;
-            if id >= self.log.names as u64 {
-                return Err(malformed(
-                    path,
-                    offset,
-                    &format!(
-                        "a name id defined in the string table (< {})",
-                        self.log.names
-                    ),
-                    id.to_string(),
-                ));
-            }
-            Ok(NameId(id as u32))
-        };
-        let kind = match event_code {
-            code::SESSION_BEGIN => EventKind::SessionBegin,
-            code::SESSION_END => EventKind::SessionEnd,
-            code::FRAG_BEGIN => EventKind::FragBegin(name(&mut c)?),
-            code::FRAG_END => EventKind::FragEnd(name(&mut c)?),
-            code::PAR_BEGIN => EventKind::ParBegin,
-            code::PAR_END => EventKind::ParEnd,
-            code::TASK_BEGIN => EventKind::TaskBegin,
-            code::TASK_END => EventKind::TaskEnd { wasted: false },
-            code::TASK_END_WASTED => EventKind::TaskEnd { wasted: true },
-            code::WAIT_BEGIN => EventKind::WaitBegin(name(&mut c)?),
-            code::WAIT_END => EventKind::WaitEnd,
-            code::COUNTERS => {
-                let n = c.uvarint().map_err(|e| short(e, "a counter count"))?;
-                if n > self.log.counters as u64 {
-                    return Err(malformed(
-                        path,
-                        offset,
-                        &format!("at most {} counter values", self.log.counters),
-                        n.to_string(),
-                    ));
-                }
-                let mut values = Vec::with_capacity(n as usize);
-                for _ in 0..n {
-                    let id = c.uvarint().map_err(|e| short(e, "a counter id"))?;
-                    let value = c.uvarint().map_err(|e| short(e, "a counter value"))?;
-                    if id >= self.log.counters as u64 {
-                        return Err(malformed(
-                            path,
-                            offset,
-                            &format!(
-                                "a counter id listed in the header (< {})",
-                                self.log.counters
-                            ),
-                            id.to_string(),
-                        ));
-                    }
-                    values.push((CounterId(id as u16), value));
-                }
-                EventKind::Counters(values)
-            }
-            other => {
-                return Err(LogError::UnknownEvent {
-                    path: path.clone(),
-                    pos,
-                    found: format!("code {other}"),
-                })
-            }
-        };
-        let raw = self.time.0.checked_add(delta).ok_or_else(|| {
-            malformed(
-                path,
-                offset,
-                "a time below 2^64",
-                "an overflowing delta".to_owned(),
-            )
-        })?;
-        self.at = c.at;
-        self.time = Nanos(raw);
-        let time = Nanos(self.log.scale.to_ns(raw));
-        if let Some(previous) = self.last {
-            if time < previous {
-                return Err(LogError::TimeBackwards {
-                    path: path.clone(),
-                    pos,
-                    thread: self.thread,
-                    time,
-                    previous,
-                });
-            }
-        }
-        self.last = Some(time);
-        Ok(Event {
-            time,
-            thread: self.thread,
-            kind,
-            pos,
-        })
-    }
 }

@@ -1,0 +1,215 @@
+//! Decoding one thread's events of a binary log, chunk by chunk (see the spec in the
+//! parent module).
+
+use std::sync::Arc;
+
+use super::read::{decode_err, malformed, BinaryLog, ChunkRef};
+use super::{code, Cursor, DecodeError};
+use crate::log::{CounterId, Event, EventKind, LogError, NameId, Nanos, Position, ThreadId};
+
+/// The events of one thread of a binary log, read one chunk at a time.
+#[derive(Debug)]
+pub struct BinaryStream {
+    log: Arc<BinaryLog>,
+    thread: ThreadId,
+    next_chunk: usize,
+    chunk: Option<ChunkRef>,
+    buf: Vec<u8>,
+    at: usize,
+    time: Nanos,
+    last: Option<Nanos>,
+}
+
+impl BinaryStream {
+    pub(crate) fn new(log: Arc<BinaryLog>, thread: ThreadId) -> BinaryStream {
+        BinaryStream {
+            log,
+            thread,
+            next_chunk: 0,
+            chunk: None,
+            buf: Vec::new(),
+            at: 0,
+            time: Nanos(0),
+            last: None,
+        }
+    }
+
+    fn truncated(&self, pos: u64, detail: String) -> LogError {
+        LogError::Truncated {
+            path: self.log.path.clone(),
+            pos: Position::Offset(pos),
+            detail,
+        }
+    }
+
+    /// The next event of the thread; `None` after its last one in a complete log.
+    pub(crate) fn next_event(&mut self) -> Option<Result<Event, LogError>> {
+        loop {
+            if let Some(chunk) = self.chunk {
+                if self.at < self.buf.len() {
+                    return Some(self.decode(chunk));
+                }
+                self.chunk = None;
+                if chunk.cut {
+                    let end = chunk.events_at + u64::from(chunk.events_len);
+                    return Some(Err(self.truncated(
+                        end,
+                        format!(
+                            "thread {}'s last chunk is cut after byte {end}",
+                            self.thread
+                        ),
+                    )));
+                }
+            }
+            let log = Arc::clone(&self.log);
+            let Some(next) = log
+                .threads
+                .get(&self.thread)
+                .and_then(|t| t.chunks.get(self.next_chunk))
+                .copied()
+            else {
+                return log
+                    .truncated
+                    .as_ref()
+                    .map(|(at, detail)| Err(self.truncated(*at, detail.clone())));
+            };
+            self.next_chunk += 1;
+            self.buf.clear();
+            self.buf.resize(next.events_len as usize, 0);
+            match log.data.read_at(next.events_at, &mut self.buf) {
+                Ok(n) if n == self.buf.len() => {}
+                Ok(_) => {
+                    return Some(Err(self.truncated(
+                        next.events_at,
+                        "the file shrank while it was read".to_owned(),
+                    )));
+                }
+                Err(source) => {
+                    return Some(Err(LogError::Io {
+                        path: log.path.clone(),
+                        source,
+                    }))
+                }
+            }
+            self.at = 0;
+            self.time = next.base;
+            self.chunk = Some(next);
+        }
+    }
+
+    fn decode(&mut self, chunk: ChunkRef) -> Result<Event, LogError> {
+        let start = self.at;
+        let offset = chunk.events_at + start as u64;
+        let pos = Position::Offset(offset);
+        let path = &self.log.path;
+        let mut c = Cursor {
+            bytes: &self.buf,
+            at: start,
+        };
+        let short = |e: DecodeError, what: &str| -> LogError {
+            match e {
+                DecodeError::Short if chunk.cut => LogError::Truncated {
+                    path: path.clone(),
+                    pos,
+                    detail: format!("thread {}'s last event is cut", self.thread),
+                },
+                e => decode_err(path, offset, what, e),
+            }
+        };
+        let event_code = c.u8().map_err(|e| short(e, "an event code"))?;
+        let delta = c.uvarint().map_err(|e| short(e, "a time delta"))?;
+        let name = |c: &mut Cursor| -> Result<NameId, LogError> {
+            let id = c.uvarint().map_err(|e| short(e, "a name id"))?;
+            if id >= self.log.names as u64 {
+                return Err(malformed(
+                    path,
+                    offset,
+                    &format!(
+                        "a name id defined in the string table (< {})",
+                        self.log.names
+                    ),
+                    id.to_string(),
+                ));
+            }
+            Ok(NameId(id as u32))
+        };
+        let kind = match event_code {
+            code::SESSION_BEGIN => EventKind::SessionBegin,
+            code::SESSION_END => EventKind::SessionEnd,
+            code::FRAG_BEGIN => EventKind::FragBegin(name(&mut c)?),
+            code::FRAG_END => EventKind::FragEnd(name(&mut c)?),
+            code::PAR_BEGIN => EventKind::ParBegin,
+            code::PAR_END => EventKind::ParEnd,
+            code::TASK_BEGIN => EventKind::TaskBegin,
+            code::TASK_END => EventKind::TaskEnd { wasted: false },
+            code::TASK_END_WASTED => EventKind::TaskEnd { wasted: true },
+            code::WAIT_BEGIN => EventKind::WaitBegin(name(&mut c)?),
+            code::WAIT_END => EventKind::WaitEnd,
+            code::COUNTERS => {
+                let n = c.uvarint().map_err(|e| short(e, "a counter count"))?;
+                if n > self.log.counters as u64 {
+                    return Err(malformed(
+                        path,
+                        offset,
+                        &format!("at most {} counter values", self.log.counters),
+                        n.to_string(),
+                    ));
+                }
+                let mut values = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let id = c.uvarint().map_err(|e| short(e, "a counter id"))?;
+                    let value = c.uvarint().map_err(|e| short(e, "a counter value"))?;
+                    if id >= self.log.counters as u64 {
+                        return Err(malformed(
+                            path,
+                            offset,
+                            &format!(
+                                "a counter id listed in the header (< {})",
+                                self.log.counters
+                            ),
+                            id.to_string(),
+                        ));
+                    }
+                    values.push((CounterId(id as u16), value));
+                }
+                EventKind::Counters(values)
+            }
+            other => {
+                return Err(LogError::UnknownEvent {
+                    path: path.clone(),
+                    pos,
+                    found: format!("code {other}"),
+                })
+            }
+        };
+        let raw = self.time.0.checked_add(delta).ok_or_else(|| {
+            malformed(
+                path,
+                offset,
+                "a time below 2^64",
+                "an overflowing delta".to_owned(),
+            )
+        })?;
+        self.at = c.at;
+        self.time = Nanos(raw);
+        let time = Nanos(self.log.scale.to_ns(raw));
+        if let Some(previous) = self.last {
+            if time < previous {
+                return Err(LogError::TimeBackwards {
+                    path: path.clone(),
+                    pos,
+                    thread: self.thread,
+                    time,
+                    previous,
+                });
+            }
+        }
+        self.last = Some(time);
+        Ok(Event {
+            time,
+            thread: self.thread,
+            kind,
+            pos,
+        })
+    }
+}
