@@ -199,6 +199,15 @@ impl<'a> Screen<'a> {
         }
     }
 
+    /// The basis of a model without constant.
+    fn empty(&self) -> Basis {
+        Basis {
+            q: Vec::new(),
+            resid: self.y.to_vec(),
+            hat: vec![0.0; self.y.len()],
+        }
+    }
+
     /// Orthogonalizes `col` against the basis into `out`; false when dependent.
     fn orthogonalize(b: &Basis, col: &[f64], out: &mut [f64]) -> bool {
         out.copy_from_slice(col);
@@ -331,16 +340,23 @@ fn screen(
     max_terms: usize,
     exhaustive3: bool,
     keep: usize,
+    with_constant: bool,
 ) -> Vec<(f64, Vec<usize>)> {
     let m = y.len();
     let max_terms = max_terms.min(m.saturating_sub(3));
     let scr = Screen::new(y);
-    let base = scr.constant();
+    let base = if with_constant {
+        scr.constant()
+    } else {
+        scr.empty()
+    };
     let mut scratch = vec![0.0; m];
     let mut found = TopK::new(keep);
     let mut pairs = TopK::new(8);
-    if let Some(s) = scr.score(&base) {
-        found.offer(penalized(s, 0), &[]);
+    if with_constant {
+        if let Some(s) = scr.score(&base) {
+            found.offer(penalized(s, 0), &[]);
+        }
     }
     if max_terms == 0 {
         return found.sets();
@@ -481,6 +497,74 @@ fn distinct_count(data: &Dataset, rows: &[usize], var: usize) -> usize {
     v.len()
 }
 
+/// Term sets of one variable (1 or 2 factors) ranked by their score pooled over slices,
+/// with or without a constant.
+fn pooled_rank(
+    prepared: &[(Vec<f64>, Vec<Vec<f64>>)],
+    np: usize,
+    max_terms: usize,
+    with_constant: bool,
+) -> Vec<(f64, Vec<usize>)> {
+    let mut single = vec![0.0f64; np];
+    let mut n_slices = 0.0;
+    for (y, cols) in prepared {
+        let scr = Screen::new(y);
+        let base = if with_constant {
+            scr.constant()
+        } else {
+            scr.empty()
+        };
+        let mut scratch = vec![0.0; y.len()];
+        n_slices += 1.0;
+        for a in 0..np {
+            single[a] += scr
+                .score_with(&base, &cols[a], &mut scratch)
+                .map_or(f64::INFINITY, |s| s * s);
+        }
+    }
+    let mut ranked: Vec<(f64, Vec<usize>)> = (0..np)
+        .filter(|&a| single[a].is_finite())
+        .map(|a| (penalized((single[a] / n_slices).sqrt(), 1), vec![a]))
+        .collect();
+    ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+    if max_terms >= 2 {
+        let firsts: Vec<usize> = ranked.iter().take(24).map(|r| r.1[0]).collect();
+        let mut pair = vec![0.0f64; firsts.len() * np];
+        for (y, cols) in prepared {
+            let scr = Screen::new(y);
+            let base = if with_constant {
+                scr.constant()
+            } else {
+                scr.empty()
+            };
+            let mut scratch = vec![0.0; y.len()];
+            for (ia, &a) in firsts.iter().enumerate() {
+                let Some(ba) = scr.push(&base, &cols[a]) else {
+                    pair[ia * np..(ia + 1) * np].fill(f64::INFINITY);
+                    continue;
+                };
+                for b in 0..np {
+                    pair[ia * np + b] += scr
+                        .score_with(&ba, &cols[b], &mut scratch)
+                        .map_or(f64::INFINITY, |s| s * s);
+                }
+            }
+        }
+        for (ia, &a) in firsts.iter().enumerate() {
+            for b in 0..np {
+                let v = pair[ia * np + b];
+                // Each unordered pair once: skip (a, b) when b is also a first before a.
+                let dup = firsts[..ia].contains(&b);
+                if b != a && v.is_finite() && !dup {
+                    ranked.push((penalized((v / n_slices).sqrt(), 2), vec![a, b]));
+                }
+            }
+        }
+        ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+    }
+    ranked
+}
+
 /// Per-variable screening: the factors of `var` that best explain the slices.
 fn variable_terms(data: &Dataset, var: usize, limit: usize) -> Vec<Factor> {
     let pool: Vec<Factor> = term_pool(var)
@@ -525,55 +609,9 @@ fn variable_terms(data: &Dataset, var: usize, limit: usize) -> Vec<Factor> {
         .min()
         .unwrap_or(0)
         .min(2);
-    let mut single = vec![0.0f64; np];
-    let mut n_slices = 0.0;
-    for (y, cols) in &prepared {
-        let scr = Screen::new(y);
-        let base = scr.constant();
-        let mut scratch = vec![0.0; y.len()];
-        n_slices += 1.0;
-        for a in 0..np {
-            single[a] += scr
-                .score_with(&base, &cols[a], &mut scratch)
-                .map_or(f64::INFINITY, |s| s * s);
-        }
-    }
-    let mut ranked: Vec<(f64, Vec<usize>)> = (0..np)
-        .filter(|&a| single[a].is_finite())
-        .map(|a| (penalized((single[a] / n_slices).sqrt(), 1), vec![a]))
-        .collect();
+    let mut ranked = pooled_rank(&prepared, np, max_terms, true);
+    ranked.extend(pooled_rank(&prepared, np, max_terms, false));
     ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
-    if max_terms >= 2 {
-        let firsts: Vec<usize> = ranked.iter().take(24).map(|r| r.1[0]).collect();
-        let mut pair = vec![0.0f64; firsts.len() * np];
-        for (y, cols) in &prepared {
-            let scr = Screen::new(y);
-            let base = scr.constant();
-            let mut scratch = vec![0.0; y.len()];
-            for (ia, &a) in firsts.iter().enumerate() {
-                let Some(ba) = scr.push(&base, &cols[a]) else {
-                    pair[ia * np..(ia + 1) * np].fill(f64::INFINITY);
-                    continue;
-                };
-                for b in 0..np {
-                    pair[ia * np + b] += scr
-                        .score_with(&ba, &cols[b], &mut scratch)
-                        .map_or(f64::INFINITY, |s| s * s);
-                }
-            }
-        }
-        for (ia, &a) in firsts.iter().enumerate() {
-            for b in 0..np {
-                let v = pair[ia * np + b];
-                // Each unordered pair once: skip (a, b) when b is also a first before a.
-                let dup = firsts[..ia].contains(&b);
-                if b != a && v.is_finite() && !dup {
-                    ranked.push((penalized((v / n_slices).sqrt(), 2), vec![a, b]));
-                }
-            }
-        }
-        ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
-    }
     let mut out: Vec<Factor> = Vec::new();
     for (_, set) in ranked {
         for i in set {
@@ -639,7 +677,12 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
     let cols: Vec<Vec<f64>> = cols_all.iter().map(|(_, c)| c.clone()).collect();
     // 2. Screening.
     let exhaustive3 = cols.len() <= 40;
-    let screened = screen(&cols, &y, opts.max_terms, exhaustive3, 8);
+    let mut screened = screen(&cols, &y, opts.max_terms, exhaustive3, 8, true);
+    for extra in screen(&cols, &y, opts.max_terms, exhaustive3, 8, false) {
+        if !screened.iter().any(|s| s.1 == extra.1) {
+            screened.push(extra);
+        }
+    }
     // 3. Selection.
     let mut models: Vec<(f64, FittedModel)> = Vec::new();
     let mut seen = HashSet::new();

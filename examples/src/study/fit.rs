@@ -66,12 +66,23 @@ pub fn fit_fragments(
             };
             let extraction =
                 Extraction::parse(&format!("tag={name}")).map_err(|e| data_err(e.to_string()))?;
-            let data = Dataset::from_records(records, source, cat, variables, &extraction)
+            // Pure computation is the p = 1 busy time by definition: a function of the
+            // size variables only.
+            let vars: Vec<String> = if cat == "pc" {
+                variables.iter().filter(|v| *v != "p").cloned().collect()
+            } else {
+                variables.to_vec()
+            };
+            let data = Dataset::from_records(records, source, cat, &vars, &extraction)
                 .map_err(|e| data_err(e.to_string()))?;
             if data.points.iter().all(|p| p.y == 0.0) {
                 continue;
             }
-            let fit = auto_fit(&data, &SearchOptions::default()).map_err(|e| data_err(e.to_string()))?;
+            let opts = SearchOptions {
+                max_terms: max_terms(&data),
+                ..SearchOptions::default()
+            };
+            let fit = auto_fit(&data, &opts).map_err(|e| data_err(e.to_string()))?;
             let best = fit.best();
             categories.push(CategoryFit {
                 category: cat.to_string(),
@@ -84,6 +95,17 @@ pub fn fit_fragments(
         out.push(FragmentFit { name, categories });
     }
     Ok(out)
+}
+
+/// Most terms the search may use: with few distinct values of a variable a 3-term model
+/// interpolates its points exactly and extrapolates wildly, so allow at most
+/// (distinct values of the best-sampled variable − 2) terms, between 1 and 3.
+fn max_terms(data: &Dataset) -> usize {
+    let most = (0..data.variables.len())
+        .map(|i| data.distinct(i).len())
+        .max()
+        .unwrap_or(0);
+    most.saturating_sub(2).clamp(1, 3)
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ pub(super) struct ThreadIndex {
     name: Option<String>,
 }
 
-/// An opened binary log: the index that [`BinaryStream`]s read from.
+/// An opened binary log: the index that [`super::BinaryStream`]s read from.
 #[derive(Debug)]
 pub struct BinaryLog {
     pub(super) path: PathBuf,

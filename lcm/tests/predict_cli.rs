@@ -1,0 +1,192 @@
+//! The `lcm predict`, `compare`, `tree`, `calibrate` commands as users run them: output
+//! shape, exit statuses, and messages naming file and line. Fixtures: tests/predict/*.rs
+//! (headers say what they are) and small files written here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn lcm(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lcm"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run lcm");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/predict")
+}
+
+#[test]
+fn predict_single_point_ends_with_the_exact_line() {
+    let (code, out, err) = lcm(&["predict", "fft_dp.rs", "--set", "n=1024", "--set", "p=8"], &fixtures());
+    assert_eq!(code, 0, "{err}");
+    let last = out.lines().last().unwrap();
+    // setup 1e-3/8 + 8 iterations of (1e-9 + 4e-9 + 2e-9 + 4e-9)*n^2/8 + 2*1e-6*8/8:
+    // 1.25e-4 + 8*(11e-9*1048576/8 + 2e-6) = 1.25e-4 + 0.011534336 + 1.6e-5 = 0.011675336
+    let t: f64 = last.strip_prefix("predicted: T=").expect(last).parse().unwrap();
+    assert!((t - 0.011675336).abs() < 1e-12, "{t}");
+    for name in ["setup", "init", "cols", "transpose", "rows"] {
+        assert!(out.contains(name), "{out}");
+    }
+    assert!(out.contains("structural load imbalance LI+"));
+    assert!(out.contains("communication"));
+    assert!(out.contains("contention"));
+}
+
+#[test]
+fn predict_task_parallel_reports_pipeline_fill_and_bottleneck() {
+    let (code, out, err) = lcm(&["predict", "fft_tp.rs", "--set", "n=1024", "--set", "p=8"], &fixtures());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pipeline (line 17): 2 stages, 8 items"), "{out}");
+    assert!(out.contains("bottleneck stage 2"), "{out}");
+    assert!(out.contains("+ a from cols (line 29) to transpose (line 40)"), "{out}");
+    assert!(out.lines().last().unwrap().starts_with("predicted: T="));
+}
+
+#[test]
+fn predict_grid_table_and_json() {
+    let (code, out, err) = lcm(&["predict", "fft_dp.rs", "--set", "n=512", "--grid", "p=1..4"], &fixtures());
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with(char::is_numeric)).collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    assert!(rows[0].trim_end().ends_with("1.00"), "{out}");
+    let (code, out, _) = lcm(
+        &["predict", "fft_dp.rs", "--grid", "n=256,512,p=1..2", "--json"],
+        &fixtures(),
+    );
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), 4);
+    assert!(arr[1]["seconds"].as_f64().unwrap() > 0.0);
+    assert!(arr[1]["speedup"].as_f64().unwrap() > 1.5);
+    assert!(arr[0]["contributions"]["load_imbalance_s"].is_number());
+}
+
+#[test]
+fn compare_finds_the_crossover_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    // a: one processor whatever p is, 4 s; b: 10 processor-seconds spread over p.
+    std::fs::write(
+        dir.path().join("a.rs"),
+        "fn main() {\n    // lcm: fragment f\n    // lcm: rt = 4\n    // lcm: p = 1\n    f();\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.rs"),
+        "fn main() {\n    // lcm: fragment f\n    // lcm: rt = 10\n    f();\n}\n",
+    )
+    .unwrap();
+    let (code, out, err) = lcm(
+        &["compare", "a.rs", "b.rs", "--grid", "p=1..4", "--plot", "cmp.svg"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    // T_a - T_b: p=2: 4 - 5 = -1, p=3: 4 - 10/3 = 2/3 -> crossing at 2 + 1/(1 + 2/3) = 2.6.
+    assert!(out.contains("crossover: p ~ 2.60 (between 2 and 3): b better above"), "{out}");
+    assert!(out.contains("a better at 2 point(s), b better at 2"), "{out}");
+    let svg = std::fs::read_to_string(dir.path().join("cmp.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("polyline"), "{svg}");
+    let (code, out, _) = lcm(&["compare", "a.rs", "b.rs", "--grid", "p=1..4", "--json"], dir.path());
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["crossovers"][0]["better_after"], "b");
+    assert_eq!(v["points"][3]["better"], "b");
+}
+
+#[test]
+fn tree_prints_structure_and_pamela() {
+    let (code, out, err) = lcm(&["tree", "fft_tp.rs", "--pamela"], &fixtures());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pipeline over 8 items"));
+    assert!(out.contains("process main ="));
+    let (code, out, _) = lcm(&["tree", "fft_dp.rs", "--json"], &fixtures());
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["kind"], "serial");
+    assert_eq!(v["children"][1]["kind"], "loop");
+}
+
+#[test]
+fn bad_annotation_exits_1_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.rs"),
+        "fn main() {\n    // lcm: fragment a\n    // lcm: rt = 3*\n    a();\n}\n",
+    )
+    .unwrap();
+    for cmd in ["predict", "tree"] {
+        let (code, _, err) = lcm(&[cmd, "bad.rs", "--set", "p=2"][..if cmd == "tree" { 2 } else { 4 }], dir.path());
+        assert_eq!(code, 1, "{cmd}: {err}");
+        assert!(err.contains("bad.rs:3:"), "{cmd}: {err}");
+    }
+    let (code, _, err) = lcm(&["predict", "missing.rs"], dir.path());
+    assert_eq!(code, 1);
+    assert!(err.contains("missing.rs"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let (code, _, err) = lcm(&["predict", "fft_dp.rs", "--grid", "p=4..1"], &fixtures());
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = lcm(&["predict", "fft_dp.rs", "--set", "n"], &fixtures());
+    assert_eq!(code, 2, "{err}");
+    let (code, _, _) = lcm(&["predict"], &fixtures());
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn unbound_variable_is_bad_input() {
+    let (code, _, err) = lcm(&["predict", "fft_dp.rs", "--set", "p=2"], &fixtures());
+    assert_eq!(code, 1);
+    assert!(err.contains("--set n="), "{err}");
+}
+
+#[test]
+fn help_has_examples() {
+    for cmd in ["predict", "compare", "tree", "calibrate"] {
+        let (code, out, _) = lcm(&[cmd, "--help"], &fixtures());
+        assert_eq!(code, 0);
+        assert!(out.contains("Examples:"), "{cmd}: {out}");
+    }
+}
+
+#[test]
+fn calibrate_writes_a_machine_file_predict_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = lcm(&["calibrate", "--quick", "-o", "m.txt", "--json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lat = v["latency_s"].as_f64().unwrap();
+    let bw = v["bandwidth_bytes_per_s"].as_f64().unwrap();
+    // Loose sanity bounds: a cache-line handoff takes between 1 ns and 1 ms even on a
+    // loaded machine; copying runs between 10 MB/s and 1 TB/s.
+    assert!(lat > 1e-9 && lat < 1e-3, "{lat}");
+    assert!(bw > 1e7 && bw < 1e12, "{bw}");
+    let text = std::fs::read_to_string(dir.path().join("m.txt")).unwrap();
+    let m = lcm::predict::machine::Machine::parse("m.txt", &text).unwrap();
+    assert_eq!(m.latency_s, lat);
+    std::fs::copy(fixtures().join("fft_tp.rs"), dir.path().join("tp.rs")).unwrap();
+    let (code, out, err) = lcm(
+        &["predict", "tp.rs", "--machine", "m.txt", "--set", "n=256", "--set", "p=2"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("m.txt"), "{out}");
+}
+
+#[test]
+fn malformed_machine_file_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.txt"), "# machine\nlatency_s = fast\n").unwrap();
+    std::fs::copy(fixtures().join("fft_tp.rs"), dir.path().join("tp.rs")).unwrap();
+    let (code, _, err) = lcm(&["predict", "tp.rs", "--machine", "m.txt", "--set", "n=2", "--set", "p=2"], dir.path());
+    assert_eq!(code, 1);
+    assert!(err.contains("m.txt:2:"), "{err}");
+}
