@@ -15,7 +15,12 @@ pub fn profiled<R>(
     f: impl FnOnce() -> R,
 ) -> Result<(R, f64), pplib::PplibError> {
     let session = match log {
-        Some(path) => Some(pplib::Session::builder().path(path).processors(p.max(1)).start()?),
+        Some(path) => Some(
+            pplib::Session::builder()
+                .path(path)
+                .processors(p.max(1))
+                .start()?,
+        ),
         None => None,
     };
     let start = Instant::now();

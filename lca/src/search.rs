@@ -522,13 +522,17 @@ fn pooled_rank(
                 .map_or(f64::INFINITY, |s| s * s);
         }
     }
-    let mut ranked: Vec<(f64, Vec<usize>)> = (0..np)
+    let mut order: Vec<(f64, usize)> = (0..np)
         .filter(|&a| single[a].is_finite())
-        .map(|a| (penalized((single[a] / n_slices).sqrt(), 1), vec![a]))
+        .map(|a| (penalized((single[a] / n_slices).sqrt(), 1), a))
         .collect();
-    ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+    order.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let mut ranked = TopK::new(8);
+    for &(sc, a) in order.iter().take(8) {
+        ranked.offer(sc, &[a]);
+    }
     if max_terms >= 2 {
-        let firsts: Vec<usize> = ranked.iter().take(24).map(|r| r.1[0]).collect();
+        let firsts: Vec<usize> = order.iter().take(16).map(|r| r.1).collect();
         let mut pair = vec![0.0f64; firsts.len() * np];
         for (y, cols) in prepared {
             let scr = Screen::new(y);
@@ -556,13 +560,12 @@ fn pooled_rank(
                 // Each unordered pair once: skip (a, b) when b is also a first before a.
                 let dup = firsts[..ia].contains(&b);
                 if b != a && v.is_finite() && !dup {
-                    ranked.push((penalized((v / n_slices).sqrt(), 2), vec![a, b]));
+                    ranked.offer(penalized((v / n_slices).sqrt(), 2), &[a, b]);
                 }
             }
         }
-        ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
     }
-    ranked
+    ranked.sets()
 }
 
 /// Per-variable screening: the factors of `var` that best explain the slices.
@@ -677,12 +680,9 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
     let cols: Vec<Vec<f64>> = cols_all.iter().map(|(_, c)| c.clone()).collect();
     // 2. Screening.
     let exhaustive3 = cols.len() <= 40;
-    let mut screened = screen(&cols, &y, opts.max_terms, exhaustive3, 8, true);
-    for extra in screen(&cols, &y, opts.max_terms, exhaustive3, 8, false) {
-        if !screened.iter().any(|s| s.1 == extra.1) {
-            screened.push(extra);
-        }
-    }
+    // (Constants are removed in selection when needless; the slice stage, where a needless
+    // constant would hide the right term, also screens constant-free sets.)
+    let screened = screen(&cols, &y, opts.max_terms, exhaustive3, 8, true);
     // 3. Selection.
     let mut models: Vec<(f64, FittedModel)> = Vec::new();
     let mut seen = HashSet::new();

@@ -24,12 +24,19 @@ fn fixtures() -> PathBuf {
 
 #[test]
 fn predict_single_point_ends_with_the_exact_line() {
-    let (code, out, err) = lcm(&["predict", "fft_dp.rs", "--set", "n=1024", "--set", "p=8"], &fixtures());
+    let (code, out, err) = lcm(
+        &["predict", "fft_dp.rs", "--set", "n=1024", "--set", "p=8"],
+        &fixtures(),
+    );
     assert_eq!(code, 0, "{err}");
     let last = out.lines().last().unwrap();
     // setup 1e-3/8 + 8 iterations of (1e-9 + 4e-9 + 2e-9 + 4e-9)*n^2/8 + 2*1e-6*8/8:
     // 1.25e-4 + 8*(11e-9*1048576/8 + 2e-6) = 1.25e-4 + 0.011534336 + 1.6e-5 = 0.011675336
-    let t: f64 = last.strip_prefix("predicted: T=").expect(last).parse().unwrap();
+    let t: f64 = last
+        .strip_prefix("predicted: T=")
+        .expect(last)
+        .parse()
+        .unwrap();
     assert!((t - 0.011675336).abs() < 1e-12, "{t}");
     for name in ["setup", "init", "cols", "transpose", "rows"] {
         assert!(out.contains(name), "{out}");
@@ -41,23 +48,44 @@ fn predict_single_point_ends_with_the_exact_line() {
 
 #[test]
 fn predict_task_parallel_reports_pipeline_fill_and_bottleneck() {
-    let (code, out, err) = lcm(&["predict", "fft_tp.rs", "--set", "n=1024", "--set", "p=8"], &fixtures());
+    let (code, out, err) = lcm(
+        &["predict", "fft_tp.rs", "--set", "n=1024", "--set", "p=8"],
+        &fixtures(),
+    );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("pipeline (line 17): 2 stages, 8 items"), "{out}");
+    assert!(
+        out.contains("pipeline (line 17): 2 stages, 8 items"),
+        "{out}"
+    );
     assert!(out.contains("bottleneck stage 2"), "{out}");
-    assert!(out.contains("+ a from cols (line 29) to transpose (line 40)"), "{out}");
+    assert!(
+        out.contains("+ a from cols (line 29) to transpose (line 40)"),
+        "{out}"
+    );
     assert!(out.lines().last().unwrap().starts_with("predicted: T="));
 }
 
 #[test]
 fn predict_grid_table_and_json() {
-    let (code, out, err) = lcm(&["predict", "fft_dp.rs", "--set", "n=512", "--grid", "p=1..4"], &fixtures());
+    let (code, out, err) = lcm(
+        &["predict", "fft_dp.rs", "--set", "n=512", "--grid", "p=1..4"],
+        &fixtures(),
+    );
     assert_eq!(code, 0, "{err}");
-    let rows: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with(char::is_numeric)).collect();
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with(char::is_numeric))
+        .collect();
     assert_eq!(rows.len(), 4, "{out}");
     assert!(rows[0].trim_end().ends_with("1.00"), "{out}");
     let (code, out, _) = lcm(
-        &["predict", "fft_dp.rs", "--grid", "n=256,512,p=1..2", "--json"],
+        &[
+            "predict",
+            "fft_dp.rs",
+            "--grid",
+            "n=256,512,p=1..2",
+            "--json",
+        ],
         &fixtures(),
     );
     assert_eq!(code, 0);
@@ -84,16 +112,27 @@ fn compare_finds_the_crossover_and_plots() {
     )
     .unwrap();
     let (code, out, err) = lcm(
-        &["compare", "a.rs", "b.rs", "--grid", "p=1..4", "--plot", "cmp.svg"],
+        &[
+            "compare", "a.rs", "b.rs", "--grid", "p=1..4", "--plot", "cmp.svg",
+        ],
         dir.path(),
     );
     assert_eq!(code, 0, "{err}");
     // T_a - T_b: p=2: 4 - 5 = -1, p=3: 4 - 10/3 = 2/3 -> crossing at 2 + 1/(1 + 2/3) = 2.6.
-    assert!(out.contains("crossover: p ~ 2.60 (between 2 and 3): b better above"), "{out}");
-    assert!(out.contains("a better at 2 point(s), b better at 2"), "{out}");
+    assert!(
+        out.contains("crossover: p ~ 2.60 (between 2 and 3): b better above"),
+        "{out}"
+    );
+    assert!(
+        out.contains("a better at 2 point(s), b better at 2"),
+        "{out}"
+    );
     let svg = std::fs::read_to_string(dir.path().join("cmp.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("polyline"), "{svg}");
-    let (code, out, _) = lcm(&["compare", "a.rs", "b.rs", "--grid", "p=1..4", "--json"], dir.path());
+    let (code, out, _) = lcm(
+        &["compare", "a.rs", "b.rs", "--grid", "p=1..4", "--json"],
+        dir.path(),
+    );
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["crossovers"][0]["better_after"], "b");
@@ -122,7 +161,10 @@ fn bad_annotation_exits_1_naming_file_and_line() {
     )
     .unwrap();
     for cmd in ["predict", "tree"] {
-        let (code, _, err) = lcm(&[cmd, "bad.rs", "--set", "p=2"][..if cmd == "tree" { 2 } else { 4 }], dir.path());
+        let (code, _, err) = lcm(
+            &[cmd, "bad.rs", "--set", "p=2"][..if cmd == "tree" { 2 } else { 4 }],
+            dir.path(),
+        );
         assert_eq!(code, 1, "{cmd}: {err}");
         assert!(err.contains("bad.rs:3:"), "{cmd}: {err}");
     }
@@ -160,7 +202,10 @@ fn help_has_examples() {
 #[test]
 fn calibrate_writes_a_machine_file_predict_reads() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, err) = lcm(&["calibrate", "--quick", "-o", "m.txt", "--json"], dir.path());
+    let (code, out, err) = lcm(
+        &["calibrate", "--quick", "-o", "m.txt", "--json"],
+        dir.path(),
+    );
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let lat = v["latency_s"].as_f64().unwrap();
@@ -174,7 +219,16 @@ fn calibrate_writes_a_machine_file_predict_reads() {
     assert_eq!(m.latency_s, lat);
     std::fs::copy(fixtures().join("fft_tp.rs"), dir.path().join("tp.rs")).unwrap();
     let (code, out, err) = lcm(
-        &["predict", "tp.rs", "--machine", "m.txt", "--set", "n=256", "--set", "p=2"],
+        &[
+            "predict",
+            "tp.rs",
+            "--machine",
+            "m.txt",
+            "--set",
+            "n=256",
+            "--set",
+            "p=2",
+        ],
         dir.path(),
     );
     assert_eq!(code, 0, "{err}");
@@ -186,7 +240,19 @@ fn malformed_machine_file_names_the_line() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("m.txt"), "# machine\nlatency_s = fast\n").unwrap();
     std::fs::copy(fixtures().join("fft_tp.rs"), dir.path().join("tp.rs")).unwrap();
-    let (code, _, err) = lcm(&["predict", "tp.rs", "--machine", "m.txt", "--set", "n=2", "--set", "p=2"], dir.path());
+    let (code, _, err) = lcm(
+        &[
+            "predict",
+            "tp.rs",
+            "--machine",
+            "m.txt",
+            "--set",
+            "n=2",
+            "--set",
+            "p=2",
+        ],
+        dir.path(),
+    );
     assert_eq!(code, 1);
     assert!(err.contains("m.txt:2:"), "{err}");
 }

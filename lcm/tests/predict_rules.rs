@@ -259,7 +259,10 @@ fn producer_consumer_chain_is_a_pipeline_with_fill_and_bottleneck() {
     close(pred.seconds, 13.0);
     assert_eq!(pred.accounting.pipelines[0].bottleneck, 0);
     // Balanced, the worst case of the phi/omega bound: (M + N - 1)*tau = 5*2 = 10 (bound 8).
-    close(predict(PIPE, &[("p", 2.0), ("A", 2.0), ("B", 2.0)]).seconds, 10.0);
+    close(
+        predict(PIPE, &[("p", 2.0), ("A", 2.0), ("B", 2.0)]).seconds,
+        10.0,
+    );
 }
 
 #[test]
@@ -267,7 +270,10 @@ fn pipeline_appears_in_the_composed_model_as_stage_resources() {
     let prog = program(PIPE);
     let text = &prog.model.text;
     assert!(text.contains("resource st_1_1 = fcfs("), "{text}");
-    assert!(text.contains("use(st_1_1, tau_1_1) ; use(st_1_2, tau_1_2)"), "{text}");
+    assert!(
+        text.contains("use(st_1_1, tau_1_1) ; use(st_1_2, tau_1_2)"),
+        "{text}"
+    );
     assert!(text.contains("numeric skew_1 ="), "{text}");
 }
 
@@ -302,7 +308,11 @@ fn main() {
     // p = 2, one processor per task. Task 2 waits for a (2) then runs c (3): T = 5.
     // Without the wait both tasks take 3: synchronization adds 2.
     let prog = program(src);
-    assert!(prog.model.text.contains("signal(c_tx_rx_1)"), "{}", prog.model.text);
+    assert!(
+        prog.model.text.contains("signal(c_tx_rx_1)"),
+        "{}",
+        prog.model.text
+    );
     assert!(prog.model.text.contains("wait(c_tx_rx_1)"));
     let pred = prog.predict(&at(&[("p", 2.0)])).unwrap();
     close(pred.seconds, 5.0);
@@ -597,7 +607,9 @@ fn malformed_annotation_is_an_error_naming_the_line() {
     }
     let orphan = "fn main() {\n    // lcm: rt = 2\n    a();\n}\n";
     match Program::from_source("orphan.rs", orphan, &PredictOptions::default()) {
-        Err(PredictError::Annotation { line: 2, message, .. }) => {
+        Err(PredictError::Annotation {
+            line: 2, message, ..
+        }) => {
             assert!(message.contains("fragment"), "{message}")
         }
         other => panic!("expected an error at line 2, got {other:?}"),
@@ -608,7 +620,9 @@ fn malformed_annotation_is_an_error_naming_the_line() {
 fn fragment_without_model_is_an_error() {
     let src = "fn main() {\n    // lcm: fragment a\n    a();\n}\n";
     match Program::from_source("nomodel.rs", src, &PredictOptions::default()) {
-        Err(PredictError::Structure { line: 3, message, .. }) => {
+        Err(PredictError::Structure {
+            line: 3, message, ..
+        }) => {
             assert!(message.contains("no model"), "{message}")
         }
         other => panic!("expected a structure error, got {other:?}"),
@@ -635,9 +649,21 @@ fn main() {
 "#;
     let prog = program(src);
     let lines: Vec<usize> = prog.warnings.iter().map(|w| w.line).collect();
-    assert!(lines.contains(&8), "par_iter at line 8: {:?}", prog.warnings);
-    assert!(lines.contains(&9), "join without fragments at line 9: {:?}", prog.warnings);
-    assert!(lines.contains(&10), "loop with unknown trip count at line 10: {:?}", prog.warnings);
+    assert!(
+        lines.contains(&8),
+        "par_iter at line 8: {:?}",
+        prog.warnings
+    );
+    assert!(
+        lines.contains(&9),
+        "join without fragments at line 9: {:?}",
+        prog.warnings
+    );
+    assert!(
+        lines.contains(&10),
+        "loop with unknown trip count at line 10: {:?}",
+        prog.warnings
+    );
     assert!(prog.warnings.iter().all(|w| w.file == "t.rs"));
 }
 

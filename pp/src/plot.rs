@@ -110,11 +110,12 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
         .draw()
         .map_err(|e| err(e.to_string()))?;
     // Bar labels, centred under each bar.
-    let style = TextStyle::from(("sans-serif", 12).into_font())
-        .pos(plotters::style::text_anchor::Pos::new(
+    let style = TextStyle::from(("sans-serif", 12).into_font()).pos(
+        plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Top,
-        ));
+        ),
+    );
     for (i, bar) in bars.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
         root.draw(&Text::new(bar.label.clone(), (x, y + 6), style.clone()))

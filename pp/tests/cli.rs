@@ -252,7 +252,10 @@ fn plot_writes_an_svg() {
     assert!(text.starts_with("<svg"));
     assert!(text.matches("<rect").count() >= 6, "bars missing");
     if !stderr(&o).contains("no TrueType font") {
-        assert!(text.contains("baseline_p1 p=1") && text.contains("baseline_p2 p=2"), "bar labels");
+        assert!(
+            text.contains("baseline_p1 p=1") && text.contains("baseline_p2 p=2"),
+            "bar labels"
+        );
         assert!(text.contains("li: load imbalance"), "legend");
     }
 }

@@ -12,7 +12,11 @@ use rand_chacha::ChaCha8Rng;
 fn random_trace(rng: &mut ChaCha8Rng) -> String {
     let p = rng.gen_range(1..=4);
     let threads = rng.gen_range(1..=6);
-    let base: u64 = if rng.gen_bool(0.5) { 0 } else { 1_700_000_000_000_000_000 };
+    let base: u64 = if rng.gen_bool(0.5) {
+        0
+    } else {
+        1_700_000_000_000_000_000
+    };
     let mut lines = vec!["pptrace 1".to_owned(), format!("processors {p}")];
     let mut end_of_all = base;
     let mut bodies = Vec::new();
@@ -26,7 +30,10 @@ fn random_trace(rng: &mut ChaCha8Rng) -> String {
             let r = rng.gen_range(0..100);
             if r < 10 {
                 cpu += rng.gen_range(0..2_000u64);
-                body.push(format!("{now} {t} counters cpu_ns={cpu} llc_misses={}", cpu / 7));
+                body.push(format!(
+                    "{now} {t} counters cpu_ns={cpu} llc_misses={}",
+                    cpu / 7
+                ));
             } else if r < 55 || stack.is_empty() {
                 let (open, close) = match rng.gen_range(0..5) {
                     0 => ("frag_begin a", "frag_end a"),
@@ -40,7 +47,10 @@ fn random_trace(rng: &mut ChaCha8Rng) -> String {
             } else {
                 let close = stack.pop().unwrap();
                 let wasted = close == "task_end" && rng.gen_bool(0.3);
-                body.push(format!("{now} {t} {close}{}", if wasted { " wasted" } else { "" }));
+                body.push(format!(
+                    "{now} {t} {close}{}",
+                    if wasted { " wasted" } else { "" }
+                ));
             }
         }
         while let Some(close) = stack.pop() {
@@ -81,11 +91,22 @@ fn random_traces_keep_the_invariants() {
             },
         )
         .unwrap();
-        assert_eq!(a.profiles, s.profiles, "case {case}: threaded vs sequential\n{trace}");
+        assert_eq!(
+            a.profiles, s.profiles,
+            "case {case}: threaded vs sequential\n{trace}"
+        );
         let session_tt = a.session().tt;
         for p in &a.profiles {
-            assert!(p.invariant_error() <= 1e-9, "case {case} {}: invariant\n{trace}", p.window_name());
-            let rows: f64 = p.threads.iter().map(|t| t.li + t.ip + t.sl + t.wc + t.rt).sum::<f64>()
+            assert!(
+                p.invariant_error() <= 1e-9,
+                "case {case} {}: invariant\n{trace}",
+                p.window_name()
+            );
+            let rows: f64 = p
+                .threads
+                .iter()
+                .map(|t| t.li + t.ip + t.sl + t.wc + t.rt)
+                .sum::<f64>()
                 + p.unattributed.0
                 + p.unattributed.1;
             assert!(
@@ -94,10 +115,17 @@ fn random_traces_keep_the_invariants() {
                 p.window_name(),
                 p.tt
             );
-            assert!(p.tt <= session_tt * (1.0 + 1e-12), "case {case}: window longer than the session");
+            assert!(
+                p.tt <= session_tt * (1.0 + 1e-12),
+                "case {case}: window longer than the session"
+            );
             for (c, v) in p.categories() {
                 if c.key() != "ml" {
-                    assert!(v >= -1e-12, "case {case} {}: {c} = {v}\n{trace}", p.window_name());
+                    assert!(
+                        v >= -1e-12,
+                        "case {case} {}: {c} = {v}\n{trace}",
+                        p.window_name()
+                    );
                 }
             }
         }

@@ -3,7 +3,10 @@
 use examples::fft::{self, max_abs_diff, naive_dft2d};
 
 fn pool(p: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(p).build().unwrap()
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(p)
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -22,7 +25,10 @@ fn tp_matches_naive_dft() {
         let got = fft::tp::fft2d(n, iters, &pool(1), &pool(1));
         let want = naive_dft2d(n, iters - 1);
         let err = max_abs_diff(&got, &want);
-        assert!(err < 1e-9 * (n * n) as f64, "n={n} iters={iters}: error {err}");
+        assert!(
+            err < 1e-9 * (n * n) as f64,
+            "n={n} iters={iters}: error {err}"
+        );
     }
 }
 

@@ -3,7 +3,15 @@
 use examples::queens::{self, count_serial, QueensImpl};
 
 /// Q(n) for n = 4..=10 (OEIS A000170).
-const TOTALS: [(u32, u64); 7] = [(4, 2), (5, 10), (6, 4), (7, 40), (8, 92), (9, 352), (10, 724)];
+const TOTALS: [(u32, u64); 7] = [
+    (4, 2),
+    (5, 10),
+    (6, 4),
+    (7, 40),
+    (8, 92),
+    (9, 352),
+    (10, 724),
+];
 
 #[test]
 fn serial_search_counts_all_solutions() {

@@ -28,8 +28,14 @@ struct Cli {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    let imp = if cli.imp == "dp" { FftImpl::Dp } else { FftImpl::Tp };
-    let log = std::env::var_os("PPLIB_LOG").filter(|v| !v.is_empty()).map(PathBuf::from);
+    let imp = if cli.imp == "dp" {
+        FftImpl::Dp
+    } else {
+        FftImpl::Tp
+    };
+    let log = std::env::var_os("PPLIB_LOG")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
     let run = fft::run(imp, cli.n, cli.p, cli.iters, log.as_deref())?;
     println!(
         "fft2d: impl={} n={} p={} iters={} time_s={:.6} checksum={:.6e}",

@@ -37,7 +37,10 @@ struct Cli {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     let Some(program) = ProgramKind::parse(&cli.program) else {
-        bail!("unknown program {:?}: expected fft, queens or histogram", cli.program);
+        bail!(
+            "unknown program {:?}: expected fft, queens or histogram",
+            cli.program
+        );
     };
     let mut cfg = Config::new(program);
     cfg.quick = cli.quick;
@@ -91,7 +94,11 @@ fn main() -> Result<()> {
                 p.err_pct(),
                 p.predicted_base,
                 p.measured_base,
-                if p.ranking_correct() { "right" } else { "WRONG" }
+                if p.ranking_correct() {
+                    "right"
+                } else {
+                    "WRONG"
+                }
             );
         }
         for f in &r.findings {

@@ -27,7 +27,8 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
 
         // lcm: fragment cols
         pplib::frag_scope("cols", || {
-            a.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+            a.par_chunks_mut(g * n)
+                .pp_for_each(|block| plan.process(block))
         });
 
         // lcm: fragment transpose
@@ -39,7 +40,8 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
 
         // lcm: fragment rows
         pplib::frag_scope("rows", || {
-            b.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+            b.par_chunks_mut(g * n)
+                .pp_for_each(|block| plan.process(block))
         });
     }
     b

@@ -80,7 +80,9 @@ impl Plan {
 /// per parallel loop (so the instrumentation cost per loop does not grow with n) and at
 /// least 2048 values per item (so an item outweighs its bookkeeping at small n).
 pub fn block_cols(n: usize) -> usize {
-    n.div_ceil(64).max(2048usize.div_ceil(n.max(1))).clamp(1, n.max(1))
+    n.div_ceil(64)
+        .max(2048usize.div_ceil(n.max(1)))
+        .clamp(1, n.max(1))
 }
 
 /// The input value x_k(r, c) of iteration k at row r, column c (deterministic and cheap).
@@ -239,7 +241,8 @@ impl MatrixPool {
     pub fn new(count: usize, n: usize) -> MatrixPool {
         let (tx, rx) = crossbeam_channel::bounded(count);
         for _ in 0..count {
-            tx.send(zeros(n)).expect("the pool has room for its matrices");
+            tx.send(zeros(n))
+                .expect("the pool has room for its matrices");
         }
         MatrixPool { tx, rx }
     }

@@ -48,7 +48,8 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
 
         // lcm: fragment cols
         pplib::frag_scope("cols", || {
-            a.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+            a.par_chunks_mut(g * n)
+                .pp_for_each(|block| plan.process(block))
         });
 
         let sending = pplib::wait_guard(WaitKind::Channel);
@@ -83,7 +84,8 @@ fn task_b(
 
         // lcm: fragment rows
         pplib::frag_scope("rows", || {
-            b.par_chunks_mut(g * n).pp_for_each(|block| plan.process(block))
+            b.par_chunks_mut(g * n)
+                .pp_for_each(|block| plan.process(block))
         });
 
         free.give(a);

@@ -96,13 +96,19 @@ pub fn search(node: Node, n: u32, limit: u64, stop: &dyn Fn() -> bool) -> u64 {
         let mut free = full & !(cols | diag | anti);
         while free != 0 && st.found < st.limit && !st.stopped {
             st.visited += 1;
-            if st.visited % 1024 == 0 && (st.stop)() {
+            if st.visited & 1023 == 0 && (st.stop)() {
                 st.stopped = true;
                 return;
             }
             let bit = free & free.wrapping_neg();
             free &= free - 1;
-            go(cols | bit, ((diag | bit) << 1) & full, (anti | bit) >> 1, full, st);
+            go(
+                cols | bit,
+                ((diag | bit) << 1) & full,
+                (anti | bit) >> 1,
+                full,
+                st,
+            );
         }
     }
     struct State<'a> {

@@ -144,7 +144,10 @@ impl Case {
 
     /// The variables of a point as `lcm` binds them: size, p, iterations, fixed ones.
     pub fn bindings(&self, size: u64, p: usize, iters: u64) -> Vec<(String, f64)> {
-        let mut v = vec![(self.size_var.to_string(), size as f64), ("p".to_string(), p as f64)];
+        let mut v = vec![
+            (self.size_var.to_string(), size as f64),
+            ("p".to_string(), p as f64),
+        ];
         if let Some(it) = self.iters_var {
             v.push((it.to_string(), iters as f64));
         }

@@ -171,7 +171,10 @@ mod tests {
 
     #[test]
     fn errors_and_ranking() {
-        let pts = [pt(64, 2, 1.0, 1.0, 2.0, 2.2), pt(128, 2, 4.0, 4.0, 3.0, 4.5)];
+        let pts = [
+            pt(64, 2, 1.0, 1.0, 2.0, 2.2),
+            pt(128, 2, 4.0, 4.0, 3.0, 4.5),
+        ];
         let s = Summary::of(&pts);
         assert_eq!(s.points, 2);
         assert!((s.mean_err_pct - 30.0).abs() < 1e-9);

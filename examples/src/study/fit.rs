@@ -52,7 +52,10 @@ pub fn fit_fragments(
 ) -> Result<Vec<FragmentFit>, FitStepError> {
     let mut out = Vec::new();
     for name in fragment_names(records) {
-        let mine: Vec<&Record> = records.iter().filter(|r| r.tag() == Some(name.as_str())).collect();
+        let mine: Vec<&Record> = records
+            .iter()
+            .filter(|r| r.tag() == Some(name.as_str()))
+            .collect();
         let has = |c: &str| mine.iter().any(|r| r.has(c));
         let mut categories = Vec::new();
         for cat in FITTED {
@@ -131,7 +134,11 @@ mod tests {
         let records = parse_records(&text).unwrap();
         let fits = fit_fragments(&records, "test", &["n".into(), "p".into()]).unwrap();
         assert_eq!(fits.len(), 1);
-        let cats: Vec<&str> = fits[0].categories.iter().map(|c| c.category.as_str()).collect();
+        let cats: Vec<&str> = fits[0]
+            .categories
+            .iter()
+            .map(|c| c.category.as_str())
+            .collect();
         assert_eq!(cats, vec!["rt", "li"]);
         let mut vars = BTreeMap::new();
         vars.insert("n".to_string(), 300.0);

@@ -191,7 +191,10 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
 
     // 1. Measure the base version, p = 1 first (the baseline of its size).
     let mut base_runs = Vec::new();
-    let mut raw = format!("# {} records: whole runs (pp -l --all-tags, p = 1 baseline)\n", base.name);
+    let mut raw = format!(
+        "# {} records: whole runs (pp -l --all-tags, p = 1 baseline)\n",
+        base.name
+    );
     let mut per_exec = format!(
         "# {} records per fragment execution (whole-run values / iterations)\n",
         base.name
@@ -200,7 +203,8 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     for &n in &design.sizes {
         let iters = (case.iterations)(n, design.target_seconds);
         for &p in &design.measured_ps {
-            let mut m = measure::measure(&base, n, p, iters, design.reps, &logs, baselines.get(&n))?;
+            let mut m =
+                measure::measure(&base, n, p, iters, design.reps, &logs, baselines.get(&n))?;
             if p == 1 {
                 let own = m.analysis.clone();
                 warnings.extend(m.analysis.apply_baseline(&own));
@@ -213,7 +217,10 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                     .collect();
                 baselines.insert(n, m.analysis.clone());
             }
-            say(format!("{} {}={n} p={p} iters={iters}: {:.4} s", base.name, case.size_var, m.run.seconds));
+            say(format!(
+                "{} {}={n} p={p} iters={iters}: {:.4} s",
+                base.name, case.size_var, m.run.seconds
+            ));
             let mut note = vec![format!("{}={n}", case.size_var)];
             if let Some(v) = case.iters_var {
                 note.push(format!("{v}={iters}"));
@@ -228,21 +235,35 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         }
     }
     write(&cfg.out.join(format!("{}.pp", base.name)), &raw)?;
-    write(&cfg.out.join(format!("{}-per-execution.pp", base.name)), &per_exec)?;
+    write(
+        &cfg.out.join(format!("{}-per-execution.pp", base.name)),
+        &per_exec,
+    )?;
 
     // 2. Fit and annotate.
     let records =
         lca::record::parse_records(&per_exec).map_err(|e| StudyError::Records(e.to_string()))?;
     let variables = vec![case.size_var.to_string(), "p".to_string()];
-    let fits = fit::fit_fragments(&records, &format!("{}-per-execution.pp", base.name), &variables)?;
+    let fits = fit::fit_fragments(
+        &records,
+        &format!("{}-per-execution.pp", base.name),
+        &variables,
+    )?;
     let models: Vec<_> = fits.iter().map(FragmentFit::model).collect();
-    let models_text: String = models.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("\n");
+    let models_text: String = models
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
     write(&cfg.out.join("models.lcm"), &models_text)?;
     say(format!("fitted {} fragments", fits.len()));
     let (other_src, missing_other) = annotate::annotate(other.source, &models);
     let (base_src, missing_base) = annotate::annotate(base.source, &models);
     for m in missing_other.iter().chain(&missing_base) {
-        warnings.push(format!("fragment {m} has no fitted model (not measured in {})", base.name));
+        warnings.push(format!(
+            "fragment {m} has no fitted model (not measured in {})",
+            base.name
+        ));
     }
     write(&cfg.out.join(other.file), &other_src)?;
     write(&cfg.out.join(base.file), &base_src)?;
@@ -250,8 +271,18 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     // 3. Predict both versions at every point, before the other version runs.
     let other_model = predict::Predictor::new(other.file, &other_src, case.entry)?;
     let base_model = predict::Predictor::new(base.file, &base_src, case.entry)?;
-    warnings.extend(other_model.warnings.iter().map(|w| format!("lcm ({}): {w}", other.file)));
-    warnings.extend(base_model.warnings.iter().map(|w| format!("lcm ({}): {w}", base.file)));
+    warnings.extend(
+        other_model
+            .warnings
+            .iter()
+            .map(|w| format!("lcm ({}): {w}", other.file)),
+    );
+    warnings.extend(
+        base_model
+            .warnings
+            .iter()
+            .map(|w| format!("lcm ({}): {w}", base.file)),
+    );
     let mut predictions = format!(
         "# lcm predictions (seconds) written before {} ran\n# {} p iters predicted_{} predicted_{}\n",
         other.name, case.size_var, other.name, base.name
@@ -262,12 +293,18 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         for &p in &design.measured_ps {
             let vars = case.bindings(n, p, iters);
             let pb = base_model.seconds(&vars).unwrap_or_else(|e| {
-                warnings.push(format!("lcm ({}) at {}={n} p={p}: {e}", base.file, case.size_var));
+                warnings.push(format!(
+                    "lcm ({}) at {}={n} p={p}: {e}",
+                    base.file, case.size_var
+                ));
                 f64::NAN
             });
             let po = if design.predicted_ps.contains(&p) && p >= other.min_p {
                 other_model.seconds(&vars).unwrap_or_else(|e| {
-                    warnings.push(format!("lcm ({}) at {}={n} p={p}: {e}", other.file, case.size_var));
+                    warnings.push(format!(
+                        "lcm ({}) at {}={n} p={p}: {e}",
+                        other.file, case.size_var
+                    ));
                     f64::NAN
                 })
             } else {
@@ -371,7 +408,11 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
             pt.p,
             pt.predicted,
             pt.measured,
-            if pt.predicted < pt.measured { "under by " } else { "over by " },
+            if pt.predicted < pt.measured {
+                "under by "
+            } else {
+                "over by "
+            },
             err
         );
         if !pt.ranking_correct() {

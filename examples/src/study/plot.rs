@@ -92,7 +92,12 @@ fn category_color(cat: &str) -> RGBColor {
 
 /// Time per iteration vs n, one panel per p of the predicted version: measured and predicted
 /// times of both versions (log-log). `base` / `other` name the two versions.
-pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -> Result<(), PlotError> {
+pub fn time_plot(
+    path: &Path,
+    points: &[PointResult],
+    base: &str,
+    other: &str,
+) -> Result<(), PlotError> {
     let e = err(path);
     let text = ensure_font();
     let mut ps: Vec<usize> = points.iter().map(|p| p.p).collect();
@@ -154,10 +159,18 @@ pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -
         mesh.draw().map_err(|x| e(x.to_string()))?;
         type Pick = fn(&PointResult) -> f64;
         let series: [(String, RGBColor, bool, Pick); 4] = [
-            (format!("{other} measured"), COLORS[4], false, |x| x.measured),
-            (format!("{other} predicted"), COLORS[4], true, |x| x.predicted),
-            (format!("{base} measured"), COLORS[0], false, |x| x.measured_base),
-            (format!("{base} predicted"), COLORS[0], true, |x| x.predicted_base),
+            (format!("{other} measured"), COLORS[4], false, |x| {
+                x.measured
+            }),
+            (format!("{other} predicted"), COLORS[4], true, |x| {
+                x.predicted
+            }),
+            (format!("{base} measured"), COLORS[0], false, |x| {
+                x.measured_base
+            }),
+            (format!("{base} predicted"), COLORS[0], true, |x| {
+                x.predicted_base
+            }),
         ];
         for (label, color, dashed, pick) in series {
             let line: Vec<(f64, f64)> = pts
@@ -177,7 +190,10 @@ pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -
                     .label(label)
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
                 chart
-                    .draw_series(line.iter().map(|&(x, y)| TriangleMarker::new((x, y), 5, style)))
+                    .draw_series(
+                        line.iter()
+                            .map(|&(x, y)| TriangleMarker::new((x, y), 5, style)),
+                    )
                     .map_err(|x| e(x.to_string()))?;
             } else {
                 chart
@@ -186,7 +202,10 @@ pub fn time_plot(path: &Path, points: &[PointResult], base: &str, other: &str) -
                     .label(label)
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
                 chart
-                    .draw_series(line.iter().map(|&(x, y)| Circle::new((x, y), 4, style.filled())))
+                    .draw_series(
+                        line.iter()
+                            .map(|&(x, y)| Circle::new((x, y), 4, style.filled())),
+                    )
                     .map_err(|x| e(x.to_string()))?;
             }
         }
@@ -226,11 +245,18 @@ pub fn category_plot(path: &Path, base: &[Run], other: &[Run]) -> Result<(), Plo
             .iter()
             .filter(|r| r.n == n)
             .map(|r| (r.p as f64 - 0.2, r))
-            .chain(other.iter().filter(|r| r.n == n).map(|r| (r.p as f64 + 0.2, r)))
+            .chain(
+                other
+                    .iter()
+                    .filter(|r| r.n == n)
+                    .map(|r| (r.p as f64 + 0.2, r)),
+            )
             .collect();
         let top = bars
             .iter()
-            .map(|(_, r)| stack(&r.session).iter().map(|(_, v)| v).sum::<f64>() / r.iters.max(1) as f64)
+            .map(|(_, r)| {
+                stack(&r.session).iter().map(|(_, v)| v).sum::<f64>() / r.iters.max(1) as f64
+            })
             .fold(0.0, f64::max)
             * 1.15;
         if top <= 0.0 {

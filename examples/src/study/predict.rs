@@ -30,10 +30,11 @@ impl Predictor {
             entry: entry.to_string(),
             ..PredictOptions::default()
         };
-        let program = Program::from_source(file, text, &opts).map_err(|source| PredictStepError {
-            file: file.to_string(),
-            source,
-        })?;
+        let program =
+            Program::from_source(file, text, &opts).map_err(|source| PredictStepError {
+                file: file.to_string(),
+                source,
+            })?;
         let warnings = program.warnings.iter().map(|w| w.to_string()).collect();
         Ok(Predictor { program, warnings })
     }
@@ -58,10 +59,7 @@ impl Predictor {
 /// The processors `lcm` gives fragment `name` at `vars` (its task's share of p); the whole p
 /// when the fragment is not found.
 pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]) -> f64 {
-    let p = vars
-        .iter()
-        .find(|(k, _)| k == "p")
-        .map_or(1.0, |(_, v)| *v);
+    let p = vars.iter().find(|(k, _)| k == "p").map_or(1.0, |(_, v)| *v);
     model
         .predict(vars)
         .ok()

@@ -11,7 +11,11 @@ use std::path::Path;
 pub fn write_report(dir: &Path, result: &StudyResult) -> Result<(), ReportError> {
     let (base, other) = (result.case.base.name, result.case.other.name);
     time_plot(&dir.join("time.svg"), &result.points, base, other)?;
-    category_plot(&dir.join("categories.svg"), &result.base_runs, &result.other_runs)?;
+    category_plot(
+        &dir.join("categories.svg"),
+        &result.base_runs,
+        &result.other_runs,
+    )?;
     let md = markdown(result);
     std::fs::write(dir.join("README.md"), md).map_err(|e| ReportError::Io {
         path: dir.join("README.md").display().to_string(),
@@ -62,7 +66,11 @@ fn crossover_text(c: &[Crossover], base: &str, other: &str, size: &str) -> Strin
     }
     c.iter()
         .map(|x| {
-            let (fixed, var) = if x.along == "n" { ("p", size) } else { (size, "p") };
+            let (fixed, var) = if x.along == "n" {
+                ("p", size)
+            } else {
+                (size, "p")
+            };
             format!(
                 "{} = {} → {} between {} = {} and {}",
                 fixed,
@@ -82,7 +90,11 @@ pub fn markdown(r: &StudyResult) -> String {
     let (base, other) = (r.case.base.name, r.case.other.name);
     let size = r.case.size_var;
     let mut s = String::new();
-    let _ = writeln!(s, "# Lost-cycles study: {} — measure {base}, predict {other}\n", r.case.program.name());
+    let _ = writeln!(
+        s,
+        "# Lost-cycles study: {} — measure {base}, predict {other}\n",
+        r.case.program.name()
+    );
     let _ = writeln!(s, "{}\n", r.summary.line());
     let _ = writeln!(
         s,
@@ -116,10 +128,16 @@ pub fn markdown(r: &StudyResult) -> String {
         "3. Predicted both versions with `lcm` before `{other}` ever ran: \
          [`predictions.txt`](predictions.txt)."
     );
-    let _ = writeln!(s, "4. Ran `{other}` at the same points and compared (below).");
+    let _ = writeln!(
+        s,
+        "4. Ran `{other}` at the same points and compared (below)."
+    );
     let _ = writeln!(s, "5. Plots: [`time.svg`](time.svg) (predicted vs measured time per iteration), [`categories.svg`](categories.svg) (lost-cycles categories per p and {size}).\n");
 
-    let _ = writeln!(s, "## Fitted fragment models (processor-seconds per execution)\n");
+    let _ = writeln!(
+        s,
+        "## Fitted fragment models (processor-seconds per execution)\n"
+    );
     let _ = writeln!(s, "| fragment | category | model | form | R² | records |");
     let _ = writeln!(s, "|---|---|---|---|---|---|");
     for f in &r.fits {
@@ -131,7 +149,11 @@ pub fn markdown(r: &StudyResult) -> String {
                 c.category,
                 c.expr,
                 c.form,
-                if c.r2.is_finite() { format!("{:.3}", c.r2) } else { "—".into() },
+                if c.r2.is_finite() {
+                    format!("{:.3}", c.r2)
+                } else {
+                    "—".into()
+                },
                 c.points
             );
         }
@@ -160,7 +182,11 @@ pub fn markdown(r: &StudyResult) -> String {
             pct(p.base_err_pct()),
             better(p.predicted_better()),
             better(p.measured_better()),
-            if p.ranking_correct() { "right" } else { "**wrong**" }
+            if p.ranking_correct() {
+                "right"
+            } else {
+                "**wrong**"
+            }
         );
     }
     let _ = writeln!(s);
@@ -173,7 +199,10 @@ pub fn markdown(r: &StudyResult) -> String {
         r.summary.points
     );
     if !r.base_only.is_empty() {
-        let _ = writeln!(s, "Self-prediction of `{base}` where `{other}` does not run:\n");
+        let _ = writeln!(
+            s,
+            "Self-prediction of `{base}` where `{other}` does not run:\n"
+        );
         let _ = writeln!(s, "| {size} | p | predicted | measured | error |");
         let _ = writeln!(s, "|---|---|---|---|---|");
         for (n, p, pred, meas) in &r.base_only {
@@ -191,22 +220,38 @@ pub fn markdown(r: &StudyResult) -> String {
     let _ = writeln!(
         s,
         "- predicted: {}",
-        crossover_text(&crossovers(&r.points, PointResult::predicted_better), base, other, size)
+        crossover_text(
+            &crossovers(&r.points, PointResult::predicted_better),
+            base,
+            other,
+            size
+        )
     );
     let _ = writeln!(
         s,
         "- measured: {}\n",
-        crossover_text(&crossovers(&r.points, PointResult::measured_better), base, other, size)
+        crossover_text(
+            &crossovers(&r.points, PointResult::measured_better),
+            base,
+            other,
+            size
+        )
     );
 
     if !r.fragment_checks.is_empty() {
-        let _ = writeln!(s, "## Fragments of `{other}`: predicted vs measured time per execution\n");
+        let _ = writeln!(
+            s,
+            "## Fragments of `{other}`: predicted vs measured time per execution\n"
+        );
         let _ = writeln!(
             s,
             "Measured: how long the fragment was open per execution in the `{other}` run \
              (window length / iterations); predicted: its models at its own (n, p_f).\n"
         );
-        let _ = writeln!(s, "| {size} | p | fragment | p_f | predicted | measured | error |");
+        let _ = writeln!(
+            s,
+            "| {size} | p | fragment | p_f | predicted | measured | error |"
+        );
         let _ = writeln!(s, "|---|---|---|---|---|---|---|");
         for c in &r.fragment_checks {
             let _ = writeln!(

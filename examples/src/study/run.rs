@@ -52,7 +52,13 @@ mod tests {
     #[test]
     fn stack_prefers_the_pc_ml_split() {
         let mut c = Categories::new();
-        for (k, v) in [("rt", 3.0), ("pc", 2.0), ("ml", 1.0), ("li", 0.5), ("tt", 3.5)] {
+        for (k, v) in [
+            ("rt", 3.0),
+            ("pc", 2.0),
+            ("ml", 1.0),
+            ("li", 0.5),
+            ("tt", 3.5),
+        ] {
             c.insert(k.into(), v);
         }
         assert_eq!(stack(&c), vec![("pc", 2.0), ("ml", 1.0), ("li", 0.5)]);

@@ -11,6 +11,7 @@ Examples:
   lcm pamela mrm.pam                               symbolic T_main in the parameters
   lcm pamela mrm.pam --set P=1000 --set N=1000000  last line: T_main = 100000000
   lcm pamela mrm.pam --grid P=1..64 --grid N=1000,2000 [--json]
+  lcm pamela mrm.pam --normal-form                 show the substituted model first
 
 Output: phi (critical path), omega (contention bound) and T_main (the lower bound of the
 recursive rule, thesis Eq. 3.15), simplified. The last line is `T_main = VALUE` when every
@@ -48,6 +49,10 @@ pub struct PamelaArgs {
     /// Machine-readable output (fields in --help).
     #[arg(long)]
     pub json: bool,
+    /// Print the main process in normal form (every equation substituted) before the
+    /// time model.
+    #[arg(long)]
+    pub normal_form: bool,
 }
 
 /// `--arbitration` values.
@@ -169,6 +174,16 @@ pub fn run_pamela(a: PamelaArgs) -> i32 {
 fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
     let program = load(&a.file, &a.set)?;
     let model = program.compile().map_err(|e| input(&a.file, e))?;
+    if a.normal_form && !a.json {
+        let nf = program.normal_form().map_err(|e| input(&a.file, e))?;
+        let params = program.parameters();
+        for p in &params {
+            if a.set.iter().all(|s| s.split('=').next().map(str::trim) != Some(p.as_str())) {
+                println!("numeric parameter {p}");
+            }
+        }
+        println!("process {} = {nf}", program.main_name().map_err(|e| input(&a.file, e))?);
+    }
     if !a.grid.is_empty() {
         return grid(a, &model);
     }

@@ -145,7 +145,12 @@ buffer another thread wrote; writes the machine file lcm predict --machine reads
 #[command(after_help = CALIBRATE_EXAMPLES)]
 pub struct CalibrateArgs {
     /// Where to write the machine file.
-    #[arg(short = 'o', long, default_value = "lcm-machine.txt", value_name = "FILE")]
+    #[arg(
+        short = 'o',
+        long,
+        default_value = "lcm-machine.txt",
+        value_name = "FILE"
+    )]
     output: PathBuf,
     /// Smaller, faster measurement.
     #[arg(long)]
@@ -326,7 +331,11 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
             })
         );
     } else {
-        println!("latency: {:.1} ns one way ({} round trips)", c.machine.latency_s * 1e9, c.round_trips);
+        println!(
+            "latency: {:.1} ns one way ({} round trips)",
+            c.machine.latency_s * 1e9,
+            c.round_trips
+        );
         println!(
             "bandwidth: {:.2} GB/s copying {} MiB written by another thread (median of {})",
             c.machine.bandwidth_bytes_per_s / 1e9,

@@ -73,7 +73,34 @@ pub const DEFAULT_MAX_EVENTS: u64 = 2_000_000_000;
 
 /// Parses a PAMELA model.
 pub fn parse(source: &str) -> Result<Program, PamelaError> {
-    Ok(Program::from_decls(parser::parse_decls(source)?))
+    let mut decls = parser::parse_decls(source)?;
+    // `L = worker(1)` without a type keyword reads as a numeric; it is a process (or a
+    // resource) when the right-hand side names one
+    let kinds: Vec<(String, bool)> = decls
+        .iter()
+        .filter_map(|d| match d.kind {
+            DeclKind::Process(_) => Some((d.name.clone(), true)),
+            DeclKind::Resource(_) => Some((d.name.clone(), false)),
+            _ => None,
+        })
+        .collect();
+    for d in &mut decls {
+        let DeclKind::Numeric { value: Some(v), .. } = &d.kind else { continue };
+        let (name, args) = match v {
+            Expr::Var(n) => (n.clone(), Vec::new()),
+            Expr::Apply(n, a) => (n.clone(), a.clone()),
+            _ => continue,
+        };
+        if let Some((_, is_process)) = kinds.iter().find(|(k, _)| *k == name) {
+            let r = NameRef { name, args, span: d.span };
+            d.kind = if *is_process {
+                DeclKind::Process(Proc::Call(r))
+            } else {
+                DeclKind::Resource(ResourceDef::Alias(r))
+            };
+        }
+    }
+    Ok(Program::from_decls(decls))
 }
 
 /// Parses one numeric expression of the PAMELA grammar (no equations are expanded).

@@ -142,7 +142,13 @@ impl Walker<'_> {
     }
 
     /// Returns (seconds per execution, processors).
-    fn node(&mut self, n: &Node, env: &Env, outer: &Env, mult: f64) -> Result<(f64, f64), PredictError> {
+    fn node(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        outer: &Env,
+        mult: f64,
+    ) -> Result<(f64, f64), PredictError> {
         let env = env.enter(n, outer);
         let p = self.val(&env.p(), &format!("processors at line {}", n.line))?;
         let t = match &n.kind {
@@ -185,7 +191,10 @@ impl Walker<'_> {
                     match &c.kind {
                         NodeKind::ParallelLoop { count, .. } => {
                             let cenv = tenv.enter(c, &env);
-                            let copies = self.val(&cenv.subst(count), &format!("spawn count at line {}", c.line))?;
+                            let copies = self.val(
+                                &cenv.subst(count),
+                                &format!("spawn count at line {}", c.line),
+                            )?;
                             for g in &c.children {
                                 let (t, pp) = self.node(g, &cenv, &env, mult * copies)?;
                                 entries.push((t, pp, copies));
@@ -226,7 +235,8 @@ impl Walker<'_> {
                 t
             }
             NodeKind::DataParallel { count, .. } => {
-                let items = self.val(&env.subst(count), &format!("item count at line {}", n.line))?;
+                let items =
+                    self.val(&env.subst(count), &format!("item count at line {}", n.line))?;
                 let ienv = env.with("p", Expr::Num(1.0));
                 let t_item = self.seq(&n.children, &ienv, 1.0, mult * items)?;
                 let t = t_item.max(items * t_item / p);
@@ -241,7 +251,13 @@ impl Walker<'_> {
         Ok((t, p))
     }
 
-    fn seq(&mut self, children: &[Node], env: &Env, p: f64, mult: f64) -> Result<f64, PredictError> {
+    fn seq(
+        &mut self,
+        children: &[Node],
+        env: &Env,
+        p: f64,
+        mult: f64,
+    ) -> Result<f64, PredictError> {
         let mut total = 0.0;
         for c in children {
             let (t, pc) = self.node(c, env, env, mult)?;
@@ -254,7 +270,13 @@ impl Walker<'_> {
     }
 
     /// Returns the pipeline time and the stages' processors.
-    fn pipeline(&mut self, n: &Node, env: &Env, outer: &Env, mult: f64) -> Result<(f64, Vec<f64>), PredictError> {
+    fn pipeline(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        outer: &Env,
+        mult: f64,
+    ) -> Result<(f64, Vec<f64>), PredictError> {
         let NodeKind::Pipeline { stage_items, .. } = &n.kind else {
             unreachable!()
         };
@@ -262,7 +284,10 @@ impl Walker<'_> {
         for (s, stage) in n.children.iter().enumerate() {
             let senv = env.enter(stage, outer);
             let procs = self.val(&senv.p(), "stage processors")?;
-            let items = self.val(&env.subst(&stage_items[s]), &format!("pipeline items at line {}", n.line))?;
+            let items = self.val(
+                &env.subst(&stage_items[s]),
+                &format!("pipeline items at line {}", n.line),
+            )?;
             let tau = self.seq(&stage.children, &senv, procs, mult * items)?;
             let label = match &stage.kind {
                 NodeKind::Serial { label } => label.clone(),

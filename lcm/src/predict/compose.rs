@@ -252,7 +252,10 @@ impl<'a> Composer<'a> {
                     ..ctx.clone()
                 };
                 let body = self.seq(&n.children, &env, &env, &c, depth + 1)?;
-                format!("{pad}seq ({i} = 1, {count})   % loop (line {})\n{body}", n.line)
+                format!(
+                    "{pad}seq ({i} = 1, {count})   % loop (line {})\n{body}",
+                    n.line
+                )
             }
             NodeKind::Parallel { .. } => self.parallel(n, &env, ctx, depth)?,
             NodeKind::ParallelLoop { count, .. } => {
@@ -312,7 +315,11 @@ impl<'a> Composer<'a> {
             SyncOp::Send(c) => {
                 let k = self.sends.entry(c.clone()).or_insert(0);
                 *k += 1;
-                format!("{pad}% send (line {line})\n{pad}signal(c_{}_{})", ident(c), k)
+                format!(
+                    "{pad}% send (line {line})\n{pad}signal(c_{}_{})",
+                    ident(c),
+                    k
+                )
             }
             SyncOp::Recv(c) => {
                 let k = self.recvs.entry(c.clone()).or_insert(0);
@@ -413,7 +420,10 @@ impl<'a> Composer<'a> {
                 mul(Expr::Var(count.clone()), Expr::Var(tau.clone())),
                 senv.p(),
             ));
-            self.resource(&format!("st_{pid}_{}", s + 1), &format!("pipeline {pid} stage {} (line {})", s + 1, stage.line));
+            self.resource(
+                &format!("st_{pid}_{}", s + 1),
+                &format!("pipeline {pid} stage {} (line {})", s + 1, stage.line),
+            );
             taus.push(tau);
             counts.push(count);
         }
@@ -465,7 +475,12 @@ impl<'a> Composer<'a> {
         Ok(sum_of(parts))
     }
 
-    fn time_expr(&mut self, n: &Node, env: &Env, outer: &Env) -> Result<Option<Expr>, PredictError> {
+    fn time_expr(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        outer: &Env,
+    ) -> Result<Option<Expr>, PredictError> {
         let env = env.enter(n, outer);
         Ok(Some(match &n.kind {
             NodeKind::Fragment(f) => {
@@ -480,7 +495,9 @@ impl<'a> Composer<'a> {
             NodeKind::Serial { .. } | NodeKind::Locked { .. } => {
                 self.time_expr_seq(&n.children, &env)?
             }
-            NodeKind::Loop { count, .. } => mul(env.subst(count), self.time_expr_seq(&n.children, &env)?),
+            NodeKind::Loop { count, .. } => {
+                mul(env.subst(count), self.time_expr_seq(&n.children, &env)?)
+            }
             NodeKind::Parallel { .. } => {
                 let tasks = env.subst(&n.task_count());
                 let tenv = env.with("p", div(env.p(), tasks));
@@ -563,7 +580,10 @@ fn flow_shop(taus: &[String], counts: &[String]) -> (Expr, Expr) {
 
 /// Phases of a parallel node whose tasks all wait on the same barrier the same number of
 /// times at their top level: phase k of each task is what it runs between waits k-1 and k.
-fn barrier_phases(n: &Node) -> Option<Vec<Vec<(&Node, Vec<Node>)>>> {
+/// Per phase, per task: the task and what it runs in that phase.
+type Phases<'a> = Vec<Vec<(&'a Node, Vec<Node>)>>;
+
+fn barrier_phases(n: &Node) -> Option<Phases<'_>> {
     let mut per_task = Vec::new();
     for t in &n.children {
         if !matches!(t.kind, NodeKind::Serial { .. }) {
@@ -585,12 +605,7 @@ fn barrier_phases(n: &Node) -> Option<Vec<Vec<(&Node, Vec<Node>)>>> {
     }
     Some(
         (0..k)
-            .map(|ph| {
-                per_task
-                    .iter()
-                    .map(|(t, p)| (*t, p[ph].clone()))
-                    .collect()
-            })
+            .map(|ph| per_task.iter().map(|(t, p)| (*t, p[ph].clone())).collect())
             .collect(),
     )
 }

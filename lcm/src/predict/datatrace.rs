@@ -149,7 +149,11 @@ pub fn adjustments(
     let frags = root.fragments();
     let mut adj: Vec<Option<Expr>> = vec![None; frags.len()];
     let mut push = |k: usize, e: Expr, sign: f64| {
-        let e = if sign < 0.0 { Expr::Neg(Box::new(e)) } else { e };
+        let e = if sign < 0.0 {
+            Expr::Neg(Box::new(e))
+        } else {
+            e
+        };
         adj[k] = Some(match adj[k].take() {
             None => e,
             Some(a) => Expr::bin(BinOp::Add, a, e),

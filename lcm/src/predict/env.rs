@@ -90,17 +90,23 @@ impl FragmentTerms {
 }
 
 fn sum(terms: Vec<Expr>) -> Option<Expr> {
-    terms
-        .into_iter()
-        .reduce(|a, b| Expr::bin(BinOp::Add, a, b))
+    terms.into_iter().reduce(|a, b| Expr::bin(BinOp::Add, a, b))
 }
 
 /// The sum rule: `li + ip + sl + wc` plus the busy part — `rt` if present, else `pc` plus the
 /// memory part (`ml`, else `cl + rc`), else the memory part alone — and `tt` only when none of
 /// the others is there. `os` (inside `rt`) and `over` (outside `tt`) are never added.
 pub fn work_expr(f: &Fragment) -> Option<Expr> {
-    let get = |c: &str| f.categories.iter().find(|(k, _)| k == c).map(|(_, e)| e.clone());
-    let mut parts: Vec<Expr> = ["li", "ip", "sl", "wc"].iter().filter_map(|c| get(c)).collect();
+    let get = |c: &str| {
+        f.categories
+            .iter()
+            .find(|(k, _)| k == c)
+            .map(|(_, e)| e.clone())
+    };
+    let mut parts: Vec<Expr> = ["li", "ip", "sl", "wc"]
+        .iter()
+        .filter_map(|c| get(c))
+        .collect();
     let memory = memory_expr(f);
     if let Some(rt) = get("rt") {
         parts.push(rt);
@@ -118,7 +124,12 @@ pub fn work_expr(f: &Fragment) -> Option<Expr> {
 
 /// The memory-system part of a fragment's processor-seconds: `ml`, else `cl + rc`.
 pub fn memory_expr(f: &Fragment) -> Option<Expr> {
-    let get = |c: &str| f.categories.iter().find(|(k, _)| k == c).map(|(_, e)| e.clone());
+    let get = |c: &str| {
+        f.categories
+            .iter()
+            .find(|(k, _)| k == c)
+            .map(|(_, e)| e.clone())
+    };
     get("ml").or_else(|| sum(["cl", "rc"].iter().filter_map(|c| get(c)).collect()))
 }
 

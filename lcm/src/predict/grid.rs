@@ -58,7 +58,9 @@ pub fn parse_set(s: &str) -> Result<(String, f64), PredictError> {
         .ok_or_else(|| usage(format!("--set: expected NAME=VALUE, found `{s}`")))?;
     let n = n.trim();
     if !name_ok(n) {
-        return Err(usage(format!("--set: expected a variable name, found `{n}`")));
+        return Err(usage(format!(
+            "--set: expected a variable name, found `{n}`"
+        )));
     }
     Ok((n.to_string(), number(v, &format!("--set {n}"))?))
 }
@@ -74,7 +76,9 @@ pub fn parse_grid(spec: &str) -> Result<Vec<Axis>, PredictError> {
         let value = if let Some((n, v)) = tok.split_once('=') {
             let n = n.trim();
             if !name_ok(n) {
-                return Err(usage(format!("--grid: expected a variable name, found `{n}`")));
+                return Err(usage(format!(
+                    "--grid: expected a variable name, found `{n}`"
+                )));
             }
             axes.push(Axis {
                 name: n.to_string(),
@@ -84,9 +88,9 @@ pub fn parse_grid(spec: &str) -> Result<Vec<Axis>, PredictError> {
         } else {
             tok
         };
-        let axis = axes.last_mut().ok_or_else(|| {
-            usage(format!("--grid: expected NAME=VALUES, found `{spec}`"))
-        })?;
+        let axis = axes
+            .last_mut()
+            .ok_or_else(|| usage(format!("--grid: expected NAME=VALUES, found `{spec}`")))?;
         if let Some((a, b)) = value.split_once("..") {
             let a = number(a, "--grid range start")?;
             let b = number(b.trim_start_matches('='), "--grid range end")?;
@@ -102,7 +106,8 @@ pub fn parse_grid(spec: &str) -> Result<Vec<Axis>, PredictError> {
                 x += 1.0;
             }
         } else {
-            axis.values.push(number(value, &format!("--grid {}", axis.name))?);
+            axis.values
+                .push(number(value, &format!("--grid {}", axis.name))?);
         }
     }
     for a in &axes {
@@ -180,12 +185,15 @@ pub struct Crossover {
     pub better_after: String,
 }
 
+/// Variable values identifying a group of points.
+type Point = Vec<(String, f64)>;
+
 /// The crossovers of T_a and T_b (indexed like `points`) along every varying variable.
 pub fn crossovers(grid: &Grid, points: &[Bindings], ta: &[f64], tb: &[f64]) -> Vec<Crossover> {
     let mut out = Vec::new();
     for var in grid.varying() {
         // Group by the other variables.
-        let mut groups: Vec<(Vec<(String, f64)>, Vec<usize>)> = Vec::new();
+        let mut groups: Vec<(Point, Vec<usize>)> = Vec::new();
         for (i, p) in points.iter().enumerate() {
             let key: Vec<(String, f64)> = p
                 .iter()

@@ -83,9 +83,17 @@ impl Machine {
         }
         let lines = text.lines().count().max(1);
         Ok(Machine {
-            latency_s: lat.ok_or_else(|| err(lines, "expected a `latency_s = SECONDS` line, found none".into()))?,
+            latency_s: lat.ok_or_else(|| {
+                err(
+                    lines,
+                    "expected a `latency_s = SECONDS` line, found none".into(),
+                )
+            })?,
             bandwidth_bytes_per_s: bw.ok_or_else(|| {
-                err(lines, "expected a `bandwidth_bytes_per_s = BYTES_PER_S` line, found none".into())
+                err(
+                    lines,
+                    "expected a `bandwidth_bytes_per_s = BYTES_PER_S` line, found none".into(),
+                )
             })?,
             origin: name.to_string(),
         })
@@ -152,7 +160,7 @@ fn spin_until(flag: &AtomicU64, value: u64) {
     let mut spins = 0u32;
     while flag.load(Ordering::Acquire) != value {
         spins += 1;
-        if spins % 4096 == 0 {
+        if spins.is_multiple_of(4096) {
             std::thread::yield_now();
         } else {
             std::hint::spin_loop();

@@ -123,10 +123,8 @@ pub fn structure(
             column: e.column,
             message: e.message,
         })?;
-        let map: BTreeMap<String, Vec<(String, Expr)>> = fm
-            .into_iter()
-            .map(|m| (m.name, m.categories))
-            .collect();
+        let map: BTreeMap<String, Vec<(String, Expr)>> =
+            fm.into_iter().map(|m| (m.name, m.categories)).collect();
         merge_models(&mut root, &map, mname, name, &mut warnings);
     }
     Ok((root, warnings))
@@ -166,7 +164,8 @@ fn merge_models(
 
 fn compile(model: &ComposedModel) -> Result<pamela::CompiledModel, PredictError> {
     let prog = pamela::parse(&model.text).map_err(|e| PredictError::Pamela(e.to_string()))?;
-    prog.compile().map_err(|e| PredictError::Pamela(e.to_string()))
+    prog.compile()
+        .map_err(|e| PredictError::Pamela(e.to_string()))
 }
 
 /// The composed PAMELA model of a program without compiling it (what `--pamela` prints;
@@ -176,7 +175,9 @@ pub fn compose_file(path: &Path, opts: &PredictOptions) -> Result<ComposedModel,
     let name = path.display().to_string();
     let (root, _, machine, measured) = prepare(&name, &text, opts)?;
     let (comm, _, _) = adjustments(&root, &machine, measured.as_deref());
-    Ok(Composer::new(&name, ComposeOptions::default(), &comm).compose(&root)?.0)
+    Ok(Composer::new(&name, ComposeOptions::default(), &comm)
+        .compose(&root)?
+        .0)
 }
 
 type Prepared = (Node, Vec<Warning>, Machine, Option<Vec<Move>>);
@@ -212,7 +213,11 @@ impl Program {
 
     /// Prepares a program from its text (`name` used in messages; option files are read
     /// from disk).
-    pub fn from_source(name: &str, text: &str, opts: &PredictOptions) -> Result<Program, PredictError> {
+    pub fn from_source(
+        name: &str,
+        text: &str,
+        opts: &PredictOptions,
+    ) -> Result<Program, PredictError> {
         let (root, warnings, machine, measured) = prepare(name, text, opts)?;
         Program::build(name, root, warnings, machine, measured.as_deref())
     }

@@ -85,9 +85,17 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
         );
     }
     if acc.pipelines.is_empty() {
-        let _ = writeln!(o, "  pipeline fill and stage waits: {}", signed(c.pipeline_s));
+        let _ = writeln!(
+            o,
+            "  pipeline fill and stage waits: {}",
+            signed(c.pipeline_s)
+        );
     }
-    let _ = writeln!(o, "  idle processors (p overrides, too few items): {}", signed(c.idle_s));
+    let _ = writeln!(
+        o,
+        "  idle processors (p overrides, too few items): {}",
+        signed(c.idle_s)
+    );
     let _ = writeln!(
         o,
         "  communication ({} move(s) added, {} removed; {}): {}",
@@ -142,9 +150,7 @@ fn speedups(preds: &[f64], points: &[Bindings]) -> Vec<Option<f64>> {
                 .iter()
                 .enumerate()
                 .filter(|(_, q)| {
-                    q.iter()
-                        .all(|(k, v)| k == "p" || b.get(k) == Some(v))
-                        && q.contains_key("p")
+                    q.iter().all(|(k, v)| k == "p" || b.get(k) == Some(v)) && q.contains_key("p")
                 })
                 .min_by(|x, y| x.1["p"].total_cmp(&y.1["p"]))
                 .map(|(j, _)| j)?;
@@ -172,7 +178,9 @@ pub fn table(file: &str, preds: &[Prediction], grid: &Grid) -> String {
         for v in &vars {
             let _ = write!(row, "{:>8} ", trim(p.bindings[v]));
         }
-        let s = sp[i].map(|s| format!("{s:.2}")).unwrap_or_else(|| "-".into());
+        let s = sp[i]
+            .map(|s| format!("{s:.2}"))
+            .unwrap_or_else(|| "-".into());
         let _ = writeln!(o, "{row}{:>14} {:>9}", secs(p.seconds), s);
     }
     o
@@ -349,7 +357,9 @@ pub fn compare_plot(
     let xs: Vec<f64> = points.iter().map(|p| p[x]).collect();
     let (xmin, xmax) = xs
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(*v), h.max(*v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+            (l.min(*v), h.max(*v))
+        });
     let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * 1.05;
     let xmax = if xmax > xmin { xmax } else { xmin + 1.0 };
     let text = font_available();
@@ -403,7 +413,11 @@ pub fn compare_plot(
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
             chart
-                .draw_series(series.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+                .draw_series(
+                    series
+                        .into_iter()
+                        .map(|p| Circle::new(p, 3, color.filled())),
+                )
                 .map_err(|e| err(e.to_string()))?;
         }
     }

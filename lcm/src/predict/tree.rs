@@ -306,7 +306,10 @@ fn child_envs(node: &Node, env: &Env, outer: &Env) -> Vec<(Env, Env)> {
         NodeKind::Parallel { .. } => {
             let tasks = env.subst(&node.task_count());
             let tenv = env.with("p", div(env.p(), tasks));
-            node.children.iter().map(|_| (tenv.clone(), env.clone())).collect()
+            node.children
+                .iter()
+                .map(|_| (tenv.clone(), env.clone()))
+                .collect()
         }
         NodeKind::ParallelLoop { .. } | NodeKind::Pipeline { .. } => node
             .children
@@ -315,9 +318,16 @@ fn child_envs(node: &Node, env: &Env, outer: &Env) -> Vec<(Env, Env)> {
             .collect(),
         NodeKind::DataParallel { .. } => {
             let ienv = env.with("p", Expr::Num(1.0));
-            node.children.iter().map(|_| (ienv.clone(), env.clone())).collect()
+            node.children
+                .iter()
+                .map(|_| (ienv.clone(), env.clone()))
+                .collect()
         }
-        _ => node.children.iter().map(|_| (env.clone(), env.clone())).collect(),
+        _ => node
+            .children
+            .iter()
+            .map(|_| (env.clone(), env.clone()))
+            .collect(),
     }
 }
 
@@ -369,7 +379,10 @@ fn render_node(
     }
     if let NodeKind::Fragment(f) = &node.kind {
         if f.categories.is_empty() {
-            let _ = writeln!(out, "{detail_prefix}model: none (annotate it or pass --models)");
+            let _ = writeln!(
+                out,
+                "{detail_prefix}model: none (annotate it or pass --models)"
+            );
         } else {
             let _ = writeln!(
                 out,
@@ -383,10 +396,7 @@ fn render_node(
             );
         }
         if let Some(k) = &f.executions {
-            let _ = writeln!(
-                out,
-                "{detail_prefix}models are totals over {k} executions"
-            );
+            let _ = writeln!(out, "{detail_prefix}models are totals over {k} executions");
         }
         if !f.inputs.is_empty() || !f.outputs.is_empty() {
             let _ = writeln!(

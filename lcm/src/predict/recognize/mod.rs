@@ -26,10 +26,18 @@ use super::tree::{Fragment, Node, NodeKind, SyncOp, CATEGORIES};
 use lca::annotation::Annotation;
 use lca::expr::Expr;
 use std::collections::{BTreeSet, HashMap};
-use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-const PAR_METHODS: [&str; 12] = [
+mod spawns;
+mod syntax;
+
+use spawns::{is_spawn, is_spawn_loop, split_spawns};
+use syntax::{
+    collect_fns, collect_type_names, end_line, expr_name, literal_range, lock_receiver, pat_name,
+    path_last, receiver_iter, start_line, while_let_recv, FragmentScan,
+};
+
+pub(crate) const PAR_METHODS: [&str; 12] = [
     "par_iter",
     "par_iter_mut",
     "into_par_iter",
@@ -43,9 +51,9 @@ const PAR_METHODS: [&str; 12] = [
     "par_extend",
     "par_sort",
 ];
-const SCOPE_FNS: [&str; 2] = ["scope", "in_place_scope"];
+pub(crate) const SCOPE_FNS: [&str; 2] = ["scope", "in_place_scope"];
 const CHANNEL_FNS: [&str; 4] = ["channel", "sync_channel", "unbounded", "bounded"];
-const SPAWN_LABEL: &str = "spawned task";
+pub(crate) const SPAWN_LABEL: &str = "spawned task";
 
 /// Walks a source file and builds its structure tree.
 pub struct Recognizer<'a> {
@@ -59,134 +67,10 @@ pub struct Recognizer<'a> {
     local_names: BTreeSet<String>,
 }
 
-fn start_line<T: Spanned>(t: &T) -> usize {
-    t.span().start().line
-}
-fn end_line<T: Spanned>(t: &T) -> usize {
-    t.span().end().line
-}
-
 /// Hints from the annotation block of the statement being recognized.
 #[derive(Default, Clone)]
 struct Hint {
     count: Option<Expr>,
-}
-
-fn collect_fns<'a>(items: &'a [syn::Item], out: &mut HashMap<String, &'a syn::Block>) {
-    for item in items {
-        match item {
-            syn::Item::Fn(f) => {
-                out.insert(f.sig.ident.to_string(), &f.block);
-            }
-            syn::Item::Impl(imp) => {
-                for it in &imp.items {
-                    if let syn::ImplItem::Fn(f) = it {
-                        out.entry(f.sig.ident.to_string()).or_insert(&f.block);
-                    }
-                }
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    collect_fns(items, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn collect_type_names(items: &[syn::Item], out: &mut BTreeSet<String>) {
-    for item in items {
-        match item {
-            syn::Item::Struct(s) => {
-                out.insert(s.ident.to_string());
-            }
-            syn::Item::Enum(e) => {
-                out.insert(e.ident.to_string());
-            }
-            syn::Item::Mod(m) => {
-                out.insert(m.ident.to_string());
-                if let Some((_, items)) = &m.content {
-                    collect_type_names(items, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Simple textual name of an expression (`tx`, `self.rx`, `a[0]`), for channels and locks.
-fn expr_name(e: &syn::Expr) -> String {
-    match e {
-        syn::Expr::Path(p) => p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect::<Vec<_>>()
-            .join("::"),
-        syn::Expr::Field(f) => {
-            let m = match &f.member {
-                syn::Member::Named(i) => i.to_string(),
-                syn::Member::Unnamed(i) => i.index.to_string(),
-            };
-            format!("{}.{}", expr_name(&f.base), m)
-        }
-        syn::Expr::Reference(r) => expr_name(&r.expr),
-        syn::Expr::Paren(p) => expr_name(&p.expr),
-        syn::Expr::MethodCall(m) if m.method == "clone" || m.method == "as_ref" => {
-            expr_name(&m.receiver)
-        }
-        syn::Expr::Index(i) => format!("{}[]", expr_name(&i.expr)),
-        syn::Expr::Unary(u) => expr_name(&u.expr),
-        _ => "?".into(),
-    }
-}
-
-fn path_last(e: &syn::Expr) -> Option<(String, String)> {
-    if let syn::Expr::Path(p) = e {
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let last = segs.last()?.clone();
-        Some((segs.join("::"), last))
-    } else {
-        None
-    }
-}
-
-fn int_lit(e: &syn::Expr) -> Option<i64> {
-    match e {
-        syn::Expr::Lit(l) => match &l.lit {
-            syn::Lit::Int(i) => i.base10_parse::<i64>().ok(),
-            _ => None,
-        },
-        syn::Expr::Paren(p) => int_lit(&p.expr),
-        _ => None,
-    }
-}
-
-/// Trip count of a literal range `a..b` / `a..=b` (also in parentheses).
-fn literal_range(e: &syn::Expr) -> Option<i64> {
-    match e {
-        syn::Expr::Range(r) => {
-            let a = match &r.start {
-                Some(s) => int_lit(s)?,
-                None => 0,
-            };
-            let b = int_lit(r.end.as_ref()?)?;
-            let n = match r.limits {
-                syn::RangeLimits::HalfOpen(_) => b - a,
-                syn::RangeLimits::Closed(_) => b - a + 1,
-            };
-            Some(n.max(0))
-        }
-        syn::Expr::Paren(p) => literal_range(&p.expr),
-        syn::Expr::MethodCall(m) if m.method == "step_by" => {
-            let n = literal_range(&m.receiver)?;
-            let s = int_lit(m.args.first()?)?;
-            (s > 0).then(|| (n + s - 1) / s)
-        }
-        _ => None,
-    }
 }
 
 impl<'a> Recognizer<'a> {
@@ -308,8 +192,8 @@ impl<'a> Recognizer<'a> {
                     if let Some(mutex) = lock_receiver(&init.expr) {
                         let rest = self.stmts(&stmts[i + 1..])?;
                         if rest.iter().any(Node::has_fragment) {
-                            let node = Node::new(NodeKind::Locked { mutex }, line)
-                                .with_children(rest);
+                            let node =
+                                Node::new(NodeKind::Locked { mutex }, line).with_children(rest);
                             out.push(self.apply_overrides(vec![node], &annots, line)?.remove(0));
                         } else {
                             out.extend(rest);
@@ -406,7 +290,9 @@ impl<'a> Recognizer<'a> {
         for (l, a) in annots {
             match a {
                 Annotation::Processors(e) => p = Some(e.clone()),
-                Annotation::Model { category, expr } if !CATEGORIES.contains(&category.as_str()) => {
+                Annotation::Model { category, expr }
+                    if !CATEGORIES.contains(&category.as_str()) =>
+                {
                     vars.push((category.clone(), expr.clone()))
                 }
                 Annotation::Input(_) | Annotation::Output(_) => self.warn(
@@ -525,7 +411,10 @@ impl<'a> Recognizer<'a> {
     }
 
     fn chan_id_by_name(&self, n: &str) -> String {
-        self.chan_alias.get(n).cloned().unwrap_or_else(|| n.to_string())
+        self.chan_alias
+            .get(n)
+            .cloned()
+            .unwrap_or_else(|| n.to_string())
     }
 
     fn exprs<'e>(
@@ -584,8 +473,10 @@ impl<'a> Recognizer<'a> {
                 for a in &m.arms {
                     arms.push(self.expr(&a.body, &Hint::default())?);
                 }
-                let with: Vec<Vec<Node>> =
-                    arms.into_iter().filter(|a| a.iter().any(Node::has_fragment)).collect();
+                let with: Vec<Vec<Node>> = arms
+                    .into_iter()
+                    .filter(|a| a.iter().any(Node::has_fragment))
+                    .collect();
                 if with.len() > 1 {
                     self.warn(
                         line,
@@ -644,7 +535,13 @@ impl<'a> Recognizer<'a> {
         line: usize,
         what: &str,
     ) -> Vec<Node> {
-        self.loop_node(body, hint.count.clone().map(|c| (c, "annotation")), chan, line, what)
+        self.loop_node(
+            body,
+            hint.count.clone().map(|c| (c, "annotation")),
+            chan,
+            line,
+            what,
+        )
     }
 
     fn loop_node(
@@ -655,7 +552,9 @@ impl<'a> Recognizer<'a> {
         line: usize,
         what: &str,
     ) -> Vec<Node> {
-        let relevant = body.iter().any(|n| n.has_fragment() || n.has_sync() || is_spawn(n));
+        let relevant = body
+            .iter()
+            .any(|n| n.has_fragment() || n.has_sync() || is_spawn(n));
         if !relevant {
             return Vec::new();
         }
@@ -963,161 +862,5 @@ impl<'a> Recognizer<'a> {
             "threads spawned outside a scope: assumed joined at the end of the function".into(),
         );
         self.scope("thread::spawn".into(), nodes, line)
-    }
-}
-
-fn pat_name(p: &syn::Pat) -> String {
-    match p {
-        syn::Pat::Ident(i) => i.ident.to_string(),
-        syn::Pat::Type(t) => pat_name(&t.pat),
-        syn::Pat::Reference(r) => pat_name(&r.pat),
-        _ => "?".into(),
-    }
-}
-
-/// The mutex of `m.lock()` / `m.lock().unwrap()` / `m.lock().expect(..)`.
-fn lock_receiver(e: &syn::Expr) -> Option<String> {
-    match e {
-        syn::Expr::MethodCall(m) if m.method == "lock" || m.method == "write" => {
-            Some(expr_name(&m.receiver))
-        }
-        syn::Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => {
-            lock_receiver(&m.receiver)
-        }
-        syn::Expr::Try(t) => lock_receiver(&t.expr),
-        _ => None,
-    }
-}
-
-/// `rx`, `&rx`, `rx.iter()`, `rx.into_iter()`: the receiver iterated by a `for` loop.
-fn receiver_iter(e: &syn::Expr) -> Option<&syn::Expr> {
-    match e {
-        syn::Expr::Path(_) | syn::Expr::Field(_) => Some(e),
-        syn::Expr::Reference(r) => receiver_iter(&r.expr),
-        syn::Expr::MethodCall(m)
-            if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty() =>
-        {
-            Some(&m.receiver)
-        }
-        _ => None,
-    }
-}
-
-/// `while let Ok(x) = rx.recv()` / `while let Some(x) = rx.recv().ok()`.
-fn while_let_recv(cond: &syn::Expr) -> Option<&syn::Expr> {
-    if let syn::Expr::Let(l) = cond {
-        let mut e: &syn::Expr = &l.expr;
-        if let syn::Expr::MethodCall(m) = e {
-            if m.method == "ok" {
-                e = &m.receiver;
-            }
-        }
-        if let syn::Expr::MethodCall(m) = e {
-            if m.method == "recv" && m.args.is_empty() {
-                return Some(&m.receiver);
-            }
-        }
-    }
-    None
-}
-
-fn is_spawn(n: &Node) -> bool {
-    matches!(&n.kind, NodeKind::Serial { label } if label.starts_with(SPAWN_LABEL))
-}
-
-fn is_spawn_loop(n: &Node) -> bool {
-    matches!(n.kind, NodeKind::Loop { .. })
-        && !n.children.is_empty()
-        && n.children.iter().all(|c| is_spawn(c) || is_spawn_loop(c))
-}
-
-/// Splits a scope body into spawned tasks (spawn loops become parallel loops) and the rest.
-fn split_spawns(body: Vec<Node>) -> (Vec<Node>, Vec<Node>) {
-    let mut tasks = Vec::new();
-    let mut rest = Vec::new();
-    for n in body {
-        if is_spawn(&n) {
-            tasks.push(n);
-        } else if is_spawn_loop(&n) {
-            let NodeKind::Loop { count, .. } = &n.kind else {
-                unreachable!()
-            };
-            let count = count.clone();
-            let (inner, _) = split_spawns(n.children.clone());
-            let mut pl = Node::new(
-                NodeKind::ParallelLoop {
-                    construct: "spawn in loop".into(),
-                    count,
-                },
-                n.line,
-            )
-            .with_children(inner);
-            pl.p_override = n.p_override.clone();
-            tasks.push(pl);
-        } else if let NodeKind::Serial { label } = &n.kind {
-            if label == "annotated statement" || label.starts_with("call ") {
-                if n.children.iter().any(|c| is_spawn(c) || is_spawn_loop(c)) {
-                    let (t, r) = split_spawns(n.children);
-                    tasks.extend(t);
-                    rest.extend(r);
-                    continue;
-                }
-            }
-            rest.push(n);
-        } else {
-            rest.push(n);
-        }
-    }
-    (tasks, rest)
-}
-
-/// What a fragment's code holds: channel operations (linking tasks) and parallelism (covered
-/// by the model, named in the tree).
-#[derive(Default)]
-struct FragmentScan {
-    sends: Vec<(String, usize)>,
-    recvs: Vec<(String, usize)>,
-    barriers: Vec<(String, usize)>,
-    parallel: Vec<String>,
-    lines: Vec<usize>,
-}
-
-impl FragmentScan {
-    fn fragment_lines(&self, src: &SourceFile) -> bool {
-        self.lines.iter().any(|l| {
-            src.block_above(*l)
-                .iter()
-                .any(|(_, a)| matches!(a, Annotation::Fragment(_)))
-        })
-    }
-}
-
-impl<'ast> Visit<'ast> for FragmentScan {
-    fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
-        self.lines.push(start_line(s));
-        syn::visit::visit_stmt(self, s);
-    }
-    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        let line = start_line(m);
-        let name = m.method.to_string();
-        if name == "send" && m.args.len() == 1 {
-            self.sends.push((expr_name(&m.receiver), line));
-        } else if name == "recv" && m.args.is_empty() {
-            self.recvs.push((expr_name(&m.receiver), line));
-        } else if name == "wait" && m.args.is_empty() {
-            self.barriers.push((expr_name(&m.receiver), line));
-        } else if PAR_METHODS.contains(&name.as_str()) {
-            self.parallel.push(format!("data-parallel `{name}` (line {line})"));
-        }
-        syn::visit::visit_expr_method_call(self, m);
-    }
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if let Some((full, last)) = path_last(&c.func) {
-            if last == "join" || SCOPE_FNS.contains(&last.as_str()) || last == "spawn" {
-                self.parallel
-                    .push(format!("`{full}` (line {})", start_line(c)));
-            }
-        }
-        syn::visit::visit_expr_call(self, c);
     }
 }

@@ -1,0 +1,44 @@
+//! End to end: `study --quick` through the library entry point. Every point of the predicted
+//! version gets a prediction and a finite error, the report directory holds what the steps
+//! wrote, and the summary line has the documented shape. (How large the errors are is the
+//! benchmark's business, not this test's.)
+
+use examples::study::design::ProgramKind;
+use examples::study::{run_study, Config};
+
+fn quick(program: ProgramKind) -> (examples::study::StudyResult, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::new(program);
+    cfg.quick = true;
+    cfg.out = dir.path().join("report");
+    // The test must not depend on more than 2 cores.
+    cfg.cores = cfg.cores.min(2);
+    (run_study(&cfg).unwrap(), dir)
+}
+
+#[test]
+fn fft_quick_study_predicts_every_point() {
+    let (r, dir) = quick(ProgramKind::Fft);
+    assert!(!r.points.is_empty());
+    assert_eq!(r.points.len(), r.design.sizes.len() * r.design.predicted_ps.len());
+    for p in &r.points {
+        assert!(p.predicted.is_finite() && p.predicted > 0.0, "no prediction at {p:?}");
+        assert!(p.predicted_base.is_finite(), "no DP prediction at {p:?}");
+        assert!(p.measured > 0.0, "not measured at {p:?}");
+        assert!(p.err_pct().is_finite(), "error not finite at {p:?}");
+    }
+    // Every fragment of both sources was fitted and written into the TP copy.
+    let names: Vec<&str> = r.fits.iter().map(|f| f.name.as_str()).collect();
+    for f in ["init", "cols", "transpose", "rows"] {
+        assert!(names.contains(&f), "fragment {f} not fitted: {names:?}");
+    }
+    let report = dir.path().join("report");
+    for file in ["README.md", "time.svg", "categories.svg", "tp.rs", "dp.rs", "models.lcm", "dp.pp", "predictions.txt"] {
+        assert!(report.join(file).is_file(), "{file} missing from the report");
+    }
+    let tp = std::fs::read_to_string(report.join("tp.rs")).unwrap();
+    assert!(tp.contains("// lcm: fragment cols\n        // lcm: pc = "), "TP copy not annotated");
+    let line = r.summary.line();
+    assert!(line.starts_with(&format!("study: points={} mean_err_pct=", r.points.len())), "{line}");
+    assert!(line.ends_with(&format!("ranking_correct={}/{}", r.summary.ranking_correct, r.points.len())));
+}
