@@ -505,23 +505,75 @@ fn pooled_rank(
     max_terms: usize,
     with_constant: bool,
 ) -> Vec<(f64, Vec<usize>)> {
+    // Per slice: every column orthonormalized against the base once (u_a), the base's
+    // residual r0 and hat diagonal h0; then a single is scored from u_a and a pair (a, b)
+    // from u_b projected off u_a: one projection per candidate.
+    struct Slice {
+        m: usize,
+        u: Vec<f64>,
+        ok: Vec<bool>,
+        r0: Vec<f64>,
+        h0: Vec<f64>,
+        denom: Vec<f64>,
+    }
+    let slices: Vec<Slice> = prepared
+        .iter()
+        .map(|(y, cols)| {
+            let scr = Screen::new(y);
+            let base = if with_constant {
+                scr.constant()
+            } else {
+                scr.empty()
+            };
+            let m = y.len();
+            let mut u = vec![0.0; np * m];
+            let mut ok = vec![false; np];
+            for a in 0..np {
+                ok[a] = Screen::orthogonalize(&base, &cols[a], &mut u[a * m..(a + 1) * m]);
+            }
+            Slice {
+                m,
+                u,
+                ok,
+                r0: base.resid.clone(),
+                h0: base.hat.clone(),
+                denom: scr.denom.clone(),
+            }
+        })
+        .collect();
+    // Sum over points of the squared relative LOO error for residual r and hat h.
+    fn sq(r: &[f64], h: &[f64], denom: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..r.len() {
+            let g = 1.0 - h[i];
+            if g < 1e-9 {
+                return f64::INFINITY;
+            }
+            let e = r[i] / (g * denom[i]);
+            s += e * e;
+        }
+        s / r.len() as f64
+    }
     let mut single = vec![0.0f64; np];
-    let mut n_slices = 0.0;
-    for (y, cols) in prepared {
-        let scr = Screen::new(y);
-        let base = if with_constant {
-            scr.constant()
-        } else {
-            scr.empty()
-        };
-        let mut scratch = vec![0.0; y.len()];
-        n_slices += 1.0;
+    for sl in &slices {
+        let m = sl.m;
+        let mut r = vec![0.0; m];
+        let mut h = vec![0.0; m];
         for a in 0..np {
-            single[a] += scr
-                .score_with(&base, &cols[a], &mut scratch)
-                .map_or(f64::INFINITY, |s| s * s);
+            if !sl.ok[a] {
+                single[a] = f64::INFINITY;
+                continue;
+            }
+            let ua = &sl.u[a * m..(a + 1) * m];
+            let d: f64 = ua.iter().zip(&sl.r0).map(|(x, y)| x * y).sum();
+            for i in 0..m {
+                r[i] = sl.r0[i] - d * ua[i];
+                h[i] = sl.h0[i] + ua[i] * ua[i];
+            }
+            single[a] += sq(&r, &h, &sl.denom);
         }
     }
+    let n_slices = slices.len().max(1) as f64;
     let mut order: Vec<(f64, usize)> = (0..np)
         .filter(|&a| single[a].is_finite())
         .map(|a| (penalized((single[a] / n_slices).sqrt(), 1), a))
@@ -532,25 +584,45 @@ fn pooled_rank(
         ranked.offer(sc, &[a]);
     }
     if max_terms >= 2 {
-        let firsts: Vec<usize> = order.iter().take(16).map(|r| r.1).collect();
+        let firsts: Vec<usize> = order.iter().take(12).map(|r| r.1).collect();
         let mut pair = vec![0.0f64; firsts.len() * np];
-        for (y, cols) in prepared {
-            let scr = Screen::new(y);
-            let base = if with_constant {
-                scr.constant()
-            } else {
-                scr.empty()
-            };
-            let mut scratch = vec![0.0; y.len()];
+        for sl in &slices {
+            let m = sl.m;
+            let mut ra = vec![0.0; m];
+            let mut ha = vec![0.0; m];
+            let mut w = vec![0.0; m];
+            let mut r = vec![0.0; m];
+            let mut h = vec![0.0; m];
             for (ia, &a) in firsts.iter().enumerate() {
-                let Some(ba) = scr.push(&base, &cols[a]) else {
-                    pair[ia * np..(ia + 1) * np].fill(f64::INFINITY);
-                    continue;
-                };
+                let ua = &sl.u[a * m..(a + 1) * m];
+                let d: f64 = ua.iter().zip(&sl.r0).map(|(x, y)| x * y).sum();
+                for i in 0..m {
+                    ra[i] = sl.r0[i] - d * ua[i];
+                    ha[i] = sl.h0[i] + ua[i] * ua[i];
+                }
                 for b in 0..np {
-                    pair[ia * np + b] += scr
-                        .score_with(&ba, &cols[b], &mut scratch)
-                        .map_or(f64::INFINITY, |s| s * s);
+                    let cell = &mut pair[ia * np + b];
+                    if b == a || !sl.ok[b] {
+                        *cell = f64::INFINITY;
+                        continue;
+                    }
+                    let ub = &sl.u[b * m..(b + 1) * m];
+                    let c: f64 = ua.iter().zip(ub).map(|(x, y)| x * y).sum();
+                    for i in 0..m {
+                        w[i] = ub[i] - c * ua[i];
+                    }
+                    let nw = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    if nw < 1e-7 {
+                        *cell = f64::INFINITY;
+                        continue;
+                    }
+                    let dw: f64 = w.iter().zip(&ra).map(|(x, y)| x * y).sum::<f64>() / nw;
+                    for i in 0..m {
+                        let wi = w[i] / nw;
+                        r[i] = ra[i] - dw * wi;
+                        h[i] = ha[i] + wi * wi;
+                    }
+                    *cell += sq(&r, &h, &sl.denom);
                 }
             }
         }
@@ -613,7 +685,8 @@ fn variable_terms(data: &Dataset, var: usize, limit: usize) -> Vec<Factor> {
         .unwrap_or(0)
         .min(2);
     let mut ranked = pooled_rank(&prepared, np, max_terms, true);
-    ranked.extend(pooled_rank(&prepared, np, max_terms, false));
+    // Without a constant only single terms: a needless constant mostly hides those.
+    ranked.extend(pooled_rank(&prepared, np, max_terms.min(1), false));
     ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
     let mut out: Vec<Factor> = Vec::new();
     for (_, set) in ranked {

@@ -196,3 +196,11 @@ fn help_has_examples() {
         "{out}"
     );
 }
+
+#[test]
+fn normal_form_listing_substitutes_every_equation() {
+    let (code, out, err) = lcm(&["pamela", &fixture("mrm.pam"), "--normal-form"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("numeric parameter P\nnumeric parameter N\nprocess main = par (p = 1, P) seq (i = 1, N) {\n  delay(10) ;\n  use(s(0), 0.1)\n}\n"), "{out}");
+    assert_eq!(last_line(&out), "T_main = max(N*10.1, P*N*0.1)");
+}

@@ -353,9 +353,11 @@ fn wait_signal_polynomial_task_graph() {
 #[test]
 fn equations_without_type_keywords() {
     // thesis notation: the kind of an equation follows from its right-hand side
-    let src = "N = 3\nr(i) = fcfs(i, 1)\nw(i) = use(r(i), 2) ; delay(1)\nL2 = w(1) || w(1)\nmain = L2";
+    let src =
+        "N = 3\nr(i) = fcfs(i, 1)\nw(i) = use(r(i), 2) ; delay(1)\nL2 = w(1) || w(1)\nmain = L2";
     // phi = 3, omega = 4 (two uses of r(1) for 2)
     assert_eq!(t(src, &[]), 4.0);
-    let src = "main = L1 || L2\nL1 = delay(1) ; delay(2)\nL2 = delay(3) ; L3\nL3 = delay(4) || delay(5)";
+    let src =
+        "main = L1 || L2\nL1 = delay(1) ; delay(2)\nL2 = delay(3) ; L3\nL3 = delay(4) || delay(5)";
     assert_eq!(t(src, &[]), 8.0);
 }

@@ -182,6 +182,16 @@ impl ThreadStack {
     }
 }
 
+impl StackOp {
+    /// The construct an end event pops, if it is one.
+    pub fn popped(self) -> Option<Construct> {
+        match self {
+            StackOp::Pop(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

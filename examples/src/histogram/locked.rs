@@ -11,12 +11,14 @@ pub fn fill(n: u64) -> Vec<u64> {
     let hist = Mutex::new(vec![0u64; BUCKETS]);
     let items = n.div_ceil(KEYS_PER_ITEM as u64);
     // lcm: fragment fill
-    (0..items).into_par_iter().pp_for_each(|item| {
-        let first = item * KEYS_PER_ITEM as u64;
-        for i in first..(first + KEYS_PER_ITEM as u64).min(n) {
-            let b = bucket_of(i);
-            hist.lock().expect("histogram lock")[b] += 1;
-        }
+    pplib::frag_scope("fill", || {
+        (0..items).into_par_iter().pp_for_each(|item| {
+            let first = item * KEYS_PER_ITEM as u64;
+            for i in first..(first + KEYS_PER_ITEM as u64).min(n) {
+                let b = bucket_of(i);
+                hist.lock().expect("histogram lock")[b] += 1;
+            }
+        })
     });
 
     hist.into_inner().expect("histogram lock")

@@ -13,12 +13,14 @@ pub fn fill(n: u64) -> Vec<u64> {
     let shards: Vec<Mutex<Vec<u64>>> = (0..SHARDS).map(|_| Mutex::new(vec![0; width])).collect();
     let items = n.div_ceil(KEYS_PER_ITEM as u64);
     // lcm: fragment fill
-    (0..items).into_par_iter().pp_for_each(|item| {
-        let first = item * KEYS_PER_ITEM as u64;
-        for i in first..(first + KEYS_PER_ITEM as u64).min(n) {
-            let b = bucket_of(i);
-            shards[b / width].lock().expect("shard lock")[b % width] += 1;
-        }
+    pplib::frag_scope("fill", || {
+        (0..items).into_par_iter().pp_for_each(|item| {
+            let first = item * KEYS_PER_ITEM as u64;
+            for i in first..(first + KEYS_PER_ITEM as u64).min(n) {
+                let b = bucket_of(i);
+                shards[b / width].lock().expect("shard lock")[b % width] += 1;
+            }
+        })
     });
 
     shards

@@ -14,12 +14,14 @@ pub fn count(n: u32, k: u64) -> u64 {
     for group in depth2_groups(n) {
         let quota = Quota::new(group.len(), k - total);
         // lcm: fragment search
+        let tag = pplib::frag("search");
         let forked = pplib::par();
         group
             .par_iter()
             .enumerate()
             .for_each(|(i, node)| search_item(*node, n, i, &quota));
         drop(forked);
+        drop(tag);
 
         total += quota.total();
         if total >= k {

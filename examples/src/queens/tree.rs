@@ -12,12 +12,14 @@ pub fn count(n: u32, k: u64) -> u64 {
     let items: Vec<_> = depth2_groups(n).into_iter().flatten().collect();
     let quota = Quota::new(items.len(), k);
     // lcm: fragment search
+    let tag = pplib::frag("search");
     let forked = pplib::par();
     items
         .par_iter()
         .enumerate()
         .for_each(|(i, node)| search_item(*node, n, i, &quota));
     drop(forked);
+    drop(tag);
 
     quota.total()
 }

@@ -178,11 +178,17 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
         let nf = program.normal_form().map_err(|e| input(&a.file, e))?;
         let params = program.parameters();
         for p in &params {
-            if a.set.iter().all(|s| s.split('=').next().map(str::trim) != Some(p.as_str())) {
+            if a.set
+                .iter()
+                .all(|s| s.split('=').next().map(str::trim) != Some(p.as_str()))
+            {
                 println!("numeric parameter {p}");
             }
         }
-        println!("process {} = {nf}", program.main_name().map_err(|e| input(&a.file, e))?);
+        println!(
+            "process {} = {nf}",
+            program.main_name().map_err(|e| input(&a.file, e))?
+        );
     }
     if !a.grid.is_empty() {
         return grid(a, &model);

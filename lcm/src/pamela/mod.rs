@@ -85,14 +85,20 @@ pub fn parse(source: &str) -> Result<Program, PamelaError> {
         })
         .collect();
     for d in &mut decls {
-        let DeclKind::Numeric { value: Some(v), .. } = &d.kind else { continue };
+        let DeclKind::Numeric { value: Some(v), .. } = &d.kind else {
+            continue;
+        };
         let (name, args) = match v {
             Expr::Var(n) => (n.clone(), Vec::new()),
             Expr::Apply(n, a) => (n.clone(), a.clone()),
             _ => continue,
         };
         if let Some((_, is_process)) = kinds.iter().find(|(k, _)| *k == name) {
-            let r = NameRef { name, args, span: d.span };
+            let r = NameRef {
+                name,
+                args,
+                span: d.span,
+            };
             d.kind = if *is_process {
                 DeclKind::Process(Proc::Call(r))
             } else {

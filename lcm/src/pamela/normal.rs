@@ -706,14 +706,24 @@ impl NProc {
                 let r = if rs.len() == 1 {
                     rs[0].to_string()
                 } else {
-                    format!("{{{}}}", rs.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", "))
+                    format!(
+                        "{{{}}}",
+                        rs.iter()
+                            .map(|r| r.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
                 };
                 write!(f, "use({r}, {})", fmt_time(t))
             }
             NProc::Wait(cs) => write!(f, "wait({})", fmt_conds(cs)),
             NProc::Signal(cs) => write!(f, "signal({})", fmt_conds(cs)),
             NProc::Seq(v) | NProc::Par(v) => {
-                let op = if matches!(self, NProc::Seq(_)) { " ;" } else { " ||" };
+                let op = if matches!(self, NProc::Seq(_)) {
+                    " ;"
+                } else {
+                    " ||"
+                };
                 writeln!(f, "{{")?;
                 for (k, p) in v.iter().enumerate() {
                     write!(f, "{pad}  ")?;
@@ -732,7 +742,11 @@ impl NProc {
                 hi,
                 body,
             } => {
-                write!(f, "{} ({index} = {lo}, {hi}) ", if *par { "par" } else { "seq" })?;
+                write!(
+                    f,
+                    "{} ({index} = {lo}, {hi}) ",
+                    if *par { "par" } else { "seq" }
+                )?;
                 body.write(f, indent)
             }
             NProc::If(c, a, b) => {

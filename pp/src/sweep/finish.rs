@@ -1,0 +1,125 @@
+//! Session snapshots and the end of the sweep (closing what is still open).
+
+use pplib::log::{Nanos, ThreadId};
+
+use super::{SessionSnapshot, Sweep, SweepResult, ThreadTotals, WindowResult};
+use crate::stack::{Construct, Frame};
+use crate::sweep::Observer;
+
+impl Sweep {
+    /// Closes every thread's segment at the present time.
+    pub(super) fn flush_all(&mut self) {
+        for slot in 0..self.slots.len() {
+            self.close_segment(slot);
+        }
+    }
+
+    pub(super) fn thread_totals(&self, w: usize) -> Vec<(ThreadId, ThreadTotals)> {
+        self.slots
+            .iter()
+            .map(|s| (s.id, s.acc.get(w).copied().unwrap_or_default()))
+            .collect()
+    }
+
+    pub(super) fn snapshot_session(&mut self) {
+        self.snapshot_due = false;
+        self.flush_all();
+        self.snapshot = Some(SessionSnapshot {
+            totals: self.windows[0].totals,
+            threads: self.thread_totals(0),
+            durations: self.windows[0].durations.clone(),
+        });
+    }
+
+    /// A thread's stream ended. The thread stays present (its state, Idle with an empty
+    /// stack, still offers a processor to the per-thread view) until the end of the log:
+    /// a log has no thread-exit event, and pool workers that run out of tasks early are
+    /// exactly the threads that load imbalance leaves idle.
+    pub fn thread_ended(&mut self, slot: usize) {
+        debug_assert!(slot < self.slots.len());
+    }
+
+    /// Ends the sweep: closes what is still open (with warnings) and returns the windows.
+    pub fn finish(mut self, observer: Option<&mut dyn Observer>) -> SweepResult {
+        if self.snapshot_due {
+            self.snapshot_session();
+        }
+        self.flush_all();
+        if let Some(obs) = observer {
+            let end = self.now;
+            for (slot, s) in self.slots.iter().enumerate() {
+                if s.present && s.seg_time < end {
+                    obs.segment(
+                        slot,
+                        s.state,
+                        !s.tasks.is_empty(),
+                        Nanos(s.seg_time),
+                        Nanos(end),
+                    );
+                }
+                let mut frames = s.stack.frames().to_vec();
+                while let Some(f) = frames.pop() {
+                    obs.closed(slot, &f, Nanos(end), false);
+                }
+            }
+        }
+        let mut open_frames = 0usize;
+        let mut example: Option<(ThreadId, Frame)> = None;
+        for s in &self.slots {
+            open_frames += s.stack.depth();
+            if example.is_none() {
+                if let Some(f) = s.stack.frames().last() {
+                    example = Some((s.id, *f));
+                }
+            }
+        }
+        if let Some((thread, f)) = example {
+            let what = match f.construct {
+                Construct::Frag(n) => format!("frag_begin {}", self.name(n)),
+                Construct::Wait(n) => format!("wait_begin {}", self.name(n)),
+                c => c.begin_event().to_owned(),
+            };
+            self.warnings.push(format!(
+                "{open_frames} construct(s) still open at the end of the log (e.g. {what} at {} on thread {thread}); closed at the last event, t = {} ns",
+                f.pos, self.now
+            ));
+        }
+        if !self.session_seen {
+            self.warnings.push(
+                "no session_begin in the log: the session window is the whole log (first to last event)"
+                    .to_owned(),
+            );
+        }
+        let session = match (&self.snapshot, self.session_open) {
+            (Some(snap), 0) => WindowResult {
+                tag: None,
+                totals: snap.totals,
+                threads: snap.threads.clone(),
+                durations: snap.durations.clone(),
+            },
+            _ => WindowResult {
+                tag: None,
+                totals: self.windows[0].totals,
+                threads: self.thread_totals(0),
+                durations: self.windows[0].durations.clone(),
+            },
+        };
+        let mut windows = vec![session];
+        for w in 1..self.windows.len() {
+            windows.push(WindowResult {
+                tag: self.windows[w].tag.clone(),
+                totals: self.windows[w].totals,
+                threads: self.thread_totals(w),
+                durations: self.windows[w].durations.take(),
+            });
+        }
+        SweepResult {
+            processors: self.config.processors,
+            windows,
+            cpu_sampled: self.cpu_sampled,
+            misses_sampled: self.misses_sampled,
+            warnings: self.warnings,
+            events: self.events,
+        }
+    }
+}

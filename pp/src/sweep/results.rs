@@ -1,0 +1,128 @@
+//! What a sweep accumulates and returns.
+
+use hdrhistogram::Histogram;
+use pplib::log::{Position, ThreadId};
+
+use crate::accum::ThreadNanos;
+
+/// Cumulative amounts of one window. Thread-nanoseconds unless said otherwise.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WindowTotals {
+    /// Wall-clock nanoseconds the window was active.
+    pub span: u128,
+    /// ∫ (share of a processor one running thread gets) dt: the clock per-thread amounts
+    /// are read from.
+    pub(crate) unit: ThreadNanos,
+    /// ∫ I / (idle present threads) dt while work exists (per-thread idle share clock).
+    pub(crate) g_li: f64,
+    /// The same while no work exists.
+    pub(crate) g_ip: f64,
+    /// Idle processor-time while work exists.
+    pub li: u128,
+    /// Idle processor-time while no work exists.
+    pub ip: u128,
+    /// Spinning processor-time.
+    pub sl: ThreadNanos,
+    /// Busy processor-time (wasted included).
+    pub busy: ThreadNanos,
+    /// Busy processor-time in tasks that ended wasted.
+    pub wasted: ThreadNanos,
+    /// Thread-time in excess of p.
+    pub over: u128,
+    /// Idle processor-time (li) with no present idle thread to attribute it to.
+    pub unattributed_li: u128,
+    /// Idle processor-time (ip) with no present idle thread to attribute it to.
+    pub unattributed_ip: u128,
+    /// Busy wall time (unscaled) covered by `cpu_ns` samples, nanoseconds.
+    pub cpu_sampled_busy_wall: f64,
+    /// Busy wall time minus Busy CPU time over the sampled intervals, nanoseconds.
+    pub os: f64,
+    /// Last-level-cache misses during Busy time.
+    pub misses: f64,
+}
+
+impl WindowTotals {
+    /// Remaining time (Busy, not wasted).
+    pub fn rt(&self) -> ThreadNanos {
+        self.busy - self.wasted
+    }
+}
+
+/// Per-thread amounts of one window (the thread's view of the categories), nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ThreadTotals {
+    /// Busy, wasted included (scaled when oversubscribed).
+    pub busy: ThreadNanos,
+    /// Busy in tasks that ended wasted.
+    pub wasted: ThreadNanos,
+    /// Spinning.
+    pub sl: ThreadNanos,
+    /// Share of idle processor-time while work exists.
+    pub li: f64,
+    /// Share of idle processor-time while no work exists.
+    pub ip: f64,
+    /// Busy wall time (unscaled).
+    pub busy_wall: u128,
+}
+
+/// Task and wait durations of one window, nanoseconds.
+#[derive(Debug, Clone)]
+pub struct Durations {
+    /// Durations of tasks (begin to end, nested work included).
+    pub tasks: Histogram<u64>,
+    /// Durations of waits.
+    pub waits: Histogram<u64>,
+}
+
+impl Durations {
+    pub(crate) fn new() -> Durations {
+        Durations {
+            tasks: Histogram::new(3).expect("3 significant digits is valid"),
+            waits: Histogram::new(3).expect("3 significant digits is valid"),
+        }
+    }
+}
+
+/// The result for one window.
+#[derive(Debug, Clone)]
+pub struct WindowResult {
+    /// `None` for the session, `Some(NAME)` for fragment NAME.
+    pub tag: Option<String>,
+    /// The amounts.
+    pub totals: WindowTotals,
+    /// Per-thread amounts, in thread order (threads never present in the window included,
+    /// with zeros).
+    pub threads: Vec<(ThreadId, ThreadTotals)>,
+    /// Durations (with histograms enabled).
+    pub durations: Option<Durations>,
+}
+
+/// What the sweep found, once all events are in.
+#[derive(Debug, Clone)]
+pub struct SweepResult {
+    /// p.
+    pub processors: u32,
+    /// The session window first, then fragment windows in order of first appearance.
+    pub windows: Vec<WindowResult>,
+    /// Whether `cpu_ns` samples covered at least one interval (then `os` is measured).
+    pub cpu_sampled: bool,
+    /// Whether `llc_misses` samples covered at least one interval.
+    pub misses_sampled: bool,
+    /// Non-fatal findings (unclosed constructs, no session, ...), one line each.
+    pub warnings: Vec<String>,
+    /// Events consumed.
+    pub events: u64,
+}
+
+/// An error found by the sweep (the caller adds the file name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepError {
+    /// Where the offending event is.
+    pub pos: Position,
+    /// Its thread.
+    pub thread: ThreadId,
+    /// The event as written.
+    pub found: String,
+    /// What was expected instead.
+    pub expected: String,
+}
