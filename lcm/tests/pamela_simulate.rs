@@ -341,3 +341,15 @@ fn missing_parameter_is_an_error() {
     let e = pamela::simulate(&p, &Bindings::new(), &SimOptions::default()).unwrap_err();
     assert_eq!(e, PamelaError::Unbound { name: "N".into() });
 }
+
+#[test]
+fn models_without_events_cannot_run_forever() {
+    let p = pamela::parse("numeric parameter N\nprocess main = seq (i = 1, N) { }").unwrap();
+    let e = pamela::simulate_limited(&p, &b(&[("N", 1e15)]), &SimOptions::default(), 10_000)
+        .unwrap_err();
+    assert!(matches!(e, PamelaError::TooManyEvents { .. }), "{e}");
+    let p = pamela::parse("numeric parameter N\nprocess main = par (i = 1, N) delay(1)").unwrap();
+    let e = pamela::simulate_limited(&p, &b(&[("N", 1e12)]), &SimOptions::default(), 10_000)
+        .unwrap_err();
+    assert!(matches!(e, PamelaError::TooManyEvents { .. }), "{e}");
+}

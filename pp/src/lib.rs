@@ -55,6 +55,12 @@
 //! - Views: [`table`] (human text), [`timeline`] (Chrome trace-event JSON for
 //!   ui.perfetto.dev), [`plot`] (SVG stacked bars), [`report`] (the JSON document).
 //!
+//! Testing: `tests/fixtures/*.pptrace` carry hand-computed expectations in their comments
+//! (checked by `tests/fixtures.rs`); `tests/random_traces.rs` checks the invariants on
+//! random traces; `tests/real_runs.rs` profiles pplib-instrumented rayon programs; the
+//! cargo-fuzz project in the workspace's `fuzz/` directory runs the readers and this engine
+//! on arbitrary bytes (`RUSTC_BOOTSTRAP=1 cargo fuzz run readers`).
+//!
 //! Units: every `f64` in a [`Profile`] is seconds (processor-seconds for categories); inside
 //! the engine times are integer nanoseconds ([`pplib::log::Nanos`]).
 #![deny(missing_docs)]

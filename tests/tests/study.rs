@@ -20,9 +20,15 @@ fn quick(program: ProgramKind) -> (examples::study::StudyResult, tempfile::TempD
 fn fft_quick_study_predicts_every_point() {
     let (r, dir) = quick(ProgramKind::Fft);
     assert!(!r.points.is_empty());
-    assert_eq!(r.points.len(), r.design.sizes.len() * r.design.predicted_ps.len());
+    assert_eq!(
+        r.points.len(),
+        r.design.sizes.len() * r.design.predicted_ps.len()
+    );
     for p in &r.points {
-        assert!(p.predicted.is_finite() && p.predicted > 0.0, "no prediction at {p:?}");
+        assert!(
+            p.predicted.is_finite() && p.predicted > 0.0,
+            "no prediction at {p:?}"
+        );
         assert!(p.predicted_base.is_finite(), "no DP prediction at {p:?}");
         assert!(p.measured > 0.0, "not measured at {p:?}");
         assert!(p.err_pct().is_finite(), "error not finite at {p:?}");
@@ -33,12 +39,34 @@ fn fft_quick_study_predicts_every_point() {
         assert!(names.contains(&f), "fragment {f} not fitted: {names:?}");
     }
     let report = dir.path().join("report");
-    for file in ["README.md", "time.svg", "categories.svg", "tp.rs", "dp.rs", "models.lcm", "dp.pp", "predictions.txt"] {
-        assert!(report.join(file).is_file(), "{file} missing from the report");
+    for file in [
+        "README.md",
+        "time.svg",
+        "categories.svg",
+        "tp.rs",
+        "dp.rs",
+        "models.lcm",
+        "dp.pp",
+        "predictions.txt",
+    ] {
+        assert!(
+            report.join(file).is_file(),
+            "{file} missing from the report"
+        );
     }
     let tp = std::fs::read_to_string(report.join("tp.rs")).unwrap();
-    assert!(tp.contains("// lcm: fragment cols\n        // lcm: pc = "), "TP copy not annotated");
+    assert!(
+        tp.contains("// lcm: fragment cols\n        // lcm: pc = "),
+        "TP copy not annotated"
+    );
     let line = r.summary.line();
-    assert!(line.starts_with(&format!("study: points={} mean_err_pct=", r.points.len())), "{line}");
-    assert!(line.ends_with(&format!("ranking_correct={}/{}", r.summary.ranking_correct, r.points.len())));
+    assert!(
+        line.starts_with(&format!("study: points={} mean_err_pct=", r.points.len())),
+        "{line}"
+    );
+    assert!(line.ends_with(&format!(
+        "ranking_correct={}/{}",
+        r.summary.ranking_correct,
+        r.points.len()
+    )));
 }

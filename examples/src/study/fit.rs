@@ -45,12 +45,17 @@ pub fn fragment_names(records: &[Record]) -> Vec<String> {
 
 /// Fits every category of every fragment of `records` as a function of `variables`
 /// (e.g. `["n", "p"]`). `source` names the records in messages.
+///
+/// A category whose best model explains less than [`MIN_R2`] of its variance is noise at
+/// this measurement precision (typically `ml`, a difference of two noisy times): it is left
+/// out of the models, and the returned notes say so.
 pub fn fit_fragments(
     records: &[Record],
     source: &str,
     variables: &[String],
-) -> Result<Vec<FragmentFit>, FitStepError> {
+) -> Result<(Vec<FragmentFit>, Vec<String>), FitStepError> {
     let mut out = Vec::new();
+    let mut notes = Vec::new();
     for name in fragment_names(records) {
         let mine: Vec<&Record> = records
             .iter()
@@ -87,6 +92,13 @@ pub fn fit_fragments(
             };
             let fit = auto_fit(&data, &opts).map_err(|e| data_err(e.to_string()))?;
             let best = fit.best();
+            if !(best.quality.r2 >= MIN_R2) {
+                notes.push(format!(
+                    "fragment {name}, category {cat}: best model `{}` has R² = {:.2} < {MIN_R2}: treated as measurement noise and left out",
+                    best.expr, best.quality.r2
+                ));
+                continue;
+            }
             categories.push(CategoryFit {
                 category: cat.to_string(),
                 expr: best.expr.clone(),
@@ -97,8 +109,11 @@ pub fn fit_fragments(
         }
         out.push(FragmentFit { name, categories });
     }
-    Ok(out)
+    Ok((out, notes))
 }
+
+/// Smallest R² for a category model to be kept.
+pub const MIN_R2: f64 = 0.5;
 
 /// Most terms the search may use: with few distinct values of a variable a 3-term model
 /// interpolates its points exactly and extrapolates wildly, so allow at most
@@ -132,7 +147,8 @@ mod tests {
             }
         }
         let records = parse_records(&text).unwrap();
-        let fits = fit_fragments(&records, "test", &["n".into(), "p".into()]).unwrap();
+        let (fits, notes) = fit_fragments(&records, "test", &["n".into(), "p".into()]).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(fits.len(), 1);
         let cats: Vec<&str> = fits[0]
             .categories

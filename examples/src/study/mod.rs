@@ -464,7 +464,7 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
         }
         out.push(text);
     }
-    if r.points.iter().any(|p| p.p == 2) && r.cores <= 2 {
+    if r.case.program == ProgramKind::Fft && r.cores <= 2 {
         out.push(format!(
             "With {} cores, {other} runs only at p = 2, where each task gets one thread: its \
              fragments are predicted from the p = 1 measurements of {base} (run alone), so any \

@@ -289,6 +289,7 @@ impl SimProgram {
             res_sparse: HashMap::new(),
             conds: HashMap::new(),
             events: 0,
+            work: 0,
             live: 0,
             max_events,
         };
@@ -425,6 +426,9 @@ struct Engine<'a> {
     res_sparse: HashMap<(usize, i64), u32>,
     conds: HashMap<(u32, Vec<i64>), Cond>,
     events: u64,
+    /// Loop iterations and spawned processes (bounded like events, so that models
+    /// without events cannot run forever).
+    work: u64,
     live: usize,
     max_events: u64,
 }
@@ -798,6 +802,12 @@ impl Engine<'_> {
                     }
                 }
                 Frame::LoopPos { node, i, hi } => {
+                    self.work += 1;
+                    if self.work > self.max_events {
+                        return Err(PamelaError::TooManyEvents {
+                            events: self.events,
+                        });
+                    }
                     if i < hi {
                         let Node::Loop { slot, body, .. } = &prog.nodes[node] else {
                             unreachable!()
@@ -860,6 +870,13 @@ impl Engine<'_> {
                             continue;
                         }
                         if *par {
+                            let n = (hi - lo + 1) as u64;
+                            self.work += n;
+                            if self.work > self.max_events || n > u32::MAX as u64 {
+                                return Err(PamelaError::TooManyEvents {
+                                    events: self.events,
+                                });
+                            }
                             self.threads[t as usize].env = std::mem::take(env);
                             for i in lo..=hi {
                                 let child = self.spawn_copy(t, *body, Some((*slot, i as f64)));

@@ -13,6 +13,12 @@ use super::sim::{Arbitration, SimProgram};
 pub(crate) fn critical_path(p: &NProc, bindings: &Bindings) -> Result<f64, PamelaError> {
     let params: Vec<String> = p.free_vars().into_iter().collect();
     let prog = SimProgram::new(p, &params)?;
-    let (t, _) = prog.run(bindings, 0, false, Arbitration::Fifo, u64::MAX)?;
+    let (t, _) = prog.run(
+        bindings,
+        0,
+        false,
+        Arbitration::Fifo,
+        super::DEFAULT_MAX_EVENTS,
+    )?;
     Ok(t)
 }

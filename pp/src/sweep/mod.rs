@@ -526,5 +526,4 @@ impl Sweep {
         }
         s.pending.truncate(off);
     }
-
 }

@@ -1,0 +1,232 @@
+//! The parallel constructs: `join`, scopes and spawns, parallel iterator chains, channel and
+//! barrier operations, and followed calls.
+
+use super::super::error::PredictError;
+use super::super::tree::{Node, NodeKind, SyncOp};
+use super::syntax::{expr_name, literal_range, path_last, start_line};
+use super::spawns::split_spawns;
+use super::{Hint, Recognizer, PAR_METHODS, SCOPE_FNS, SPAWN_LABEL};
+use lca::expr::Expr;
+
+impl Recognizer<'_> {
+    /// A closure or function argument run as a task.
+    pub(super) fn task_arg(&mut self, arg: &syn::Expr, label: String) -> Result<Node, PredictError> {
+        let line = start_line(arg);
+        let annots = self.src.block_above(line);
+        for (l, _) in &annots {
+            self.used_lines.insert(*l);
+        }
+        let children = match arg {
+            syn::Expr::Closure(c) => self.expr(&c.body, &Hint::default())?,
+            other => match path_last(other) {
+                Some((_, last)) => self.follow(&last, line)?,
+                None => self.expr(other, &Hint::default())?,
+            },
+        };
+        let node = Node::new(NodeKind::Serial { label }, line).with_children(children);
+        Ok(self.apply_overrides(vec![node], &annots, line)?.remove(0))
+    }
+
+    pub(super) fn call(&mut self, c: &syn::ExprCall, hint: &Hint) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(c);
+        let Some((full, last)) = path_last(&c.func) else {
+            let mut v = self.expr(&c.func, hint)?;
+            v.extend(self.exprs(c.args.iter())?);
+            return Ok(v);
+        };
+        if last == "join" && c.args.len() == 2 {
+            let a = self.task_arg(&c.args[0], "task 1".into())?;
+            let b = self.task_arg(&c.args[1], "task 2".into())?;
+            return Ok(self.parallel(full, vec![a, b], line));
+        }
+        if SCOPE_FNS.contains(&last.as_str()) && c.args.len() == 1 {
+            if let syn::Expr::Closure(cl) = &c.args[0] {
+                let body = self.expr(&cl.body, &Hint::default())?;
+                return Ok(self.scope(full, body, line));
+            }
+        }
+        if last == "spawn" && c.args.len() == 1 {
+            let t = self.task_arg(&c.args[0], SPAWN_LABEL.into())?;
+            let mut t = t;
+            t.kind = NodeKind::Serial {
+                label: format!("{SPAWN_LABEL} ({full})"),
+            };
+            return Ok(vec![t]);
+        }
+        let mut v = self.exprs(c.args.iter())?;
+        let first = full.split("::").next().unwrap_or("");
+        let local = !full.contains("::")
+            || ["self", "Self", "crate", "super"].contains(&first)
+            || self.local_names.contains(first);
+        if local && self.fns.contains_key(&last) {
+            v.extend(self.follow(&last, line)?);
+        }
+        let _ = hint;
+        Ok(v)
+    }
+
+    pub(super) fn method_call(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        hint: &Hint,
+    ) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(m);
+        let method = m.method.to_string();
+        // A parallel iterator chain?
+        let mut chain: Vec<&syn::ExprMethodCall> = vec![m];
+        let mut root: &syn::Expr = &m.receiver;
+        while let syn::Expr::MethodCall(inner) = root {
+            chain.push(inner);
+            root = &inner.receiver;
+        }
+        if let Some(par) = chain
+            .iter()
+            .rev()
+            .find(|c| PAR_METHODS.contains(&c.method.to_string().as_str()))
+        {
+            let construct = chain
+                .iter()
+                .rev()
+                .skip_while(|c| c.method != par.method)
+                .map(|c| c.method.to_string())
+                .collect::<Vec<_>>()
+                .join("().");
+            let mut pre = self.expr(root, &Hint::default())?;
+            let mut bodies = Vec::new();
+            for c in chain.iter().rev() {
+                for a in &c.args {
+                    if let syn::Expr::Closure(cl) = a {
+                        let b = self.expr(&cl.body, &Hint::default())?;
+                        bodies.push(
+                            Node::new(
+                                NodeKind::Serial {
+                                    label: "item".into(),
+                                },
+                                start_line(cl),
+                            )
+                            .with_children(b),
+                        );
+                    } else {
+                        pre.extend(self.expr(a, &Hint::default())?);
+                    }
+                }
+            }
+            if !bodies.iter().any(Node::has_fragment) {
+                self.warn(
+                    line,
+                    format!("parallel iterator `{construct}` outside any fragment: not modeled (put it in a fragment, or a fragment in its closure)"),
+                );
+                return Ok(pre);
+            }
+            let count = match &hint.count {
+                Some(c) => c.clone(),
+                None => match literal_range(root) {
+                    Some(n) => Expr::Num(n as f64),
+                    None => {
+                        self.warn(
+                            line,
+                            format!("parallel iterator `{construct}` with fragments in its closure: item count unknown (use `// lcm: iterations = EXPR`); assumed p"),
+                        );
+                        Expr::Var("p".into())
+                    }
+                },
+            };
+            let body: Vec<Node> = bodies.into_iter().filter(Node::has_fragment).collect();
+            pre.push(
+                Node::new(NodeKind::DataParallel { construct, count }, line).with_children(body),
+            );
+            return Ok(pre);
+        }
+        let mut v = self.expr(&m.receiver, &Hint::default())?;
+        match (method.as_str(), m.args.len()) {
+            ("send", 1) => {
+                v.extend(self.expr(&m.args[0], &Hint::default())?);
+                v.push(Node::new(
+                    NodeKind::Sync(SyncOp::Send(self.chan_id(&m.receiver))),
+                    line,
+                ));
+                return Ok(v);
+            }
+            ("recv", 0) => {
+                v.push(Node::new(
+                    NodeKind::Sync(SyncOp::Recv(self.chan_id(&m.receiver))),
+                    line,
+                ));
+                return Ok(v);
+            }
+            ("wait", 0) => {
+                v.push(Node::new(
+                    NodeKind::Sync(SyncOp::Barrier(expr_name(&m.receiver))),
+                    line,
+                ));
+                return Ok(v);
+            }
+            ("spawn", 1) if matches!(m.args[0], syn::Expr::Closure(_)) => {
+                let mut t = self.task_arg(&m.args[0], SPAWN_LABEL.into())?;
+                t.kind = NodeKind::Serial {
+                    label: SPAWN_LABEL.into(),
+                };
+                v.push(t);
+                return Ok(v);
+            }
+            ("scope", 1) => {
+                if let syn::Expr::Closure(cl) = &m.args[0] {
+                    let body = self.expr(&cl.body, &Hint::default())?;
+                    v.extend(self.scope(format!("{}.scope", expr_name(&m.receiver)), body, line));
+                    return Ok(v);
+                }
+            }
+            ("install", 1) => {
+                if let syn::Expr::Closure(cl) = &m.args[0] {
+                    v.extend(self.expr(&cl.body, &Hint::default())?);
+                    return Ok(v);
+                }
+            }
+            _ => {}
+        }
+        v.extend(self.exprs(m.args.iter())?);
+        if matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"))
+            && self.fns.contains_key(&method)
+        {
+            v.extend(self.follow(&method, line)?);
+        }
+        Ok(v)
+    }
+
+    pub(super) fn parallel(&mut self, construct: String, tasks: Vec<Node>, line: usize) -> Vec<Node> {
+        if !tasks.iter().any(Node::has_fragment) {
+            self.warn(
+                line,
+                format!("parallel construct `{construct}` holds no fragment: not modeled"),
+            );
+            return Vec::new();
+        }
+        let node = Node::new(NodeKind::Parallel { construct }, line).with_children(tasks);
+        vec![super::super::pipeline::restructure(node)]
+    }
+
+    pub(super) fn scope(&mut self, construct: String, body: Vec<Node>, line: usize) -> Vec<Node> {
+        let (mut tasks, rest) = split_spawns(body);
+        if rest.iter().any(Node::has_fragment) || rest.iter().any(Node::has_sync) {
+            tasks.push(
+                Node::new(
+                    NodeKind::Serial {
+                        label: "scope body".into(),
+                    },
+                    line,
+                )
+                .with_children(rest),
+            );
+        }
+        let mut n = 0;
+        for t in tasks.iter_mut() {
+            if let NodeKind::Serial { label } = &mut t.kind {
+                if label.starts_with(SPAWN_LABEL) {
+                    n += 1;
+                    *label = format!("task {n} (spawn)");
+                }
+            }
+        }
+        self.parallel(construct, tasks, line)
+    }
+}
