@@ -4,7 +4,7 @@
 //! Format by extension: `.png` (bitmap) or anything else (SVG). plotters is built without
 //! system-font lookup, so text needs a font registered through ab_glyph: lca loads the first
 //! TrueType file it finds among `$LCA_FONT` and the usual DejaVu / Liberation paths
-//! ([`FONT_PATHS`]). With a font, both formats carry a caption, axis labels and a legend;
+//! ([`FONT_PATHS`]); `LCA_FONT=none` forces text-free plots. With a font, both formats carry a caption, axis labels and a legend;
 //! without one the plot is drawn **without text** (same points, curves — model 1 red, 2
 //! blue, 3 green, 4 magenta — and residual panels, unlabeled) rather than failing.
 //! With two or more variables the first is the x axis and there is one panel per
@@ -31,6 +31,9 @@ pub fn font_available() -> bool {
     static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OK.get_or_init(|| {
         let env = std::env::var("LCA_FONT").ok();
+        if env.as_deref() == Some("none") {
+            return false;
+        }
         for path in env.iter().map(String::as_str).chain(FONT_PATHS) {
             if let Ok(bytes) = std::fs::read(path) {
                 let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());

@@ -8,15 +8,17 @@
 //!    8/3, 11/4, 3}`, `j ∈ {0, 1, 2}`, `(i, j) ≠ (0, 0)`. Columns are computed once per data
 //!    set; factors that are not finite on the data (`log2` of x ≤ 0) are dropped.
 //! 2. **Screening** (fast, approximate): candidate term sets are scored by incremental
-//!    Gram–Schmidt (the constant and the first terms' orthonormal basis is reused for every
-//!    extension), which gives residuals and the hat-matrix diagonal, hence leave-one-out
-//!    errors, in O(m·k) per candidate. With one variable all 1- and 2-term sets are scored
-//!    and the best 2-term sets extended to 3 terms (beam search). With several variables each
-//!    variable is first searched on *slices* (points where the others are fixed); the terms
-//!    that win on slices form a small pool together with all their cross products, and every
-//!    set of up to 3 terms of that pool is scored on all points. So sums
-//!    (`0.5*n*log2(p) + 4*p + 10`) and products are both found, unlike Extra-P's one term per
-//!    variable.
+//!    Gram–Schmidt (columns orthonormalized against the constant once, each candidate then
+//!    needs one projection), which gives residuals and the hat-matrix diagonal, hence
+//!    leave-one-out errors, in O(m·k) per candidate. With one variable all single terms, the
+//!    pairs built on the 24 best singles, and 3-term extensions of the 8 best pairs are
+//!    scored. With several variables each variable is first screened on *slices* (points
+//!    where the others are fixed; the two extreme slices and the middle one), a term set's
+//!    score being pooled over the slices (with and without a constant, singles and pairs
+//!    on the 12 best singles); the factors of the best sets (3 per variable) form a small
+//!    pool together with all their cross products, and every set of up to 3 terms of that
+//!    pool is scored on all points. So sums (`0.5*n*log2(p) + 4*p + 10`) and products are
+//!    both found, unlike Extra-P's one term per variable.
 //! 3. **Selection**: the best screened sets are refitted by SVD ([`crate::fit`]); terms
 //!    whose 90% interval contains 0 are removed one at a time (the constant too), and the
 //!    models are ranked by `score = (cv + 1e-7) · 1.3^terms`, where cv is the relative LOO

@@ -135,3 +135,159 @@ fn usage_errors_exit_2() {
     assert_eq!(code, 0);
     assert!(out.contains("Examples:"));
 }
+
+#[test]
+fn model_of_a_two_variable_fragment() {
+    // Fixture tests/data/fft.pp: see its header for how it was made and what it must give.
+    let (code, out, err) = lca(&[
+        "model",
+        "-f",
+        "tests/data/fft.pp",
+        "-v",
+        "n,p",
+        "--tag",
+        "cols",
+        "--emit",
+        "annotation",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let m = lca::annotation::parse_models(&out).unwrap();
+    assert_eq!(m[0].name, "cols");
+    let text = |c: &str| m[0].category(c).unwrap().to_string();
+    assert!(text("rt").ends_with("*n^2*log2(n)"), "{out}");
+    assert!(text("li").ends_with("*n^2*log2(p)"), "{out}");
+    assert_eq!(text("ip"), "3.3e-5*p - 3.3e-5");
+    let (code, out, _) = lca(&[
+        "model",
+        "-f",
+        "tests/data/fft.pp",
+        "-v",
+        "n,p",
+        "--tag",
+        "cols",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(j["mean_relative_error"].as_f64().unwrap() < 0.02);
+    assert_eq!(j["rows"].as_array().unwrap().len(), 25);
+    // Without --tag the session records (no tag) are modeled, not mixed with `cols`.
+    let (code, out, _) = lca(&[
+        "model",
+        "-f",
+        "tests/data/fft.pp",
+        "-v",
+        "n,p",
+        "--emit",
+        "annotation",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("// lcm: rt = 0.001*p"), "{out}");
+}
+
+#[test]
+fn plots_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["li.svg", "li.png"] {
+        let path = dir.path().join(name);
+        let (code, _, err) = lca(&[
+            "-c",
+            "li",
+            "-v",
+            "p",
+            "-f",
+            "tests/data/runfast.pp",
+            "-g",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(std::fs::metadata(&path).unwrap().len() > 1000, "{name}");
+    }
+    let path = dir.path().join("li2.svg");
+    let (code, _, err) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "n,p",
+        "-f",
+        "tests/data/fft.pp",
+        "--tag",
+        "cols",
+        "--auto",
+        "-g",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(svg.starts_with("<svg"));
+    // Without a font (as on a machine without DejaVu/Liberation) both formats still work.
+    for name in ["nofont.svg", "nofont.png"] {
+        let path = dir.path().join(name);
+        let out = Command::new(env!("CARGO_BIN_EXE_lca"))
+            .args([
+                "-c",
+                "li",
+                "-v",
+                "p",
+                "-f",
+                "tests/data/runfast.pp",
+                "-g",
+                path.to_str().unwrap(),
+            ])
+            .env("LCA_FONT", "none")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(std::fs::metadata(&path).unwrap().len() > 500, "{name}");
+    }
+}
+
+#[test]
+fn forms_file_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let forms = dir.path().join("my.forms");
+    std::fs::write(
+        &forms,
+        "# mine\nli p k1*p^2 + k2\nli p max(k1*p + k2, k3)\n",
+    )
+    .unwrap();
+    let (code, out, err) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--forms",
+        forms.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let forms_seen: Vec<&str> = j["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["form"].as_str().unwrap())
+        .collect();
+    assert_eq!(forms_seen.len(), 2, "{forms_seen:?}");
+    assert!(forms_seen.contains(&"max(k1*p + k2, k3)"));
+    std::fs::write(&forms, "li p k1*p^\n").unwrap();
+    let (code, _, err) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--forms",
+        forms.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("my.forms: line 1:"), "{err}");
+}

@@ -216,7 +216,11 @@ fn calibrate_writes_a_machine_file_predict_reads() {
     assert!(bw > 1e7 && bw < 1e12, "{bw}");
     let text = std::fs::read_to_string(dir.path().join("m.txt")).unwrap();
     let m = lcm::predict::machine::Machine::parse("m.txt", &text).unwrap();
-    assert!((m.latency_s - lat).abs() <= 1e-12 * lat, "{} vs {lat}", m.latency_s);
+    assert!(
+        (m.latency_s - lat).abs() <= 1e-12 * lat,
+        "{} vs {lat}",
+        m.latency_s
+    );
     std::fs::copy(fixtures().join("fft_tp.rs"), dir.path().join("tp.rs")).unwrap();
     let (code, out, err) = lcm(
         &[

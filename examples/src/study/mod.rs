@@ -244,11 +244,12 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     let records =
         lca::record::parse_records(&per_exec).map_err(|e| StudyError::Records(e.to_string()))?;
     let variables = vec![case.size_var.to_string(), "p".to_string()];
-    let fits = fit::fit_fragments(
+    let (fits, notes) = fit::fit_fragments(
         &records,
         &format!("{}-per-execution.pp", base.name),
         &variables,
     )?;
+    warnings.extend(notes.into_iter().map(|n| format!("lca: {n}")));
     let models: Vec<_> = fits.iter().map(FragmentFit::model).collect();
     let models_text: String = models
         .iter()

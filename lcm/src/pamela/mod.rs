@@ -35,7 +35,15 @@
 //!   make a model non-series-parallel: its `phi` is then computed numerically by the time
 //!   equations (Eq. 3.1-3.3) and `T = max(phi, omega)`.
 //! * Symbolic loop ranges are assumed non-empty and parameters non-negative during
-//!   simplification; numeric ranges are exact.
+//!   simplification; numeric ranges are exact. Regular models (sums of constants and of
+//!   index-linear terms, maxima of identical or monotone terms, resources indexed by a
+//!   loop index) compile to closed forms; where resource indices cannot be told apart
+//!   symbolically (e.g. `l((p + k) mod P)`), `omega` is an [`Expr::Contention`] node that
+//!   groups the demands numerically at evaluation time.
+//! * Events at equal virtual times are arbitrated randomly from the seed
+//!   ([`Arbitration::Random`]); [`Arbitration::Fifo`] processes them in scheduling order.
+//!   Simulations stop with [`PamelaError::TooManyEvents`] beyond an event budget and report
+//!   [`PamelaError::Deadlock`] when blocked processes can never resume.
 //!
 //! ```
 //! use lcm::pamela::{self, Bindings};

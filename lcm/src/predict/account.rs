@@ -157,6 +157,15 @@ impl Walker<'_> {
                 self.idx += 1;
                 let terms = fragment_terms(f, &env, self.file, n.line)?;
                 let what = format!("fragment `{}` (line {})", f.name, n.line);
+                if p <= 0.0 {
+                    return Err(PredictError::Eval {
+                        what,
+                        message: format!(
+                            "expected at least some processors, found p_f = {} = {p} at this point",
+                            env.p()
+                        ),
+                    });
+                }
                 let work = self.val(&terms.work, &what)?;
                 let time = work / p;
                 let comm = match self.comm.get(k).cloned().flatten() {

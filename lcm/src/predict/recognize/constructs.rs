@@ -3,14 +3,18 @@
 
 use super::super::error::PredictError;
 use super::super::tree::{Node, NodeKind, SyncOp};
-use super::syntax::{expr_name, literal_range, path_last, start_line};
 use super::spawns::split_spawns;
+use super::syntax::{expr_name, literal_range, path_last, start_line};
 use super::{Hint, Recognizer, PAR_METHODS, SCOPE_FNS, SPAWN_LABEL};
 use lca::expr::Expr;
 
 impl Recognizer<'_> {
     /// A closure or function argument run as a task.
-    pub(super) fn task_arg(&mut self, arg: &syn::Expr, label: String) -> Result<Node, PredictError> {
+    pub(super) fn task_arg(
+        &mut self,
+        arg: &syn::Expr,
+        label: String,
+    ) -> Result<Node, PredictError> {
         let line = start_line(arg);
         let annots = self.src.block_above(line);
         for (l, _) in &annots {
@@ -27,7 +31,11 @@ impl Recognizer<'_> {
         Ok(self.apply_overrides(vec![node], &annots, line)?.remove(0))
     }
 
-    pub(super) fn call(&mut self, c: &syn::ExprCall, hint: &Hint) -> Result<Vec<Node>, PredictError> {
+    pub(super) fn call(
+        &mut self,
+        c: &syn::ExprCall,
+        hint: &Hint,
+    ) -> Result<Vec<Node>, PredictError> {
         let line = start_line(c);
         let Some((full, last)) = path_last(&c.func) else {
             let mut v = self.expr(&c.func, hint)?;
@@ -193,7 +201,12 @@ impl Recognizer<'_> {
         Ok(v)
     }
 
-    pub(super) fn parallel(&mut self, construct: String, tasks: Vec<Node>, line: usize) -> Vec<Node> {
+    pub(super) fn parallel(
+        &mut self,
+        construct: String,
+        tasks: Vec<Node>,
+        line: usize,
+    ) -> Vec<Node> {
         if !tasks.iter().any(Node::has_fragment) {
             self.warn(
                 line,
