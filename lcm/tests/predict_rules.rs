@@ -675,3 +675,18 @@ fn missing_variable_is_reported() {
         other => panic!("expected unbound B, got {other:?}"),
     }
 }
+
+#[test]
+fn zero_processors_is_an_error_naming_the_fragment() {
+    let src = JOIN.replacen(
+        "        || {\n            // lcm: fragment big",
+        "        // lcm: p = floor(p/2)\n        || {\n            // lcm: fragment big",
+        1,
+    );
+    match program(&src).predict(&at(&[("p", 1.0)])) {
+        Err(e @ PredictError::Eval { .. }) => {
+            assert!(e.to_string().contains("fragment `big`"), "{e}")
+        }
+        other => panic!("expected an error for p_f = 0, got {other:?}"),
+    }
+}
