@@ -92,7 +92,7 @@ pub fn fit_fragments(
             };
             let fit = auto_fit(&data, &opts).map_err(|e| data_err(e.to_string()))?;
             let best = fit.best();
-            if !(best.quality.r2 >= MIN_R2) {
+            if best.quality.r2.is_nan() || best.quality.r2 < MIN_R2 {
                 notes.push(format!(
                     "fragment {name}, category {cat}: best model `{}` has R² = {:.2} < {MIN_R2}: treated as measurement noise and left out",
                     best.expr, best.quality.r2
