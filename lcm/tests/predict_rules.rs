@@ -266,6 +266,41 @@ fn producer_consumer_chain_is_a_pipeline_with_fill_and_bottleneck() {
 }
 
 #[test]
+fn pplib_closure_wrappers_are_read_as_inline_code() {
+    // The same pipeline as PIPE, with the send and the fragments inside pplib's closure
+    // wrappers (`pplib::wait(kind, || ..)`, `pplib::task_scope(|| ..)`): their bodies run on
+    // the calling thread, so the composition must be the one of PIPE (13 s, as above).
+    let src = r#"
+use std::sync::mpsc::channel;
+fn main() {
+    let (tx, rx) = channel();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for k in 0..4 {
+                pplib::task_scope(|| {
+                    // lcm: fragment produce
+                    // lcm: rt = A
+                    let item = produce(k);
+                    pplib::wait(pplib::WaitKind::Channel, || tx.send(item).unwrap());
+                });
+            }
+        });
+        s.spawn(move || {
+            for item in rx {
+                // lcm: fragment consume
+                // lcm: rt = B
+                consume(item);
+            }
+        });
+    });
+}
+"#;
+    let pred = predict(src, &[("p", 2.0), ("A", 1.0), ("B", 3.0)]);
+    close(pred.seconds, 13.0);
+    assert_eq!(pred.accounting.pipelines.len(), 1);
+}
+
+#[test]
 fn pipeline_appears_in_the_composed_model_as_stage_resources() {
     let prog = program(PIPE);
     let text = &prog.model.text;

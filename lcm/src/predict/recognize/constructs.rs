@@ -8,6 +8,11 @@ use super::syntax::{expr_name, literal_range, path_last, start_line};
 use super::{Hint, Recognizer, PAR_METHODS, SCOPE_FNS, SPAWN_LABEL};
 use lca::expr::Expr;
 
+/// pplib's wrappers that run their closure argument immediately on the calling thread
+/// (`pplib::wait(kind, || rx.recv())`, `pplib::par_scope`, `pplib::task_scope`,
+/// `pplib::frag_scope`): the closure's body is read as inline code.
+const INLINE_FNS: &[&str] = &["wait", "par_scope", "task_scope", "frag_scope"];
+
 impl Recognizer<'_> {
     /// A closure or function argument run as a task.
     pub(super) fn task_arg(
@@ -52,6 +57,20 @@ impl Recognizer<'_> {
                 let body = self.expr(&cl.body, &Hint::default())?;
                 return Ok(self.scope(full, body, line));
             }
+        }
+        if INLINE_FNS.contains(&last.as_str())
+            && (full.starts_with("pplib::") || (full == last && !self.fns.contains_key(&last)))
+        {
+            // pplib's closure wrappers run the closure at once on the calling thread: its
+            // body (a channel recv inside `pplib::wait`, say) is composed as if inline.
+            let mut v = Vec::new();
+            for a in &c.args {
+                match a {
+                    syn::Expr::Closure(cl) => v.extend(self.expr(&cl.body, hint)?),
+                    other => v.extend(self.expr(other, &Hint::default())?),
+                }
+            }
+            return Ok(v);
         }
         if last == "spawn" && c.args.len() == 1 {
             let t = self.task_arg(&c.args[0], SPAWN_LABEL.into())?;

@@ -16,7 +16,10 @@
 //!   a warning);
 //! - `send` / `recv` on channels made by `channel()`, `sync_channel(k)`, `unbounded()`,
 //!   `bounded(k)` (std and crossbeam; clones follow their original), `Barrier::wait`,
-//!   and `let guard = m.lock()` (the rest of the block holds the mutex).
+//!   and `let guard = m.lock()` (the rest of the block holds the mutex);
+//! - pplib's closure wrappers `pplib::wait(kind, || ..)`, `pplib::par_scope`,
+//!   `pplib::task_scope`, `pplib::frag_scope`: the closure runs at once on the calling
+//!   thread, so its body is read as inline code.
 //!
 //! Producer/consumer chains (task loops linked by channels) become [`NodeKind::Pipeline`].
 
