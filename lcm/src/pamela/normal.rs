@@ -461,41 +461,9 @@ impl<'a> Normalizer<'a> {
                 multiplicity: it.next().unwrap_or(Expr::Num(1.0)),
             });
         }
-        let d = match self.decls.get(r.name.as_str()).copied() {
-            Some(
-                d @ Decl {
-                    kind: DeclKind::Resource(_),
-                    ..
-                },
-            ) => d,
-            Some(d) => {
-                return Err(PamelaError::semantic(
-                    r.span,
-                    format!("`{}` is a {}, not a resource", r.name, kind_name(&d.kind)),
-                ))
-            }
-            None => {
-                return Err(PamelaError::semantic(
-                    r.span,
-                    format!("undefined resource `{}`", r.name),
-                ))
-            }
-        };
-        if d.params.len() != args.len() {
-            return Err(PamelaError::semantic(
-                r.span,
-                format!(
-                    "resource `{}` takes {} index argument(s), {} given",
-                    r.name,
-                    d.params.len(),
-                    args.len()
-                ),
-            ));
-        }
-        let mut inner = Scope::default();
-        for (p, a) in d.params.iter().zip(args) {
-            inner = inner.with(p, a);
-        }
+        let (d, inner) = self.bind(r, args, "resource", "index argument(s)", |k| {
+            matches!(k, DeclKind::Resource(_))
+        })?;
         let DeclKind::Resource(def) = &d.kind else {
             unreachable!()
         };
@@ -517,29 +485,28 @@ impl<'a> Normalizer<'a> {
         out
     }
 
-    fn call(&mut self, r: &NameRef, scope: &Scope) -> R<NProc> {
-        let args: Vec<Expr> = r
-            .args
-            .iter()
-            .map(|a| self.expr(a, scope, r.span))
-            .collect::<R<_>>()?;
+    /// The equation `r` names, checked to be a `what` (`is_kind`) taking as many `arguments`
+    /// as `args` has, with its formal parameters bound to `args`.
+    fn bind(
+        &self,
+        r: &NameRef,
+        args: Vec<Expr>,
+        what: &str,
+        arguments: &str,
+        is_kind: fn(&DeclKind) -> bool,
+    ) -> R<(&'a Decl, Scope)> {
         let d = match self.decls.get(r.name.as_str()).copied() {
-            Some(
-                d @ Decl {
-                    kind: DeclKind::Process(_),
-                    ..
-                },
-            ) => d,
+            Some(d) if is_kind(&d.kind) => d,
             Some(d) => {
                 return Err(PamelaError::semantic(
                     r.span,
-                    format!("`{}` is a {}, not a process", r.name, kind_name(&d.kind)),
+                    format!("`{}` is a {}, not a {what}", r.name, kind_name(&d.kind)),
                 ))
             }
             None => {
                 return Err(PamelaError::semantic(
                     r.span,
-                    format!("undefined process `{}`", r.name),
+                    format!("undefined {what} `{}`", r.name),
                 ))
             }
         };
@@ -547,7 +514,7 @@ impl<'a> Normalizer<'a> {
             return Err(PamelaError::semantic(
                 r.span,
                 format!(
-                    "process `{}` takes {} argument(s), {} given",
+                    "{what} `{}` takes {} {arguments}, {} given",
                     r.name,
                     d.params.len(),
                     args.len()
@@ -558,6 +525,18 @@ impl<'a> Normalizer<'a> {
         for (p, a) in d.params.iter().zip(args) {
             inner = inner.with(p, a);
         }
+        Ok((d, inner))
+    }
+
+    fn call(&mut self, r: &NameRef, scope: &Scope) -> R<NProc> {
+        let args: Vec<Expr> = r
+            .args
+            .iter()
+            .map(|a| self.expr(a, scope, r.span))
+            .collect::<R<_>>()?;
+        let (d, inner) = self.bind(r, args, "process", "argument(s)", |k| {
+            matches!(k, DeclKind::Process(_))
+        })?;
         let DeclKind::Process(body) = &d.kind else {
             unreachable!()
         };
