@@ -98,6 +98,24 @@ fn pamela_json_single_model() {
 }
 
 #[test]
+fn simulate_with_the_run_time_library_order_gives_table_6_2() {
+    // thesis Table 6.2, P = 8: the run-time library's order simulates T = 43
+    let (code, out, err) = lcm(&[
+        "simulate",
+        &fixture("ring.pam"),
+        "--set",
+        "P=8",
+        "--arbitration",
+        "fifo",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        last_line(&out),
+        "simulated: T=43 sd=0 runs=1 T_lower=28 ratio=0.65116279"
+    );
+}
+
+#[test]
 fn simulate_last_line_format() {
     let (code, out, err) = lcm(&[
         "simulate",

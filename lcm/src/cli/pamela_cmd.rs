@@ -26,10 +26,12 @@ const SIMULATE_EXAMPLES: &str = "\
 Examples:
   lcm simulate mrm.pam --set P=11 --set N=1000 --runs 20 --seed 7
   lcm simulate pipeline.pam --set N=8 --set M=8 --json
+  lcm simulate ring.pam --set P=8 --arbitration fifo    # thesis Table 6.2: T=43
 
 The last line is `simulated: T=MEAN sd=SD runs=K T_lower=TL ratio=R` with R = TL/MEAN.
-Equal virtual times are arbitrated randomly from the seed; exp(mean) and uniform(a,b)
-time arguments are drawn per execution.
+Equal virtual times are arbitrated randomly from the seed (--arbitration fifo: the PAMELA
+run-time library's deterministic order); exp(mean) and uniform(a,b) time arguments are
+drawn per execution.
 
 --json: {\"file\", \"mean\", \"sd\", \"runs\", \"seed\", \"t_lower\", \"ratio\", \"events\",
 \"samples\": [completion time of each run]}.";
@@ -60,7 +62,8 @@ pub struct PamelaArgs {
 pub enum ArbitrationArg {
     /// Random order among equal times.
     Random,
-    /// Scheduling order among equal times.
+    /// The PAMELA run-time library's deterministic order (thesis appendix E): first
+    /// enqueued first, a delaying process keeps control unless another is due earlier.
     Fifo,
 }
 
@@ -79,8 +82,9 @@ pub struct SimulateArgs {
     /// Random seed (arbitration of equal times, stochastic delays).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Order of events at equal virtual times: random (from the seed) or fifo
-    /// (scheduling order, deterministic, like the PAMELA run-time library).
+    /// Order of events at equal virtual times: random (from the seed; every
+    /// arbitration the language allows) or fifo (the PAMELA run-time library's
+    /// deterministic order, which gives the thesis's simulated values, e.g. Table 6.2).
     #[arg(long, value_enum, default_value_t = ArbitrationArg::Random)]
     pub arbitration: ArbitrationArg,
     /// Stop after this many events (all runs together).

@@ -41,7 +41,8 @@
 //!   symbolically (e.g. `l((p + k) mod P)`), `omega` is an [`Expr::Contention`] node that
 //!   groups the demands numerically at evaluation time.
 //! * Events at equal virtual times are arbitrated randomly from the seed
-//!   ([`Arbitration::Random`]); [`Arbitration::Fifo`] processes them in scheduling order.
+//!   ([`Arbitration::Random`]); [`Arbitration::Fifo`] is the PAMELA run-time library's
+//!   deterministic order (thesis appendix E), which reproduces the thesis's simulations.
 //!   Simulations stop with [`PamelaError::TooManyEvents`] beyond an event budget and report
 //!   [`PamelaError::Deadlock`] when blocked processes can never resume.
 //!

@@ -91,8 +91,9 @@
 //!   LI+ = Σ_t (max T − T_t)·p_t is reported on its own line.
 //! - Cross-task `send` / `recv` become PAMELA condition synchronization (`signal` / `wait`);
 //!   barrier waits split the tasks into phases; a chain of task loops linked by channels
-//!   becomes the material-oriented pipeline of van Gemund's Example 3.5 with the skew term of
-//!   Eq. 3.16, so fill and bottleneck stage come out.
+//!   becomes the material-oriented pipeline of van Gemund's Example 3.5 beside its Eq. 3.16
+//!   critical path (fill plus bottleneck stage), so the compiled and the simulated model
+//!   both give the flow-shop time.
 //! - Processors are a PAMELA resource of multiplicity p; memory loss (`ml`, or `cl + rc`) uses
 //!   a memory-system resource; a locked region uses a lock resource; so concurrent fragments
 //!   contend (omega) instead of being assumed independent.

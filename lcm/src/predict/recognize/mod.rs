@@ -25,20 +25,23 @@
 
 use super::error::{PredictError, Warning};
 use super::source::SourceFile;
-use super::tree::{Fragment, Node, NodeKind, SyncOp, CATEGORIES};
+use super::tree::{Node, NodeKind};
 use lca::annotation::Annotation;
 use lca::expr::Expr;
 use std::collections::{BTreeSet, HashMap};
 use syn::visit::Visit;
 
+mod channels;
 mod constructs;
+mod fragments;
+mod loops;
 mod spawns;
 mod syntax;
 
 use spawns::{is_spawn, is_spawn_loop};
 use syntax::{
-    collect_fns, collect_type_names, end_line, expr_name, literal_range, lock_receiver, pat_name,
-    path_last, receiver_iter, start_line, while_let_recv, FragmentScan,
+    collect_fns, collect_type_names, end_line, lock_receiver, start_line, while_let_recv,
+    FragmentScan,
 };
 
 pub(crate) const PAR_METHODS: [&str; 12] = [
@@ -226,201 +229,6 @@ impl<'a> Recognizer<'a> {
         Ok(out)
     }
 
-    /// Records `let (tx, rx) = channel()` and `let tx2 = tx.clone()`.
-    fn note_channel(&mut self, pat: &syn::Pat, init: &syn::Expr) {
-        let call_name = match init {
-            syn::Expr::Call(c) => path_last(&c.func).map(|(_, l)| l),
-            _ => None,
-        };
-        match pat {
-            syn::Pat::Tuple(t) if t.elems.len() == 2 => {
-                if call_name.is_some_and(|n| CHANNEL_FNS.contains(&n.as_str())) {
-                    let names: Vec<String> = t.elems.iter().map(pat_name).collect();
-                    let id = format!("{}/{}", names[0], names[1]);
-                    for n in names {
-                        self.chan_alias.insert(n, id.clone());
-                    }
-                }
-            }
-            other => {
-                let n = pat_name(other);
-                if let syn::Expr::MethodCall(m) = init {
-                    if m.method == "clone" {
-                        let base = expr_name(&m.receiver);
-                        if let Some(id) = self.chan_alias.get(&base).cloned() {
-                            self.chan_alias.insert(n, id);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn chan_id(&self, receiver: &syn::Expr) -> String {
-        let n = expr_name(receiver);
-        self.chan_alias.get(&n).cloned().unwrap_or(n)
-    }
-
-    fn hint_from(&self, annots: &[(usize, Annotation)]) -> Result<Hint, PredictError> {
-        let mut h = Hint::default();
-        for (l, a) in annots {
-            match a {
-                Annotation::Iterations(e) => h.count = Some(e.clone()),
-                Annotation::Model { category, .. }
-                    if CATEGORIES.contains(&category.as_str()) || category == "bytes" =>
-                {
-                    return Err(self.err(
-                        *l,
-                        format!(
-                            "expected `// lcm: fragment NAME` above the model line `{a}`, found none in this annotation block"
-                        ),
-                    ))
-                }
-                _ => {}
-            }
-        }
-        Ok(h)
-    }
-
-    /// Applies `p = EXPR` and variable overrides of a non-fragment statement to its nodes.
-    fn apply_overrides(
-        &mut self,
-        mut nodes: Vec<Node>,
-        annots: &[(usize, Annotation)],
-        line: usize,
-    ) -> Result<Vec<Node>, PredictError> {
-        let mut p = None;
-        let mut vars = Vec::new();
-        for (l, a) in annots {
-            match a {
-                Annotation::Processors(e) => p = Some(e.clone()),
-                Annotation::Model { category, expr }
-                    if !CATEGORIES.contains(&category.as_str()) =>
-                {
-                    vars.push((category.clone(), expr.clone()))
-                }
-                Annotation::Input(_) | Annotation::Output(_) => self.warn(
-                    *l,
-                    format!("`{a}` is not in a fragment's annotation block: ignored"),
-                ),
-                _ => {}
-            }
-        }
-        if p.is_none() && vars.is_empty() {
-            return Ok(nodes);
-        }
-        if nodes.is_empty() {
-            self.warn(
-                line,
-                "override annotation on a statement with no fragment or parallel construct: ignored"
-                    .into(),
-            );
-            return Ok(nodes);
-        }
-        if nodes.len() > 1 {
-            nodes = vec![Node::new(
-                NodeKind::Serial {
-                    label: "annotated statement".into(),
-                },
-                line,
-            )
-            .with_children(nodes)];
-        }
-        nodes[0].p_override = p;
-        nodes[0].var_overrides = vars;
-        Ok(nodes)
-    }
-
-    fn fragment(
-        &mut self,
-        name: &str,
-        annots: &[(usize, Annotation)],
-        stmts: &[&syn::Stmt],
-    ) -> Result<Vec<Node>, PredictError> {
-        let line = start_line(stmts[0]);
-        let mut frag = Fragment {
-            name: name.to_string(),
-            categories: Vec::new(),
-            model_origin: "source".into(),
-            executions: None,
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            bytes: None,
-            end_line: end_line(stmts[stmts.len() - 1]),
-            inner_parallelism: Vec::new(),
-        };
-        let mut p = None;
-        let mut vars = Vec::new();
-        let mut seen_fragment = false;
-        for (l, a) in annots {
-            match a {
-                Annotation::Fragment(n) => {
-                    if seen_fragment {
-                        return Err(self.err(
-                            *l,
-                            format!("expected one `// lcm: fragment` per annotation block, found a second one (`{n}`)"),
-                        ));
-                    }
-                    seen_fragment = true;
-                }
-                Annotation::Model { category, expr } => {
-                    if category == "bytes" {
-                        frag.bytes = Some(expr.clone());
-                    } else if CATEGORIES.contains(&category.as_str()) {
-                        if frag.categories.iter().any(|(c, _)| c == category) {
-                            return Err(self.err(
-                                *l,
-                                format!("fragment `{name}`: category `{category}` given twice"),
-                            ));
-                        }
-                        frag.categories.push((category.clone(), expr.clone()));
-                    } else {
-                        vars.push((category.clone(), expr.clone()));
-                    }
-                }
-                Annotation::Input(d) => frag.inputs.push(d.clone()),
-                Annotation::Output(d) => frag.outputs.push(d.clone()),
-                Annotation::Processors(e) => p = Some(e.clone()),
-                Annotation::Iterations(e) => frag.executions = Some(e.clone()),
-            }
-        }
-        // Look inside only for channel operations and to name covered parallelism.
-        let mut scan = FragmentScan::default();
-        for s in stmts {
-            scan.visit_stmt(s);
-        }
-        frag.inner_parallelism = scan.parallel;
-        let recvs: Vec<Node> = scan
-            .recvs
-            .iter()
-            .map(|(e, l)| Node::new(NodeKind::Sync(SyncOp::Recv(self.chan_id_by_name(e))), *l))
-            .collect();
-        let sends: Vec<Node> = scan
-            .sends
-            .iter()
-            .map(|(e, l)| Node::new(NodeKind::Sync(SyncOp::Send(self.chan_id_by_name(e))), *l))
-            .collect();
-        let mut node = Node::new(NodeKind::Fragment(frag), line);
-        node.p_override = p;
-        node.var_overrides = vars;
-        let mut out = recvs;
-        out.push(node);
-        out.extend(sends);
-        out.extend(
-            scan.barriers
-                .iter()
-                .map(|(b, l)| Node::new(NodeKind::Sync(SyncOp::Barrier(b.clone())), *l)),
-        );
-        Ok(out)
-    }
-
-    fn chan_id_by_name(&self, n: &str) -> String {
-        self.chan_alias
-            .get(n)
-            .cloned()
-            .unwrap_or_else(|| n.to_string())
-    }
-
     fn exprs<'e>(
         &mut self,
         es: impl IntoIterator<Item = &'e syn::Expr>,
@@ -529,81 +337,6 @@ impl<'a> Recognizer<'a> {
             }
             _ => Vec::new(),
         })
-    }
-
-    fn make_loop(
-        &mut self,
-        body: Vec<Node>,
-        hint: &Hint,
-        chan: Option<String>,
-        line: usize,
-        what: &str,
-    ) -> Vec<Node> {
-        self.loop_node(
-            body,
-            hint.count.clone().map(|c| (c, "annotation")),
-            chan,
-            line,
-            what,
-        )
-    }
-
-    fn loop_node(
-        &mut self,
-        mut body: Vec<Node>,
-        count: Option<(Expr, &str)>,
-        chan: Option<String>,
-        line: usize,
-        what: &str,
-    ) -> Vec<Node> {
-        let relevant = body
-            .iter()
-            .any(|n| n.has_fragment() || n.has_sync() || is_spawn(n));
-        if !relevant {
-            return Vec::new();
-        }
-        let (count, from) = match (count, &chan) {
-            (Some((c, f)), _) => (c, f.to_string()),
-            (None, Some(c)) => (Expr::Num(1.0), format!("items received on {c}")),
-            (None, None) => {
-                self.warn(
-                    line,
-                    format!("`{what}` loop with fragments: trip count unknown (use a literal range or `// lcm: iterations = EXPR`); counted once"),
-                );
-                (Expr::Num(1.0), "unknown, counted once".into())
-            }
-        };
-        if let Some(c) = &chan {
-            body.insert(0, Node::new(NodeKind::Sync(SyncOp::Recv(c.clone())), line));
-        }
-        vec![Node::new(
-            NodeKind::Loop {
-                count,
-                count_from: from,
-                over_channel: chan,
-            },
-            line,
-        )
-        .with_children(body)]
-    }
-
-    fn for_loop(&mut self, f: &syn::ExprForLoop, hint: &Hint) -> Result<Vec<Node>, PredictError> {
-        let line = start_line(f);
-        let chan = receiver_iter(&f.expr)
-            .map(|r| self.chan_id(r))
-            .filter(|id| id.contains('/'));
-        let mut pre = if chan.is_none() {
-            self.expr(&f.expr, &Hint::default())?
-        } else {
-            Vec::new()
-        };
-        let body = self.block(&f.body)?;
-        let count = match &hint.count {
-            Some(c) => Some((c.clone(), "annotation")),
-            None => literal_range(&f.expr).map(|n| (Expr::Num(n as f64), "literal range")),
-        };
-        pre.extend(self.loop_node(body, count, chan, line, "for"));
-        Ok(pre)
     }
 
     fn follow(&mut self, name: &str, line: usize) -> Result<Vec<Node>, PredictError> {

@@ -18,14 +18,24 @@
 //!   phases composed in sequence.
 //! - pipeline over N data sets with stage times tau_s: the material-oriented model
 //!   `par (i = 1, N) { use(st_1, tau_1) ; … ; use(st_M, tau_M) }` (one FCFS resource per
-//!   stage, van Gemund Example 3.5), followed by `delay(skew)` where skew is the one-time
-//!   skewing term the phi/omega bound leaves out, so that T equals Eq. 3.16:
-//!   `phi + omega - tau*` (fill plus bottleneck).
+//!   stage, van Gemund Example 3.5) in parallel with `delay(T_pipe)`, T_pipe the flow-shop
+//!   completion time (Eq. 3.16 for equal item counts: `phi + omega - tau*`, fill plus
+//!   bottleneck). The branch is the pipeline's critical path including the one-time skew
+//!   (thesis section 3.6.1) that the phi/omega bound of the stages leaves out: the calculus
+//!   gives `max(max(phi, omega), T_pipe) = T_pipe`, and the simulation, whose FCFS stages
+//!   run the flow shop itself (exactly T_pipe for deterministic stage times), is not
+//!   lengthened by it, so `lcm pamela` and `lcm simulate` agree on the composed model.
 
-use super::env::{fragment_terms, max_of, sum_of, Env};
+mod flow_shop;
+mod phases;
+
+pub use flow_shop::flow_shop_exprs;
+use phases::barrier_phases;
+
+use super::env::{fragment_terms, Env};
 use super::error::{PredictError, Warning};
-use super::tree::{add, div, mul, Node, NodeKind, SyncOp};
-use lca::expr::{BinOp, Expr};
+use super::tree::{div, Node, NodeKind, SyncOp};
+use lca::expr::Expr;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -92,10 +102,6 @@ pub fn ident(name: &str) -> String {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     s.trim_matches('_').to_string()
-}
-
-fn lt_eq(a: Expr, b: Expr) -> String {
-    format!("({a} <= {b})")
 }
 
 impl<'a> Composer<'a> {
@@ -394,148 +400,6 @@ impl<'a> Composer<'a> {
             parts.join(" ||\n")
         ))
     }
-
-    fn pipeline(
-        &mut self,
-        n: &Node,
-        env: &Env,
-        outer: &Env,
-        depth: usize,
-    ) -> Result<String, PredictError> {
-        let NodeKind::Pipeline { stage_items, .. } = &n.kind else {
-            unreachable!()
-        };
-        self.pipes += 1;
-        let pid = self.pipes;
-        let pad = "  ".repeat(depth);
-        let mut taus = Vec::new();
-        let mut counts = Vec::new();
-        let mut work = Vec::new();
-        for (s, stage) in n.children.iter().enumerate() {
-            let senv = env.enter(stage, outer);
-            let tau = self.time_expr_seq(&stage.children, &senv)?;
-            let tau = self.numeric(&format!("tau_{pid}_{}", s + 1), &tau);
-            let count = self.numeric(&format!("N_{pid}_{}", s + 1), &env.subst(&stage_items[s]));
-            work.push(mul(
-                mul(Expr::Var(count.clone()), Expr::Var(tau.clone())),
-                senv.p(),
-            ));
-            self.resource(
-                &format!("st_{pid}_{}", s + 1),
-                &format!("pipeline {pid} stage {} (line {})", s + 1, stage.line),
-            );
-            taus.push(tau);
-            counts.push(count);
-        }
-        let all_equal = stage_items.windows(2).all(|w| w[0] == w[1]);
-        let i = self.index();
-        let uses: Vec<String> = taus
-            .iter()
-            .enumerate()
-            .map(|(s, tau)| {
-                let r = format!("st_{pid}_{}", s + 1);
-                if all_equal || s == 0 {
-                    format!("use({r}, {tau})")
-                } else {
-                    format!(
-                        "use({r}, {}*{tau})",
-                        lt_eq(Expr::Var(i.clone()), Expr::Var(counts[s].clone()))
-                    )
-                }
-            })
-            .collect();
-        let (exact, bound) = flow_shop(&taus, &counts);
-        let skew = Expr::bin(BinOp::Sub, exact, bound);
-        let skew = self.numeric(&format!("skew_{pid}"), &skew);
-        let w = self.numeric(&format!("W_pipe_{pid}"), &sum_of(work));
-        let pipe = format!(
-            "{pad}{{ par ({i} = 1, {}) {{ {} }} ; delay({skew}) }}",
-            counts[0],
-            uses.join(" ; ")
-        );
-        Ok(if self.opts.resources {
-            let j = self.index();
-            format!(
-                "{pad}{{   % pipeline (line {}): material-oriented, skew term of Eq. 3.16\n{pipe} ||\n{pad}  par ({j} = 1, p) use(cpu, {w}/p)\n{pad}}}",
-                n.line
-            )
-        } else {
-            format!("{pad}% pipeline (line {})\n{pipe}", n.line)
-        })
-    }
-
-    /// Symbolic critical-path time of a sequence of nodes (for pipeline stage times).
-    fn time_expr_seq(&mut self, nodes: &[Node], env: &Env) -> Result<Expr, PredictError> {
-        let mut parts = Vec::new();
-        for c in nodes {
-            if let Some(t) = self.time_expr(c, env, env)? {
-                parts.push(t);
-            }
-        }
-        Ok(sum_of(parts))
-    }
-
-    fn time_expr(
-        &mut self,
-        n: &Node,
-        env: &Env,
-        outer: &Env,
-    ) -> Result<Option<Expr>, PredictError> {
-        let env = env.enter(n, outer);
-        Ok(Some(match &n.kind {
-            NodeKind::Fragment(f) => {
-                let t = fragment_terms(f, &env, self.file, n.line)?.time();
-                let k = self.frag_idx;
-                self.frag_idx += 1;
-                match (self.opts.comm, self.comm.get(k).cloned().flatten()) {
-                    (true, Some(c)) => add(t, c),
-                    _ => t,
-                }
-            }
-            NodeKind::Serial { .. } | NodeKind::Locked { .. } => {
-                self.time_expr_seq(&n.children, &env)?
-            }
-            NodeKind::Loop { count, .. } => {
-                mul(env.subst(count), self.time_expr_seq(&n.children, &env)?)
-            }
-            NodeKind::Parallel { .. } => {
-                let tasks = env.subst(&n.task_count());
-                let tenv = env.with("p", div(env.p(), tasks));
-                let mut ts = Vec::new();
-                for c in &n.children {
-                    if let Some(t) = self.time_expr(c, &tenv, &env)? {
-                        ts.push(t);
-                    }
-                }
-                max_of(ts)
-            }
-            NodeKind::ParallelLoop { .. } => {
-                let mut ts = Vec::new();
-                for c in &n.children {
-                    if let Some(t) = self.time_expr(c, &env, outer)? {
-                        ts.push(t);
-                    }
-                }
-                max_of(ts)
-            }
-            NodeKind::DataParallel { count, .. } => {
-                let ienv = env.with("p", Expr::Num(1.0));
-                let t = self.time_expr_seq(&n.children, &ienv)?;
-                let count = env.subst(count);
-                max_of(vec![t.clone(), div(mul(count, t), env.p())])
-            }
-            NodeKind::Pipeline { stage_items, .. } => {
-                let mut taus = Vec::new();
-                for stage in &n.children {
-                    let senv = env.enter(stage, outer);
-                    taus.push(self.time_expr_seq(&stage.children, &senv)?);
-                }
-                let counts: Vec<Expr> = stage_items.iter().map(|c| env.subst(c)).collect();
-                flow_shop_exprs(&taus, &counts).0
-            }
-            NodeKind::Sync(_) => return Ok(None),
-        }))
-    }
 }
 
 fn join_par(parts: &[String], depth: usize) -> String {
@@ -544,68 +408,4 @@ fn join_par(parts: &[String], depth: usize) -> String {
     }
     let pad = "  ".repeat(depth);
     format!("{pad}{{\n{}\n{pad}}}", parts.join(" ||\n"))
-}
-
-/// Flow-shop completion of a pipeline (stage s handles the first N_s data sets, tau_s each):
-/// exact T = max over s and m <= s of (sum_{k<m} tau_k + N_s*tau_m + sum_{m<k<=s} tau_k), and
-/// the phi/omega bound max(sum tau, max_s N_s*tau_s). For equal N this is Eq. 3.16,
-/// T = phi + omega - tau*.
-pub fn flow_shop_exprs(taus: &[Expr], counts: &[Expr]) -> (Expr, Expr) {
-    let mut terms = Vec::new();
-    for s in 0..taus.len() {
-        for m in 0..=s {
-            let mut parts: Vec<Expr> = Vec::new();
-            parts.extend(taus[..m].iter().cloned());
-            parts.push(mul(counts[s].clone(), taus[m].clone()));
-            parts.extend(taus[m + 1..=s].iter().cloned());
-            terms.push(sum_of(parts));
-        }
-    }
-    let phi = sum_of(taus.to_vec());
-    let omega: Vec<Expr> = taus
-        .iter()
-        .zip(counts)
-        .map(|(t, c)| mul(c.clone(), t.clone()))
-        .collect();
-    let mut bound = vec![phi];
-    bound.extend(omega);
-    (max_of(terms), max_of(bound))
-}
-
-fn flow_shop(taus: &[String], counts: &[String]) -> (Expr, Expr) {
-    let t: Vec<Expr> = taus.iter().map(|s| Expr::Var(s.clone())).collect();
-    let c: Vec<Expr> = counts.iter().map(|s| Expr::Var(s.clone())).collect();
-    flow_shop_exprs(&t, &c)
-}
-
-/// Phases of a parallel node whose tasks all wait on the same barrier the same number of
-/// times at their top level: phase k of each task is what it runs between waits k-1 and k.
-/// Per phase, per task: the task and what it runs in that phase.
-type Phases<'a> = Vec<Vec<(&'a Node, Vec<Node>)>>;
-
-fn barrier_phases(n: &Node) -> Option<Phases<'_>> {
-    let mut per_task = Vec::new();
-    for t in &n.children {
-        if !matches!(t.kind, NodeKind::Serial { .. }) {
-            return None;
-        }
-        let mut phases = vec![Vec::new()];
-        for c in &t.children {
-            if matches!(c.kind, NodeKind::Sync(SyncOp::Barrier(_))) {
-                phases.push(Vec::new());
-            } else {
-                phases.last_mut().unwrap().push(c.clone());
-            }
-        }
-        per_task.push((t, phases));
-    }
-    let k = per_task.first()?.1.len();
-    if k < 2 || per_task.iter().any(|(_, p)| p.len() != k) {
-        return None;
-    }
-    Some(
-        (0..k)
-            .map(|ph| per_task.iter().map(|(t, p)| (*t, p[ph].clone())).collect())
-            .collect(),
-    )
 }

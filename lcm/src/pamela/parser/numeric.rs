@@ -1,0 +1,203 @@
+//! Numeric expressions: comparisons, arithmetic, `mod`/`div`, powers, reductions,
+//! conditionals and calls.
+use super::{Parser, R};
+use crate::pamela::error::PamelaError;
+use crate::pamela::expr::{bx, CmpOp, Expr, Func, Reduction};
+use crate::pamela::lexer::Tok;
+
+impl Parser {
+    pub(crate) fn expr(&mut self) -> R<Expr> {
+        let a = self.add()?;
+        let op = match self.peek() {
+            Tok::Lt => CmpOp::Lt,
+            Tok::Le => CmpOp::Le,
+            Tok::EqEq => CmpOp::Eq,
+            Tok::Ne => CmpOp::Ne,
+            Tok::Ge => CmpOp::Ge,
+            Tok::Gt => CmpOp::Gt,
+            _ => return Ok(a),
+        };
+        self.pos += 1;
+        let b = self.add()?;
+        Ok(Expr::Cmp(op, bx(a), bx(b)))
+    }
+
+    pub(super) fn add(&mut self) -> R<Expr> {
+        let mut terms = vec![self.mul()?];
+        loop {
+            match self.peek() {
+                Tok::Plus => {
+                    self.pos += 1;
+                    terms.push(self.mul()?);
+                }
+                Tok::Minus => {
+                    self.pos += 1;
+                    let t = self.mul()?;
+                    terms.push(Expr::Mul(vec![Expr::Num(-1.0), t]));
+                }
+                _ => break,
+            }
+        }
+        Ok(if terms.len() == 1 {
+            terms.pop().unwrap()
+        } else {
+            Expr::Add(terms)
+        })
+    }
+
+    pub(super) fn mul(&mut self) -> R<Expr> {
+        let mut acc = self.unary()?;
+        loop {
+            match self.peek() {
+                Tok::Star => {
+                    self.pos += 1;
+                    let b = self.unary()?;
+                    acc = match acc {
+                        Expr::Mul(mut v) if !matches!(v.first(), Some(Expr::Num(c)) if *c == -1.0 && v.len() == 2) =>
+                        {
+                            v.push(b);
+                            Expr::Mul(v)
+                        }
+                        a => Expr::Mul(vec![a, b]),
+                    };
+                }
+                Tok::Slash => {
+                    self.pos += 1;
+                    let b = self.unary()?;
+                    acc = Expr::Div(bx(acc), bx(b));
+                }
+                Tok::Ident(s) if s == "mod" => {
+                    self.pos += 1;
+                    let b = self.unary()?;
+                    acc = Expr::Mod(bx(acc), bx(b));
+                }
+                Tok::Ident(s) if s == "div" => {
+                    self.pos += 1;
+                    let b = self.unary()?;
+                    acc = Expr::IDiv(bx(acc), bx(b));
+                }
+                _ => return Ok(acc),
+            }
+        }
+    }
+
+    pub(super) fn unary(&mut self) -> R<Expr> {
+        if self.peek() == &Tok::Minus {
+            self.pos += 1;
+            let e = self.unary()?;
+            return Ok(match e {
+                Expr::Num(v) => Expr::Num(-v),
+                e => Expr::Mul(vec![Expr::Num(-1.0), e]),
+            });
+        }
+        if self.peek() == &Tok::Plus {
+            self.pos += 1;
+            return self.unary();
+        }
+        self.pow()
+    }
+
+    pub(super) fn pow(&mut self) -> R<Expr> {
+        let base = self.atom()?;
+        if self.peek() == &Tok::Caret {
+            self.pos += 1;
+            let e = self.unary()?;
+            return Ok(Expr::Pow(bx(base), bx(e)));
+        }
+        Ok(base)
+    }
+
+    pub(super) fn atom(&mut self) -> R<Expr> {
+        let span = self.span();
+        match self.peek().clone() {
+            Tok::Num(v) => {
+                self.pos += 1;
+                Ok(Expr::Num(v))
+            }
+            Tok::LParen => {
+                self.pos += 1;
+                let e = self.expr()?;
+                self.expect(&Tok::RParen, "`)`")?;
+                Ok(e)
+            }
+            Tok::LBrace => {
+                self.pos += 1;
+                let e = self.expr()?;
+                self.expect(&Tok::RBrace, "`}`")?;
+                Ok(e)
+            }
+            Tok::Ident(s) => {
+                // reductions: sum/max/min ( i = a, b ) body
+                if matches!(s.as_str(), "sum" | "max" | "min")
+                    && self.peek_at(1) == &Tok::LParen
+                    && matches!(self.peek_at(2), Tok::Ident(_))
+                    && self.peek_at(3) == &Tok::Assign
+                {
+                    self.pos += 1;
+                    let (index, lo, hi) = self.loop_header()?;
+                    let body = self.mul()?;
+                    let op = match s.as_str() {
+                        "sum" => Reduction::Sum,
+                        "max" => Reduction::Max,
+                        _ => Reduction::Min,
+                    };
+                    return Ok(Expr::Reduce {
+                        op,
+                        index,
+                        lo: bx(lo),
+                        hi: bx(hi),
+                        body: bx(body),
+                    });
+                }
+                if s == "if" {
+                    self.pos += 1;
+                    self.expect(&Tok::LParen, "`(` after if")?;
+                    let c = self.expr()?;
+                    self.expect(&Tok::RParen, "`)` after the condition")?;
+                    let a = self.expr()?;
+                    if !self.is_ident("else") {
+                        return self.err("`else` (a numeric if needs both branches)");
+                    }
+                    self.pos += 1;
+                    let b = self.expr()?;
+                    return Ok(Expr::If(bx(c), bx(a), bx(b)));
+                }
+                if matches!(
+                    s.as_str(),
+                    "mod" | "div" | "else" | "numeric" | "resource" | "process"
+                ) {
+                    return self.err("a number, name or `(`");
+                }
+                self.pos += 1;
+                if self.peek() == &Tok::LParen {
+                    let args = self.call_args()?;
+                    if let Some(f) = Func::from_name(&s) {
+                        let ok = match f {
+                            Func::Min | Func::Max => args.len() >= 2,
+                            _ => args.len() == 1,
+                        };
+                        if !ok {
+                            return Err(PamelaError::parse(
+                                span,
+                                format!(
+                                    "`{s}` with {}",
+                                    if matches!(f, Func::Min | Func::Max) {
+                                        "2 or more arguments"
+                                    } else {
+                                        "1 argument"
+                                    }
+                                ),
+                                format!("{} argument(s)", args.len()),
+                            ));
+                        }
+                        return Ok(Expr::Call(f, args));
+                    }
+                    // a numeric equation with arguments, expanded by the normalizer
+                    return Ok(Expr::Apply(s, args));
+                }
+                Ok(Expr::Var(s))
+            }
+            _ => self.err("a number, name or `(`"),
+        }
+    }
+}

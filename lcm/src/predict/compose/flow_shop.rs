@@ -1,0 +1,189 @@
+//! Pipelines in the composition: the material-oriented stage model beside its flow-shop
+//! critical path (Eq. 3.16), and the symbolic stage times it needs.
+use super::Composer;
+use crate::predict::env::{fragment_terms, max_of, sum_of, Env};
+use crate::predict::error::PredictError;
+use crate::predict::tree::{add, div, mul, Node, NodeKind};
+use lca::expr::Expr;
+
+impl Composer<'_> {
+    pub(super) fn pipeline(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        outer: &Env,
+        depth: usize,
+    ) -> Result<String, PredictError> {
+        let NodeKind::Pipeline { stage_items, .. } = &n.kind else {
+            unreachable!()
+        };
+        self.pipes += 1;
+        let pid = self.pipes;
+        let pad = "  ".repeat(depth);
+        let mut taus = Vec::new();
+        let mut counts = Vec::new();
+        let mut work = Vec::new();
+        for (s, stage) in n.children.iter().enumerate() {
+            let senv = env.enter(stage, outer);
+            let tau = self.time_expr_seq(&stage.children, &senv)?;
+            let tau = self.numeric(&format!("tau_{pid}_{}", s + 1), &tau);
+            let count = self.numeric(&format!("N_{pid}_{}", s + 1), &env.subst(&stage_items[s]));
+            work.push(mul(
+                mul(Expr::Var(count.clone()), Expr::Var(tau.clone())),
+                senv.p(),
+            ));
+            self.resource(
+                &format!("st_{pid}_{}", s + 1),
+                &format!("pipeline {pid} stage {} (line {})", s + 1, stage.line),
+            );
+            taus.push(tau);
+            counts.push(count);
+        }
+        let all_equal = stage_items.windows(2).all(|w| w[0] == w[1]);
+        let i = self.index();
+        let uses: Vec<String> = taus
+            .iter()
+            .enumerate()
+            .map(|(s, tau)| {
+                let r = format!("st_{pid}_{}", s + 1);
+                if all_equal || s == 0 {
+                    format!("use({r}, {tau})")
+                } else {
+                    format!(
+                        "use({r}, {}*{tau})",
+                        lt_eq(Expr::Var(i.clone()), Expr::Var(counts[s].clone()))
+                    )
+                }
+            })
+            .collect();
+        let (exact, _bound) = flow_shop(&taus, &counts);
+        let path = self.numeric(&format!("T_pipe_{pid}"), &exact);
+        let w = self.numeric(&format!("W_pipe_{pid}"), &sum_of(work));
+        let pipe = format!(
+            "{pad}{{ par ({i} = 1, {}) {{ {} }} || delay({path}) }}",
+            counts[0],
+            uses.join(" ; ")
+        );
+        Ok(if self.opts.resources {
+            let j = self.index();
+            format!(
+                "{pad}{{   % pipeline (line {}): material-oriented stages || critical path with skew (Eq. 3.16)\n{pipe} ||\n{pad}  par ({j} = 1, p) use(cpu, {w}/p)\n{pad}}}",
+                n.line
+            )
+        } else {
+            format!(
+                "{pad}% pipeline (line {}): material-oriented stages || critical path with skew (Eq. 3.16)\n{pipe}",
+                n.line
+            )
+        })
+    }
+
+    /// Symbolic critical-path time of a sequence of nodes (for pipeline stage times).
+    fn time_expr_seq(&mut self, nodes: &[Node], env: &Env) -> Result<Expr, PredictError> {
+        let mut parts = Vec::new();
+        for c in nodes {
+            if let Some(t) = self.time_expr(c, env, env)? {
+                parts.push(t);
+            }
+        }
+        Ok(sum_of(parts))
+    }
+
+    fn time_expr(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        outer: &Env,
+    ) -> Result<Option<Expr>, PredictError> {
+        let env = env.enter(n, outer);
+        Ok(Some(match &n.kind {
+            NodeKind::Fragment(f) => {
+                let t = fragment_terms(f, &env, self.file, n.line)?.time();
+                let k = self.frag_idx;
+                self.frag_idx += 1;
+                match (self.opts.comm, self.comm.get(k).cloned().flatten()) {
+                    (true, Some(c)) => add(t, c),
+                    _ => t,
+                }
+            }
+            NodeKind::Serial { .. } | NodeKind::Locked { .. } => {
+                self.time_expr_seq(&n.children, &env)?
+            }
+            NodeKind::Loop { count, .. } => {
+                mul(env.subst(count), self.time_expr_seq(&n.children, &env)?)
+            }
+            NodeKind::Parallel { .. } => {
+                let tasks = env.subst(&n.task_count());
+                let tenv = env.with("p", div(env.p(), tasks));
+                let mut ts = Vec::new();
+                for c in &n.children {
+                    if let Some(t) = self.time_expr(c, &tenv, &env)? {
+                        ts.push(t);
+                    }
+                }
+                max_of(ts)
+            }
+            NodeKind::ParallelLoop { .. } => {
+                let mut ts = Vec::new();
+                for c in &n.children {
+                    if let Some(t) = self.time_expr(c, &env, outer)? {
+                        ts.push(t);
+                    }
+                }
+                max_of(ts)
+            }
+            NodeKind::DataParallel { count, .. } => {
+                let ienv = env.with("p", Expr::Num(1.0));
+                let t = self.time_expr_seq(&n.children, &ienv)?;
+                let count = env.subst(count);
+                max_of(vec![t.clone(), div(mul(count, t), env.p())])
+            }
+            NodeKind::Pipeline { stage_items, .. } => {
+                let mut taus = Vec::new();
+                for stage in &n.children {
+                    let senv = env.enter(stage, outer);
+                    taus.push(self.time_expr_seq(&stage.children, &senv)?);
+                }
+                let counts: Vec<Expr> = stage_items.iter().map(|c| env.subst(c)).collect();
+                flow_shop_exprs(&taus, &counts).0
+            }
+            NodeKind::Sync(_) => return Ok(None),
+        }))
+    }
+}
+
+/// Flow-shop completion of a pipeline (stage s handles the first N_s data sets, tau_s each):
+/// exact T = max over s and m <= s of (sum_{k<m} tau_k + N_s*tau_m + sum_{m<k<=s} tau_k), and
+/// the phi/omega bound max(sum tau, max_s N_s*tau_s). For equal N this is Eq. 3.16,
+/// T = phi + omega - tau*.
+pub fn flow_shop_exprs(taus: &[Expr], counts: &[Expr]) -> (Expr, Expr) {
+    let mut terms = Vec::new();
+    for s in 0..taus.len() {
+        for m in 0..=s {
+            let mut parts: Vec<Expr> = Vec::new();
+            parts.extend(taus[..m].iter().cloned());
+            parts.push(mul(counts[s].clone(), taus[m].clone()));
+            parts.extend(taus[m + 1..=s].iter().cloned());
+            terms.push(sum_of(parts));
+        }
+    }
+    let phi = sum_of(taus.to_vec());
+    let omega: Vec<Expr> = taus
+        .iter()
+        .zip(counts)
+        .map(|(t, c)| mul(c.clone(), t.clone()))
+        .collect();
+    let mut bound = vec![phi];
+    bound.extend(omega);
+    (max_of(terms), max_of(bound))
+}
+
+fn flow_shop(taus: &[String], counts: &[String]) -> (Expr, Expr) {
+    let t: Vec<Expr> = taus.iter().map(|s| Expr::Var(s.clone())).collect();
+    let c: Vec<Expr> = counts.iter().map(|s| Expr::Var(s.clone())).collect();
+    flow_shop_exprs(&t, &c)
+}
+
+fn lt_eq(a: Expr, b: Expr) -> String {
+    format!("({a} <= {b})")
+}

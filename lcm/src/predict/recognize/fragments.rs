@@ -1,0 +1,163 @@
+//! Fragments: an annotation block and the code after it become a fragment node with its
+//! model, processor and variable overrides; annotation hints (`iterations`) for what follows.
+use super::syntax::{end_line, start_line, FragmentScan};
+use super::{Hint, Recognizer};
+use crate::predict::error::PredictError;
+use crate::predict::tree::{Fragment, Node, NodeKind, SyncOp, CATEGORIES};
+use lca::annotation::Annotation;
+use syn::visit::Visit;
+
+impl Recognizer<'_> {
+    pub(super) fn hint_from(&self, annots: &[(usize, Annotation)]) -> Result<Hint, PredictError> {
+        let mut h = Hint::default();
+        for (l, a) in annots {
+            match a {
+                Annotation::Iterations(e) => h.count = Some(e.clone()),
+                Annotation::Model { category, .. }
+                    if CATEGORIES.contains(&category.as_str()) || category == "bytes" =>
+                {
+                    return Err(self.err(
+                        *l,
+                        format!(
+                            "expected `// lcm: fragment NAME` above the model line `{a}`, found none in this annotation block"
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(h)
+    }
+
+    /// Applies `p = EXPR` and variable overrides of a non-fragment statement to its nodes.
+    pub(super) fn apply_overrides(
+        &mut self,
+        mut nodes: Vec<Node>,
+        annots: &[(usize, Annotation)],
+        line: usize,
+    ) -> Result<Vec<Node>, PredictError> {
+        let mut p = None;
+        let mut vars = Vec::new();
+        for (l, a) in annots {
+            match a {
+                Annotation::Processors(e) => p = Some(e.clone()),
+                Annotation::Model { category, expr }
+                    if !CATEGORIES.contains(&category.as_str()) =>
+                {
+                    vars.push((category.clone(), expr.clone()))
+                }
+                Annotation::Input(_) | Annotation::Output(_) => self.warn(
+                    *l,
+                    format!("`{a}` is not in a fragment's annotation block: ignored"),
+                ),
+                _ => {}
+            }
+        }
+        if p.is_none() && vars.is_empty() {
+            return Ok(nodes);
+        }
+        if nodes.is_empty() {
+            self.warn(
+                line,
+                "override annotation on a statement with no fragment or parallel construct: ignored"
+                    .into(),
+            );
+            return Ok(nodes);
+        }
+        if nodes.len() > 1 {
+            nodes = vec![Node::new(
+                NodeKind::Serial {
+                    label: "annotated statement".into(),
+                },
+                line,
+            )
+            .with_children(nodes)];
+        }
+        nodes[0].p_override = p;
+        nodes[0].var_overrides = vars;
+        Ok(nodes)
+    }
+
+    pub(super) fn fragment(
+        &mut self,
+        name: &str,
+        annots: &[(usize, Annotation)],
+        stmts: &[&syn::Stmt],
+    ) -> Result<Vec<Node>, PredictError> {
+        let line = start_line(stmts[0]);
+        let mut frag = Fragment {
+            name: name.to_string(),
+            categories: Vec::new(),
+            model_origin: "source".into(),
+            executions: None,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            bytes: None,
+            end_line: end_line(stmts[stmts.len() - 1]),
+            inner_parallelism: Vec::new(),
+        };
+        let mut p = None;
+        let mut vars = Vec::new();
+        let mut seen_fragment = false;
+        for (l, a) in annots {
+            match a {
+                Annotation::Fragment(n) => {
+                    if seen_fragment {
+                        return Err(self.err(
+                            *l,
+                            format!("expected one `// lcm: fragment` per annotation block, found a second one (`{n}`)"),
+                        ));
+                    }
+                    seen_fragment = true;
+                }
+                Annotation::Model { category, expr } => {
+                    if category == "bytes" {
+                        frag.bytes = Some(expr.clone());
+                    } else if CATEGORIES.contains(&category.as_str()) {
+                        if frag.categories.iter().any(|(c, _)| c == category) {
+                            return Err(self.err(
+                                *l,
+                                format!("fragment `{name}`: category `{category}` given twice"),
+                            ));
+                        }
+                        frag.categories.push((category.clone(), expr.clone()));
+                    } else {
+                        vars.push((category.clone(), expr.clone()));
+                    }
+                }
+                Annotation::Input(d) => frag.inputs.push(d.clone()),
+                Annotation::Output(d) => frag.outputs.push(d.clone()),
+                Annotation::Processors(e) => p = Some(e.clone()),
+                Annotation::Iterations(e) => frag.executions = Some(e.clone()),
+            }
+        }
+        // Look inside only for channel operations and to name covered parallelism.
+        let mut scan = FragmentScan::default();
+        for s in stmts {
+            scan.visit_stmt(s);
+        }
+        frag.inner_parallelism = scan.parallel;
+        let recvs: Vec<Node> = scan
+            .recvs
+            .iter()
+            .map(|(e, l)| Node::new(NodeKind::Sync(SyncOp::Recv(self.chan_id_by_name(e))), *l))
+            .collect();
+        let sends: Vec<Node> = scan
+            .sends
+            .iter()
+            .map(|(e, l)| Node::new(NodeKind::Sync(SyncOp::Send(self.chan_id_by_name(e))), *l))
+            .collect();
+        let mut node = Node::new(NodeKind::Fragment(frag), line);
+        node.p_override = p;
+        node.var_overrides = vars;
+        let mut out = recvs;
+        out.push(node);
+        out.extend(sends);
+        out.extend(
+            scan.barriers
+                .iter()
+                .map(|(b, l)| Node::new(NodeKind::Sync(SyncOp::Barrier(b.clone())), *l)),
+        );
+        Ok(out)
+    }
+}
