@@ -2,8 +2,9 @@
 //!
 //! - `clock_ns`: one reading of the recorder's clock;
 //! - `event_ns`: one recorded event (`task` begin/end pairs, per event, with a session
-//!   recording to a file; buffer hand-offs to the writer thread included: a round of 4096
-//!   events fills exactly one buffer);
+//!   recording to a file; buffer hand-offs to the writer thread included: a round of
+//!   16 384 events of two bytes fills about one 32 KiB buffer, so that nearly every round
+//!   hands one off and the median round includes it);
 //! - `disabled_ns`: one instrumentation call (a begin or an end) with no session recording;
 //! - `dilation_pct`: wall-time dilation of a rayon `par_iter` over 1 µs tasks recorded with
 //!   `pp_for_each` (one `par` plus one `task` per item) versus a plain `for_each`.
@@ -34,7 +35,10 @@ fn round(n: u64, f: &mut impl FnMut()) -> f64 {
     t.elapsed().as_nanos() as f64 / n as f64
 }
 
-/// Busy computation (`iterations` dependent multiply-adds).
+/// Busy computation (`iterations` dependent multiply-adds). Never inlined, so that the plain
+/// and the recorded loops run the very same machine code (an inlined copy per loop would
+/// let code placement alone change the work's speed by several percent).
+#[inline(never)]
 fn work(iterations: u64) -> u64 {
     let mut x = 0x9E37_79B9u64;
     for _ in 0..iterations {
@@ -84,10 +88,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         black_box(&f);
     };
     let (mut c, mut e, mut f) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        c.push(round(2048, &mut clock));
-        e.push(round(2048, &mut task_on) / 2.0);
-        f.push(round(2048, &mut frag_on) / 2.0);
+    for _ in 0..ROUNDS / 4 {
+        c.push(round(8192, &mut clock));
+        e.push(round(8192, &mut task_on) / 2.0);
+        f.push(round(8192, &mut frag_on) / 2.0);
     }
     session.finish()?;
     let (clock_ns, event_ns, frag_ns) = (median(c), median(e), median(f));
@@ -143,9 +147,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     plain();
     recorded();
     let (mut ratios, mut plain_s, mut recorded_s) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..41 {
-        let a = plain();
-        let b = recorded();
+    for i in 0..41 {
+        // Each pair in both orders, alternately: neither variant always runs first.
+        let (a, b) = if i % 2 == 0 {
+            let a = plain();
+            (a, recorded())
+        } else {
+            let b = recorded();
+            (plain(), b)
+        };
         ratios.push(b / a);
         plain_s.push(a);
         recorded_s.push(b);

@@ -66,12 +66,19 @@ pub struct FragGuard {
 /// guards in reverse order of creation (the natural order of scoped guards), since `pp`
 /// rejects an end that does not match the innermost open construct. Names are interned: the
 /// first use of a name on a thread takes a lock, later uses a small per-thread cache.
-#[inline]
+#[inline(always)]
 pub fn frag(name: &str) -> FragGuard {
     let state = recorder::state();
     if state == 0 {
         return FragGuard { state: 0, name: 0 };
     }
+    frag_begin(state, name)
+}
+
+/// The recording part of [`frag`], kept out of line so that the disabled path (a load and
+/// a branch) is all that callers inline.
+#[inline(never)]
+fn frag_begin(state: u64, name: &str) -> FragGuard {
     match recorder::emit_named(state, raw::FRAG_BEGIN, name) {
         Some(id) => FragGuard { state, name: id },
         None => FragGuard { state: 0, name: 0 },
@@ -79,9 +86,11 @@ pub fn frag(name: &str) -> FragGuard {
 }
 
 impl Drop for FragGuard {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
-        recorder::emit_if_current(self.state, raw::FRAG_END, self.name);
+        if self.state != 0 {
+            construct_end(self.state, raw::FRAG_END, self.name);
+        }
     }
 }
 
@@ -110,9 +119,11 @@ pub fn par() -> ParGuard {
 }
 
 impl Drop for ParGuard {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
-        recorder::emit_if_current(self.state, raw::PAR_END, 0);
+        if self.state != 0 {
+            construct_end(self.state, raw::PAR_END, 0);
+        }
     }
 }
 
@@ -154,15 +165,30 @@ impl TaskGuard {
 }
 
 impl Drop for TaskGuard {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
-        let code = if self.wasted {
-            raw::TASK_END_WASTED
-        } else {
-            raw::TASK_END
-        };
-        recorder::emit_if_current(self.state, code, 0);
+        if self.state != 0 {
+            if self.wasted {
+                wasted_task_end(self.state);
+            } else {
+                construct_end(self.state, raw::TASK_END, 0);
+            }
+        }
     }
+}
+
+/// Records the end event `code` of a construct begun in session `state` (if it is still
+/// recording). Guards' `drop` only tests their state and calls this, so that the disabled
+/// path inlines to a compare and a branch wherever a guard is dropped.
+#[inline]
+fn construct_end(state: u64, code: u8, arg: u32) {
+    recorder::emit_if_current(state, code, arg);
+}
+
+/// Records `task_end wasted` for a task begun in session `state` (out of line: rare).
+#[inline(never)]
+fn wasted_task_end(state: u64) {
+    recorder::emit_if_current(state, raw::TASK_END_WASTED, 0);
 }
 
 /// Runs `f` inside a `task`.
@@ -197,9 +223,11 @@ pub fn wait_guard(kind: WaitKind) -> WaitGuard {
 }
 
 impl Drop for WaitGuard {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
-        recorder::emit_if_current(self.state, raw::WAIT_END, 0);
+        if self.state != 0 {
+            construct_end(self.state, raw::WAIT_END, 0);
+        }
     }
 }
 

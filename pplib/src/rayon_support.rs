@@ -86,33 +86,42 @@ where
 /// The tasks of one sequential run of items (a rayon fold): consecutive items follow each
 /// other with nothing in between but the iterator's own step, so an item's `task_begin`
 /// takes the time of the previous item's `task_end` (one clock reading per item instead of
-/// two). The first item of a run reads the clock.
+/// two), and the two are recorded together when the next item begins (one buffer write per
+/// item). The first item of a run reads the clock; the last item's end is recorded when
+/// the run ends (the fold completes, or unwinds from a panic).
 struct TaskRun {
     state: u64,
-    last_end: Option<u64>,
+    /// The end time of the previous item, recorded with the next item's begin (session
+    /// `state`).
+    pending_end: Option<u64>,
 }
 
 impl TaskRun {
     fn new() -> TaskRun {
         TaskRun {
             state: 0,
-            last_end: None,
+            pending_end: None,
         }
     }
 
     /// Runs `f` as one task.
-    #[inline]
+    #[inline(always)]
     fn task<R>(&mut self, f: impl FnOnce() -> R) -> R {
         let state = recorder::state();
         if state == 0 {
             return f();
         }
-        let begin = match self.last_end.take() {
-            Some(t) if self.state == state => t,
-            _ => clock::raw_now(),
-        };
-        self.state = state;
-        recorder::emit_at(state, raw::TASK_BEGIN, 0, begin);
+        match self.pending_end.take() {
+            Some(t) if self.state == state => {
+                recorder::emit_pair_at(state, raw::TASK_END, raw::TASK_BEGIN, t);
+            }
+            _ => {
+                // The first item of the run (an end left from a finished session is lost
+                // with that session).
+                self.state = state;
+                recorder::emit_at(state, raw::TASK_BEGIN, 0, clock::raw_now());
+            }
+        }
         let end = RunTaskEnd { run: self, state };
         let result = f();
         drop(end);
@@ -120,19 +129,28 @@ impl TaskRun {
     }
 }
 
-/// Records the end of a [`TaskRun`] task (also when the item's closure panics).
+impl Drop for TaskRun {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(t) = self.pending_end.take() {
+            if recorder::state() == self.state {
+                recorder::emit_at(self.state, raw::TASK_END, 0, t);
+            }
+        }
+    }
+}
+
+/// Takes the end time of a [`TaskRun`] task (also when the item's closure panics).
 struct RunTaskEnd<'a> {
     run: &'a mut TaskRun,
     state: u64,
 }
 
 impl Drop for RunTaskEnd<'_> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         if recorder::state() == self.state {
-            let t = clock::raw_now();
-            recorder::emit_at(self.state, raw::TASK_END, 0, t);
-            self.run.last_end = Some(t);
+            self.run.pending_end = Some(clock::raw_now());
         }
     }
 }

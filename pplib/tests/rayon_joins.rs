@@ -222,6 +222,33 @@ fn pp_for_each_records_one_par_and_one_task_per_item() {
 }
 
 #[test]
+fn pp_for_each_items_with_fragments_and_a_panic_still_nest() {
+    // An item's end is recorded together with the next item's begin, and the last one when
+    // the run ends: also when the run ends by unwinding from a panicking item.
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("panic.pplog");
+    let threads = record(&path, || {
+        let caught = std::panic::catch_unwind(|| {
+            (0..1000u32).into_par_iter().pp_for_each(|i| {
+                let _f = pplib::frag("item");
+                assert!(i != 500, "item 500 fails");
+            })
+        });
+        assert!(caught.is_err());
+        (0..1000u32).into_par_iter().pp_for_each(|_| {
+            let _f = pplib::frag("item");
+        });
+    });
+    let all: Vec<&String> = threads.iter().flat_map(|t| &t.text).collect();
+    let count = |s: &str| all.iter().filter(|t| t.as_str() == s).count();
+    // Every item that began ended (record() checked the nesting on every thread).
+    assert_eq!(count("task_begin"), count("task_end"));
+    assert!(count("task_begin") > 1000, "{}", count("task_begin"));
+    assert_eq!(count("frag_begin item"), count("task_begin"));
+}
+
+#[test]
 fn idle_pool_workers_are_registered() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();

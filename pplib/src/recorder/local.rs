@@ -3,12 +3,11 @@
 use std::cell::{Cell, RefCell};
 
 use super::buffer::ThreadBuffer;
-use super::raw::{self, word};
 use super::{current_for, COUNTERS_BIT, STATE};
 use crate::clock;
 use crate::counters::ThreadCounters;
 
-/// The most buffers (64 KiB each) one thread uses: a thread waits for the writer only when
+/// The most buffers (32 KiB each) one thread uses: a thread waits for the writer only when
 /// all of them are in flight.
 pub(crate) const BUFFERS_PER_THREAD: usize = 8;
 
@@ -32,15 +31,38 @@ thread_local! {
     };
 }
 
+thread_local! {
+    /// The calling thread's current buffer, for the hot path: a thread-local without a
+    /// destructor, so that reading it is a single load (no lazy-registration check, unlike
+    /// [`LOCAL`]). It always equals `Local::buffer`, and is cleared when `LOCAL` is
+    /// destroyed (events of the thread after that are dropped).
+    static CURRENT: Cell<Option<&'static ThreadBuffer>> = const { Cell::new(None) };
+}
+
+/// Makes `buffer` the calling thread's current buffer (`Local::buffer` and [`CURRENT`]).
+fn set_current(local: &Local, buffer: Option<&'static ThreadBuffer>) {
+    local.buffer.set(buffer);
+    let _ = CURRENT.try_with(|c| c.set(buffer));
+}
+
+/// The calling thread's current buffer.
+#[inline(always)]
+fn current_buffer() -> Option<&'static ThreadBuffer> {
+    CURRENT.try_with(Cell::get).ok().flatten()
+}
+
 impl Drop for Local {
     fn drop(&mut self) {
+        let _ = CURRENT.try_with(|c| c.set(None));
         // Spares first (they hold no undrained records unless a drainer skipped one while it
         // was in flight; those are older than the current buffer's), then the current one.
         let spares = std::mem::take(self.spares.get_mut());
         for buffer in spares.into_iter().chain(self.buffer.take()) {
             let state = buffer.state();
             if let Some(recorder) = current_for(state) {
-                buffer.drain(state, |thread, words| recorder.send_chunk(thread, words));
+                buffer.drain(state, |thread, base, bytes| {
+                    recorder.send_chunk(thread, base, bytes)
+                });
             }
             buffer.release();
         }
@@ -54,17 +76,56 @@ pub(crate) fn emit(state: u64, code: u8, arg: u32) {
 }
 
 /// Records one event of the calling thread in session `state` (non-zero) at raw time `time`.
+///
+/// The fast path reads the current buffer from [`CURRENT`] and encodes the event into it;
+/// everything rare (no buffer yet, a full one, counters) goes through [`emit_slow`].
 #[inline(always)]
 pub(crate) fn emit_at(state: u64, code: u8, arg: u32, time: u64) {
-    let _ = LOCAL.try_with(|local| {
-        match local.buffer.get() {
-            Some(b) if b.state() == state && b.try_push(time, word(code, arg)) => {}
-            _ => local.push_slow(state, time, word(code, arg)),
+    match current_buffer() {
+        Some(b) if b.state() == state && b.try_push(time, code, arg) => {
+            if state & COUNTERS_BIT != 0 {
+                counters_slow(state, time);
+            }
         }
+        _ => emit_slow(state, code, arg, time),
+    }
+}
+
+/// Records two events without arguments at raw time `time` (a task's end and the next
+/// task's begin), as [`emit_at`] would one after the other.
+#[inline(always)]
+pub(crate) fn emit_pair_at(state: u64, first: u8, second: u8, time: u64) {
+    match current_buffer() {
+        Some(b) if b.state() == state && b.try_push_pair(time, first, second) => {
+            if state & COUNTERS_BIT != 0 {
+                counters_slow(state, time);
+            }
+        }
+        _ => {
+            emit_slow(state, first, 0, time);
+            emit_slow(state, second, 0, time);
+        }
+    }
+}
+
+/// [`emit_at`] when the current buffer cannot take the event (none yet, another session's,
+/// or full): gets or switches buffers, then records counters if they are on.
+#[cold]
+#[inline(never)]
+fn emit_slow(state: u64, code: u8, arg: u32, time: u64) {
+    let _ = LOCAL.try_with(|local| {
+        local.push_slow(state, time, code, arg);
         if state & COUNTERS_BIT != 0 {
             local.sample_counters(state, time);
         }
     });
+}
+
+/// Records a `counters` event after an event at `time` (counters are on).
+#[cold]
+#[inline(never)]
+fn counters_slow(state: u64, time: u64) {
+    let _ = LOCAL.try_with(|local| local.sample_counters(state, time));
 }
 
 /// Records the end event of a construct begun in session `state`, if that session is
@@ -103,7 +164,7 @@ impl Local {
                     }
                     None => {
                         let b = ThreadBuffer::acquire(state, thread);
-                        self.buffer.set(Some(b));
+                        set_current(self, Some(b));
                         b
                     }
                 })
@@ -113,13 +174,13 @@ impl Local {
 
     #[cold]
     #[inline(never)]
-    fn push_slow(&self, state: u64, time: u64, word: u64) {
+    fn push_slow(&self, state: u64, time: u64, code: u8, arg: u32) {
         let Some(b) = self.buffer_for(state) else {
             return;
         };
-        if !b.try_push(time, word) {
+        if !b.try_push(time, code, arg) {
             if let Some(next) = self.switch(state, b) {
-                let _ = next.try_push(time, word);
+                let _ = next.try_push(time, code, arg);
             }
         }
     }
@@ -145,7 +206,6 @@ impl Local {
             ThreadBuffer::acquire(state, thread)
         } else {
             let oldest = spares.remove(0);
-            recorder.wake_writer();
             let mut spins = 0u32;
             while oldest.in_flight() && !recorder.is_closed() {
                 spins += 1;
@@ -164,7 +224,7 @@ impl Local {
         };
         next.assign(state, thread);
         spares.push(full);
-        self.buffer.set(Some(next));
+        set_current(self, Some(next));
         Some(next)
     }
 
@@ -187,19 +247,12 @@ impl Local {
             return;
         };
         let values = counters.read();
-        let mut records = Vec::with_capacity(values.len() + 1);
-        records.push((time, word(raw::COUNTERS, values.len() as u32)));
-        records.extend(
-            values
-                .iter()
-                .map(|(id, v)| (*v, word(raw::COUNTER_VALUE, u32::from(id.0)))),
-        );
         let Some(b) = self.buffer_for(state) else {
             return;
         };
-        if !b.try_push_all(&records) {
+        if !b.try_push_counters(time, values) {
             if let Some(next) = self.switch(state, b) {
-                let _ = next.try_push_all(&records);
+                let _ = next.try_push_counters(time, values);
             }
         }
     }
@@ -271,11 +324,17 @@ pub(crate) fn emit_named(state: u64, code: u8, name: &str) -> Option<u32> {
             let id = local.name_id(state, name)?;
             let time = clock::raw_now();
             match local.buffer.get() {
-                Some(b) if b.state() == state && b.try_push(time, word(code, id)) => {}
-                _ => local.push_slow(state, time, word(code, id)),
-            }
-            if state & COUNTERS_BIT != 0 {
-                local.sample_counters(state, time);
+                Some(b) if b.state() == state && b.try_push(time, code, id) => {
+                    if state & COUNTERS_BIT != 0 {
+                        local.sample_counters(state, time);
+                    }
+                }
+                _ => {
+                    local.push_slow(state, time, code, id);
+                    if state & COUNTERS_BIT != 0 {
+                        local.sample_counters(state, time);
+                    }
+                }
             }
             Some(id)
         })

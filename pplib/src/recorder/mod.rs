@@ -2,8 +2,9 @@
 //! and the exit hook.
 //!
 //! Hot path (one event): one relaxed load of [`STATE`] (0: not recording — the disabled
-//! path ends here), one clock reading, a thread-local access and two relaxed stores plus a
-//! release store into the thread's [`buffer::ThreadBuffer`]. No lock, no allocation. When a
+//! path ends here), one clock reading, a thread-local access, and the event encoded in place
+//! (a code byte and a one- or two-byte time delta, relaxed stores, then a release store of
+//! the length) into the thread's [`buffer::ThreadBuffer`]. No lock, no allocation. When a
 //! buffer is full its thread hands it whole to the writer thread and continues in another
 //! (at most 8 per thread; it waits for the writer only when all are in flight: memory stays
 //! bounded).
@@ -13,12 +14,12 @@
 //! without finishing its session. A thread that exits drains its own buffer.
 
 pub(crate) mod buffer;
+mod encode;
 mod local;
 mod writer;
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, SyncSender};
@@ -26,7 +27,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-pub(crate) use local::{emit, emit_at, emit_if_current, emit_named, name_id, register_thread};
+pub(crate) use local::{
+    emit, emit_at, emit_if_current, emit_named, emit_pair_at, name_id, register_thread,
+};
 
 use crate::clock::{self, ClockSource};
 use crate::counters::{self, Counter, CounterBackend};
@@ -34,19 +37,11 @@ use crate::log::binary::LogWriter;
 use crate::log::{Header, ProcessInfo};
 use crate::{sys, PplibError};
 use buffer::ThreadBuffer;
-use writer::{Message, Writer};
+use writer::{LogFile, Message, Writer};
 
-/// Raw record codes: the event codes of the binary format plus the internal ones.
+/// Event codes (those of the binary format).
 pub(crate) mod raw {
     pub(crate) use crate::log::binary::code::*;
-    /// A counter value following a `COUNTERS` record: time word = value, arg = counter id.
-    pub(crate) const COUNTER_VALUE: u8 = 0xff;
-
-    /// The second word of a raw record.
-    #[inline(always)]
-    pub(crate) const fn word(code: u8, arg: u32) -> u64 {
-        code as u64 | (arg as u64) << 32
-    }
 }
 
 /// The active session's state: `generation << 1 | counters_on`, or 0 when not recording.
@@ -136,15 +131,15 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         path: config.path.clone(),
         source,
     };
-    let file = File::create(&config.path).map_err(create)?;
-    let log = LogWriter::with_time_scale(BufWriter::with_capacity(1 << 20, file), &header, scale)
-        .map_err(create)?;
+    let file = LogFile::new(File::create(&config.path).map_err(create)?);
+    let log = LogWriter::with_time_scale(file.clone(), &header, scale).map_err(create)?;
     let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
     let state = generation << 1 | u64::from(present.as_ref().is_some_and(|p| !p.is_empty()));
     let (sender, rx) = mpsc::sync_channel(CHANNEL_CAPACITY);
     let failed = Arc::new(AtomicBool::new(false));
     let writer = Writer {
         log,
+        file,
         path: config.path.clone(),
         state,
         failed: Arc::clone(&failed),
@@ -207,26 +202,18 @@ impl Recorder {
         self.sender.send(Message::Buffer(buffer)).is_ok()
     }
 
-    /// Wakes the writer thread (it polls; a thread waiting for a buffer calls this).
-    pub(crate) fn wake_writer(&self) {
-        if let Some(handle) = self
-            .writer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-        {
-            handle.thread().unpark();
-        }
-    }
-
     /// True once the session's end began.
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
     }
 
-    /// Sends a drained buffer to the writer.
-    pub(crate) fn send_chunk(&self, thread: u32, words: Vec<u64>) {
-        let _ = self.sender.send(Message::Chunk { thread, words });
+    /// Sends a drained buffer (its thread, base time and encoded events) to the writer.
+    pub(crate) fn send_chunk(&self, thread: u32, base: u64, bytes: Vec<u8>) {
+        let _ = self.sender.send(Message::Chunk {
+            thread,
+            base,
+            bytes,
+        });
     }
 
     /// The counter backend and the counters present, if counters are on.
@@ -249,7 +236,9 @@ impl Recorder {
         }
         let _ = STATE.compare_exchange(self.state, 0, Ordering::SeqCst, Ordering::SeqCst);
         for buffer in ThreadBuffer::all() {
-            buffer.drain(self.state, |thread, words| self.send_chunk(thread, words));
+            buffer.drain(self.state, |thread, base, bytes| {
+                self.send_chunk(thread, base, bytes)
+            });
         }
         {
             let mut current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
@@ -267,7 +256,6 @@ impl Recorder {
                 "the writer thread is gone",
             )));
         }
-        self.wake_writer();
         let result = match done.recv_timeout(timeout) {
             Ok(r) => r.map_err(write_error),
             Err(_) => Err(write_error(std::io::Error::new(

@@ -5,17 +5,22 @@
 //! never block on a dead writer).
 
 use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
-use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use super::buffer::ThreadBuffer;
-use super::{raw, STATE};
-use crate::log::binary::{ChunkEncoder, LogWriter};
-use crate::log::{CounterId, Nanos, ThreadId};
+use super::encode::ChunkWriter;
+use super::STATE;
+use crate::log::binary::LogWriter;
+use crate::log::ThreadId;
+
+/// How long the writer waits for a message before it pushes what it has to the OS (so that
+/// a killed process loses little).
+const FLUSH_AFTER: Duration = Duration::from_millis(10);
 
 /// What threads send to the writer.
 pub(crate) enum Message {
@@ -27,17 +32,60 @@ pub(crate) enum Message {
         os_tid: u64,
         name: String,
     },
-    /// Raw records of one thread copied out of its buffer (pairs of words, see `buffer.rs`).
-    Chunk { thread: u32, words: Vec<u64> },
+    /// Encoded events of one thread copied out of its buffer, with their base time.
+    Chunk {
+        thread: u32,
+        base: u64,
+        bytes: Vec<u8>,
+    },
     /// A full buffer handed off whole: encode it, then release it.
     Buffer(&'static ThreadBuffer),
     /// Write `END`, flush and reply.
     Finish(Sender<io::Result<()>>),
 }
 
+/// The log file, shared by the [`LogWriter`] (header, names, threads, end) and the
+/// writer's own chunk encoder ([`ChunkWriter`]); only the writer thread writes to it.
+#[derive(Clone)]
+pub(crate) struct LogFile(Arc<Mutex<BufWriter<File>>>);
+
+impl LogFile {
+    /// The file, buffered.
+    pub(crate) fn new(file: File) -> LogFile {
+        LogFile(Arc::new(Mutex::new(BufWriter::with_capacity(
+            1 << 20,
+            file,
+        ))))
+    }
+}
+
+impl Write for LogFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .flush()
+    }
+}
+
 /// The state the writer thread owns.
 pub(crate) struct Writer {
-    pub(crate) log: LogWriter<BufWriter<File>>,
+    pub(crate) log: LogWriter<LogFile>,
+    pub(crate) file: LogFile,
     pub(crate) path: PathBuf,
     pub(crate) state: u64,
     pub(crate) failed: Arc<AtomicBool>,
@@ -45,32 +93,28 @@ pub(crate) struct Writer {
 
 impl Writer {
     /// Runs until `Finish` (or until every sender is gone).
+    ///
+    /// It sleeps in the channel until a message comes (a full buffer, every few thousand
+    /// events of a thread, wakes it once), so that on a machine whose processors all run the
+    /// recorded program it takes them over as rarely as possible; after [`FLUSH_AFTER`]
+    /// without messages it flushes the file.
     pub(crate) fn run(mut self, rx: Receiver<Message>) {
-        let mut encoder = ChunkEncoder::new(ThreadId(0));
-        let mut values: Vec<(CounterId, u64)> = Vec::new();
+        let mut chunks = ChunkWriter::default();
         let mut error: Option<io::Error> = None;
-        // Poll rather than block on the channel: a thread handing off a buffer then never
-        // pays for waking the writer up (one that must wait for its spare buffer unparks it).
-        // Idle, the pause grows to 10 ms.
-        let mut idle = Duration::from_micros(100);
+        let mut unflushed = false;
         loop {
-            let message = match rx.try_recv() {
-                Ok(m) => {
-                    idle = Duration::from_micros(100);
-                    m
-                }
-                Err(TryRecvError::Empty) => {
-                    // Idle: push what we have to the OS, so a crash loses as little as possible.
-                    if error.is_none() {
+            let message = match rx.recv_timeout(FLUSH_AFTER) {
+                Ok(m) => m,
+                Err(RecvTimeoutError::Timeout) => {
+                    if unflushed && error.is_none() {
                         if let Err(e) = self.log.flush() {
                             self.fail(&mut error, e);
                         }
                     }
-                    std::thread::park_timeout(idle);
-                    idle = (idle * 2).min(Duration::from_millis(10));
+                    unflushed = false;
                     continue;
                 }
-                Err(TryRecvError::Disconnected) => return,
+                Err(RecvTimeoutError::Disconnected) => return,
             };
             if let Message::Finish(reply) = message {
                 let result = match error.take() {
@@ -80,7 +124,7 @@ impl Writer {
                 // Release buffers handed off after the end began (their records are dropped).
                 while let Ok(late) = rx.try_recv() {
                     if let Message::Buffer(b) = late {
-                        b.consume(|_, _| ());
+                        b.consume(|_, _, _| ());
                     }
                 }
                 let _ = reply.send(result);
@@ -88,10 +132,11 @@ impl Writer {
             }
             if error.is_some() {
                 if let Message::Buffer(b) = message {
-                    b.consume(|_, _| ());
+                    b.consume(|_, _, _| ());
                 }
                 continue;
             }
+            unflushed = true;
             let result = match message {
                 Message::Name(text) => self.log.name(&text).map(drop),
                 Message::Thread {
@@ -99,26 +144,17 @@ impl Writer {
                     os_tid,
                     name,
                 } => self.log.thread(ThreadId(thread), os_tid, &name),
-                Message::Chunk { thread, words } => {
-                    encoder.reset(ThreadId(thread));
-                    encoder.reserve(words.len() * 2);
-                    encode(
-                        &mut encoder,
-                        &mut values,
-                        words.chunks_exact(2).map(|r| (r[0], r[1])),
-                    );
-                    self.log.chunk(&encoder)
-                }
+                Message::Chunk {
+                    thread,
+                    base,
+                    bytes,
+                } => chunks.write_copied(&mut self.file, thread, base, &bytes),
                 Message::Buffer(buffer) => {
-                    buffer.consume(|thread, words| {
-                        encoder.reset(ThreadId(thread));
-                        encoder.reserve(words.len() * 2);
-                        let records = words
-                            .chunks_exact(2)
-                            .map(|r| (r[0].load(Ordering::Relaxed), r[1].load(Ordering::Relaxed)));
-                        encode(&mut encoder, &mut values, records);
+                    let mut result = Ok(());
+                    buffer.consume(|thread, base, bytes| {
+                        result = chunks.write(&mut self.file, thread, base, bytes);
                     });
-                    self.log.chunk(&encoder)
+                    result
                 }
                 Message::Finish(_) => Ok(()),
             };
@@ -136,26 +172,5 @@ impl Writer {
         self.failed.store(true, Ordering::SeqCst);
         let _ = STATE.compare_exchange(self.state, 0, Ordering::SeqCst, Ordering::SeqCst);
         *error = Some(e);
-    }
-}
-
-/// Encodes raw records (time, word) into `encoder`.
-fn encode(
-    encoder: &mut ChunkEncoder,
-    values: &mut Vec<(CounterId, u64)>,
-    mut records: impl Iterator<Item = (u64, u64)>,
-) {
-    while let Some((time, word)) = records.next() {
-        let code = (word & 0xff) as u8;
-        let arg = (word >> 32) as u32;
-        if code == raw::COUNTERS {
-            values.clear();
-            for (value, id) in records.by_ref().take(arg as usize) {
-                values.push((CounterId((id >> 32) as u16), value));
-            }
-            encoder.counters(Nanos(time), values);
-        } else {
-            encoder.simple(code, Nanos(time), arg);
-        }
     }
 }
