@@ -10,6 +10,7 @@ Examples:
   lca -c rt -v n -f fft.pp \"n^2*log2(n) + n; n^2\"   user formulae (one coefficient per term)
   lca -c li -v n,p -f fft.pp --auto                search c0 + sum c_k x^i log2(x)^j
   lca -c li -v n,p -f fft.pp --auto --emit annotation --tag cols
+  lca -c ip -v p -f runfast.pp --auto --zero-at p=1   no constant: the model is 0 at p = 1
   lca model -f fft.pp -v n,p --tag cols            every category, T(n,p) = sum C(n,p)/p
   lca model -f fft.pp -v n,p --tag cols --emit annotation > cols.lcm
 
@@ -35,6 +36,10 @@ pub struct Cli {
     /// Search the normal form c0 + Σ c_k x^i log2(x)^j (up to 3 terms).
     #[arg(long)]
     pub auto: bool,
+    /// With --auto: the quantity is known to be 0 where VAR = VALUE (`p=1` for ip, li, sl,
+    /// ml): the search fits no free constant and the model vanishes there.
+    #[arg(long = "zero-at", value_name = "VAR=VALUE", requires = "auto")]
+    pub zero_at: Option<String>,
     /// Forms file replacing the shipped default forms.
     #[arg(long)]
     pub forms: Option<PathBuf>,

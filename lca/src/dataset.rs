@@ -143,6 +143,19 @@ impl Dataset {
         v
     }
 
+    /// Number of distinct points: measurements at identical variable values (repetitions
+    /// of one configuration) count once.
+    pub fn distinct_points(&self) -> usize {
+        let mut keys: Vec<Vec<u64>> = self
+            .points
+            .iter()
+            .map(|p| p.x.iter().map(|v| v.to_bits()).collect())
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    }
+
     /// Number of points.
     pub fn len(&self) -> usize {
         self.points.len()

@@ -4,7 +4,7 @@
 use crate::dataset::Dataset;
 use crate::expr::{Bindings, EvalError, Expr};
 use crate::hypothesis::{Hypothesis, HypothesisKind};
-use crate::linear::{fit_columns, LinearError, Quality};
+use crate::linear::{fit_columns_weighted, relative_scale, LinearError, Quality};
 use serde::Serialize;
 
 /// One fitted coefficient.
@@ -79,6 +79,14 @@ pub enum FitError {
         label: String,
         /// What went wrong.
         error: EvalError,
+    },
+    /// A search constraint that does not fit the data set.
+    #[error("{source_name}: {message}")]
+    Constraint {
+        /// Data file.
+        source_name: String,
+        /// What is wrong.
+        message: String,
     },
     /// The nonlinear solver found no finite optimum.
     #[error("{source_name}: `{label}`: the nonlinear fit did not converge to a finite optimum")]
@@ -159,12 +167,13 @@ pub(crate) fn fit_linear_columns(
     data: &Dataset,
 ) -> Result<FittedModel, FitError> {
     let y = data.ys();
-    let lf = fit_columns(cols, &y).map_err(|error| FitError::Linear {
+    let scale = relative_scale(&y);
+    let lf = fit_columns_weighted(cols, &y, &scale).map_err(|error| FitError::Linear {
         source_name: data.source.clone(),
         label: label.into(),
         error,
     })?;
-    let quality = Quality::new(&y, &lf.fitted, &lf.loo_predictions, terms.len());
+    let quality = Quality::weighted(&y, &lf.fitted, &lf.loo_predictions, terms.len(), &scale);
     let coefficients = terms
         .iter()
         .enumerate()

@@ -46,6 +46,37 @@
 //! let ranked = report::rank(hyps.iter().filter_map(|h| fit(h, &data).ok()).collect());
 //! assert_eq!(ranked[0].expr.to_string(), "0.01*p*sqrt(p)");
 //! ```
+//!
+//! # Selection, and what the table's order means
+//!
+//! Every linear form is fitted by weighted least squares on relative errors (timing data
+//! has multiplicative noise; see [`linear`]). Models are *listed* best first by
+//! leave-one-out cross-validation error ([`report::rank`]); the model *selected* (used by
+//! `--emit annotation`, `lca model`, [`search::AutoFit::best`]) has the lowest penalized
+//! score `LOO-CV · penalty^terms` ([`report::score`], [`search::term_penalty`]): a term
+//! must lower the CV error by `penalty` to be kept. [`report::Ranking`] holds both.
+//!
+//! # Known zeros: `zero_at`
+//!
+//! Categories such as `ip`, `li`, `sl` and `ml` are 0 at p = 1 (one processor has nobody
+//! to wait for). [`search::SearchOptions::zero_at`] constrains the automatic search to
+//! models that vanish there, with no free constant ([`search::ZeroAt`]); on the command
+//! line `lca --auto --zero-at p=1`.
+//!
+//! ```
+//! use lca::dataset::{Dataset, DataPoint};
+//! use lca::search::{auto_fit, SearchOptions, ZeroAt};
+//! let mut pts = Vec::new();
+//! for n in [1000.0, 2000.0, 4000.0, 8000.0, 16000.0] {
+//!     for p in [1.0f64, 2.0, 4.0, 8.0, 16.0] {
+//!         pts.push(DataPoint { x: vec![n, p], y: 2e-6 * n * (p - 1.0), line: 0 });
+//!     }
+//! }
+//! let data = Dataset::new("ip", &["n", "p"], pts);
+//! let opts = SearchOptions { zero_at: Some(ZeroAt::new("p", 1.0)), ..SearchOptions::default() };
+//! let fit = auto_fit(&data, &opts).unwrap();
+//! assert_eq!(fit.best().expr.to_string(), "2e-6*n*(p - 1)");
+//! ```
 #![deny(missing_docs)]
 
 pub mod annotation;

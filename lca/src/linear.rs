@@ -4,13 +4,22 @@
 //! constant stays well conditioned; singular values below `1e-10 × σ_max` mean the design
 //! is singular (the terms are linearly dependent on these points) and the fit is refused.
 //!
-//! Statistics (m points, k coefficients, dof = m − k):
+//! **Relative errors.** `lca` fits every linear form by weighted least squares
+//! ([`fit_columns_weighted`]) with row `i` divided by `d_i = max(|y_i|, 10⁻³ · max |y|)`
+//! ([`relative_scale`]): it minimizes the squared *relative* residuals, the measure its
+//! cross-validation reports. Timing data has multiplicative noise and spans decades; an
+//! unweighted fit lets the largest values decide everything (the constant of
+//! `200 + 10·p^2` at p = 32 is lost in the noise of y ≈ 10⁴ and gets dropped, and the
+//! small-p points that tell `p^2·log2(p)^2` from `p^(8/3)` stop counting).
+//!
+//! Statistics (m points, k coefficients, dof = m − k, all of the weighted problem):
 //! - 90% confidence half-width of coefficient j: `t_{0.95, dof} · s · sqrt((V Σ⁻² Vᵀ)_jj) / scale_j`
-//!   with `s² = RSS / dof`;
-//! - `R² = 1 − RSS / Σ(y − ȳ)²` (centered; may be negative for a form without constant),
-//!   adjusted `R² = 1 − (1 − R²)(m − 1)/(m − k)`;
-//! - leave-one-out residuals by the hat-matrix shortcut `e_i / (1 − h_ii)`, `h_ii = Σ_j U_ij²`,
-//!   summarized by [`cv_error`].
+//!   with `s² = WRSS / dof` (noise proportional to `d_i`);
+//! - `R² = 1 − WRSS / Σ w_i (y_i − ȳ_w)²` with `w_i = 1 / d_i²` and the weighted mean
+//!   `ȳ_w` (so a constant model has R² = 0; may be negative for a form without constant),
+//!   adjusted `R² = 1 − (1 − R²)(m − 1)/(m − k)` ([`Quality::weighted`]);
+//! - leave-one-out residuals by the hat-matrix shortcut `e_i / (1 − h_ii)`, `h_ii = Σ_j U_ij²`
+//!   (exact for the weighted fit), summarized by [`cv_error`].
 
 use crate::stats::t_quantile;
 use nalgebra::{DMatrix, DVector};
@@ -26,7 +35,7 @@ pub struct LinearFit {
     pub fitted: Vec<f64>,
     /// Leave-one-out predictions at the data points (NaN where a point determines the fit).
     pub loo_predictions: Vec<f64>,
-    /// Residual sum of squares.
+    /// Residual sum of squares (unweighted, in the data's unit squared).
     pub rss: f64,
 }
 
@@ -53,8 +62,28 @@ pub enum LinearError {
     },
 }
 
+/// Per-point scale of relative errors: `d_i = max(|y_i|, 10⁻³ · max_j |y_j|)` (1 when all
+/// values are 0). The floor keeps zeros in the data (ip at p = 1) from blowing relative
+/// measures up while staying relative for every value that matters.
+pub fn relative_scale(y: &[f64]) -> Vec<f64> {
+    let ymax = y.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let floor = if ymax > 0.0 { 1e-3 * ymax } else { 1.0 };
+    y.iter().map(|v| v.abs().max(floor)).collect()
+}
+
 /// Fits `y ≈ Σ_j c_j · columns[j]` (each column has one value per point).
 pub fn fit_columns(columns: &[Vec<f64>], y: &[f64]) -> Result<LinearFit, LinearError> {
+    fit_columns_weighted(columns, y, &vec![1.0; y.len()])
+}
+
+/// Weighted least squares: minimizes `Σ_i ((y_i − Σ_j c_j · columns[j][i]) / scale_i)²`.
+/// Half-widths assume noise proportional to `scale`; LOO predictions are exact for the
+/// weighted fit.
+pub fn fit_columns_weighted(
+    columns: &[Vec<f64>],
+    y: &[f64],
+    scale: &[f64],
+) -> Result<LinearFit, LinearError> {
     let m = y.len();
     let k = columns.len();
     if m < k + 1 || k == 0 {
@@ -67,7 +96,12 @@ pub fn fit_columns(columns: &[Vec<f64>], y: &[f64]) -> Result<LinearFit, LinearE
     let mut scales = Vec::with_capacity(k);
     let mut a = DMatrix::<f64>::zeros(m, k);
     for (j, col) in columns.iter().enumerate() {
-        let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let norm = col
+            .iter()
+            .zip(scale)
+            .map(|(v, s)| (v / s).powi(2))
+            .sum::<f64>()
+            .sqrt();
         if norm == 0.0 || !norm.is_finite() {
             return Err(LinearError::Singular {
                 rank: k - 1,
@@ -76,7 +110,7 @@ pub fn fit_columns(columns: &[Vec<f64>], y: &[f64]) -> Result<LinearFit, LinearE
         }
         scales.push(norm);
         for i in 0..m {
-            a[(i, j)] = col[i] / norm;
+            a[(i, j)] = col[i] / scale[i] / norm;
         }
     }
     let svd = a.clone().svd(true, true);
@@ -95,7 +129,8 @@ pub fn fit_columns(columns: &[Vec<f64>], y: &[f64]) -> Result<LinearFit, LinearE
             coefficients: k,
         });
     }
-    let yv = DVector::from_column_slice(y);
+    let yw: Vec<f64> = y.iter().zip(scale).map(|(v, s)| v / s).collect();
+    let yv = DVector::from_column_slice(&yw);
     let uty = u.transpose() * &yv;
     let mut scaled = DVector::<f64>::zeros(k);
     for j in 0..k {
@@ -106,17 +141,24 @@ pub fn fit_columns(columns: &[Vec<f64>], y: &[f64]) -> Result<LinearFit, LinearE
     }
     let coefficients: Vec<f64> = (0..k).map(|j| scaled[j] / scales[j]).collect();
     let fitted_v = &a * &scaled;
-    let fitted: Vec<f64> = fitted_v.iter().copied().collect();
+    let fitted: Vec<f64> = fitted_v.iter().zip(scale).map(|(f, s)| f * s).collect();
     let rss: f64 = y.iter().zip(&fitted).map(|(a, b)| (a - b).powi(2)).sum();
+    let wrss: f64 = y
+        .iter()
+        .zip(&fitted)
+        .zip(scale)
+        .map(|((a, b), s)| ((a - b) / s).powi(2))
+        .sum();
     let dof = m - k;
     let t = t_quantile(0.95, dof as f64);
-    let sigma2 = rss / dof as f64;
+    let sigma2 = wrss / dof as f64;
     let half_widths = (0..k)
         .map(|j| {
             let var: f64 = (0..k).map(|i| (v_t[(i, j)] / s[i]).powi(2)).sum();
             t * (sigma2 * var).sqrt() / scales[j]
         })
         .collect();
+    // LOO residual of the weighted problem: (weighted residual) / (1 − h_ii); scaled back.
     let loo_predictions = (0..m)
         .map(|i| {
             let h: f64 = (0..k).map(|j| u[(i, j)].powi(2)).sum();
@@ -154,15 +196,38 @@ pub struct Quality {
 }
 
 impl Quality {
-    /// Computes the numbers from data, fitted values and LOO predictions.
+    /// Computes the numbers from data, fitted values and LOO predictions of an unweighted
+    /// fit.
     pub fn new(y: &[f64], fitted: &[f64], loo: &[f64], coefficients: usize) -> Quality {
+        Quality::weighted(y, fitted, loo, coefficients, &vec![1.0; y.len()])
+    }
+
+    /// The numbers for a fit weighted by `1 / scale` (R² of the weighted problem: the
+    /// fraction of the weighted variance about the weighted mean that the model explains,
+    /// so a constant model has R² = 0).
+    pub fn weighted(
+        y: &[f64],
+        fitted: &[f64],
+        loo: &[f64],
+        coefficients: usize,
+        scale: &[f64],
+    ) -> Quality {
         let m = y.len();
-        let mean = y.iter().sum::<f64>() / m as f64;
-        let sst: f64 = y.iter().map(|v| (v - mean).powi(2)).sum();
+        let w: Vec<f64> = scale.iter().map(|s| 1.0 / (s * s)).collect();
+        let wsum: f64 = w.iter().sum();
+        let mean = y.iter().zip(&w).map(|(v, w)| v * w).sum::<f64>() / wsum;
+        let sst: f64 = y.iter().zip(&w).map(|(v, w)| w * (v - mean).powi(2)).sum();
+        let wrss: f64 = y
+            .iter()
+            .zip(fitted)
+            .zip(&w)
+            .map(|((a, b), w)| w * (a - b).powi(2))
+            .sum();
         let rss: f64 = y.iter().zip(fitted).map(|(a, b)| (a - b).powi(2)).sum();
+        let yy: f64 = y.iter().zip(&w).map(|(v, w)| w * v * v).sum();
         let r2 = if sst > 0.0 {
-            1.0 - rss / sst
-        } else if rss <= 1e-24 * y.iter().map(|v| v * v).sum::<f64>().max(1e-300) {
+            1.0 - wrss / sst
+        } else if wrss <= 1e-24 * yy.max(1e-300) {
             1.0
         } else {
             0.0
@@ -188,14 +253,12 @@ impl Quality {
 /// zeros in the data (ip at p = 1) from blowing the measure up while staying relative for
 /// every value that matters. Infinite when some LOO prediction is undefined.
 pub fn cv_error(y: &[f64], loo: &[f64]) -> f64 {
-    let ymax = y.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    let floor = if ymax > 0.0 { 1e-3 * ymax } else { 1.0 };
+    let d = relative_scale(y);
     let mut s = 0.0;
-    for (a, b) in y.iter().zip(loo) {
+    for ((a, b), d) in y.iter().zip(loo).zip(&d) {
         if !b.is_finite() {
             return f64::INFINITY;
         }
-        let d = a.abs().max(floor);
         s += ((a - b) / d).powi(2);
     }
     (s / y.len() as f64).sqrt()
@@ -232,6 +295,34 @@ mod tests {
             let pred = g.coefficients[0] + g.coefficients[1] * x[i];
             assert!((pred - f.loo_predictions[i]).abs() < 1e-10);
         }
+    }
+
+    /// Weighted fit: the LOO shortcut equals refitting with the same weights, and a constant
+    /// of a weighted fit is the weighted mean (R² = 0).
+    #[test]
+    fn weighted_loo_matches_refitting() {
+        let x = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
+        let y = [12.0, 21.0, 43.5, 79.0, 166.0, 318.0];
+        let d = relative_scale(&y);
+        let cols = vec![vec![1.0; 6], x.to_vec()];
+        let f = fit_columns_weighted(&cols, &y, &d).unwrap();
+        for i in 0..6 {
+            let keep: Vec<usize> = (0..6).filter(|&j| j != i).collect();
+            let c2 = vec![vec![1.0; 5], keep.iter().map(|&j| x[j]).collect()];
+            let y2: Vec<f64> = keep.iter().map(|&j| y[j]).collect();
+            let d2: Vec<f64> = keep.iter().map(|&j| d[j]).collect();
+            let g = fit_columns_weighted(&c2, &y2, &d2).unwrap();
+            let pred = g.coefficients[0] + g.coefficients[1] * x[i];
+            assert!((pred - f.loo_predictions[i]).abs() < 1e-9, "{i}");
+        }
+        // Relative weighting: the small values are fitted to the same relative accuracy
+        // as the large ones, unlike an unweighted fit.
+        let u = fit_columns(&cols, &y).unwrap();
+        let rel = |fit: &LinearFit| (fit.fitted[0] - y[0]).abs() / y[0];
+        assert!(rel(&f) < rel(&u), "{} vs {}", rel(&f), rel(&u));
+        let c = fit_columns_weighted(&[vec![1.0; 6]], &y, &d).unwrap();
+        let q = Quality::weighted(&y, &c.fitted, &c.loo_predictions, 1, &d);
+        assert!(q.r2.abs() < 1e-12, "{}", q.r2);
     }
 
     #[test]

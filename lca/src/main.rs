@@ -13,9 +13,9 @@ use lca::fit::{fit, FittedModel};
 use lca::forms::FormsFile;
 use lca::hypothesis::Hypothesis;
 use lca::record::{parse_records, Record};
-use lca::report::{self, Header};
+use lca::report::{self, Header, Ranking};
 use lca::runtime::fit_runtime;
-use lca::search::{auto_fit, SearchOptions};
+use lca::search::{auto_fit, term_penalty, SearchOptions, ZeroAt};
 use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
@@ -153,8 +153,14 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
     .map_err(anyhow::Error::from)?;
     let mut models: Vec<FittedModel> = Vec::new();
     let mut notes = Vec::new();
+    let mut penalty = term_penalty(data.distinct_points(), data.variables.len());
     if cli.auto {
-        let a = auto_fit(&data, &SearchOptions::default()).map_err(anyhow::Error::from)?;
+        let mut opts = SearchOptions::default();
+        if let Some(z) = &cli.zero_at {
+            opts.zero_at = Some(parse_zero_at(z, &inp.vars).map_err(Failure::Usage)?);
+        }
+        let a = auto_fit(&data, &opts).map_err(anyhow::Error::from)?;
+        penalty = a.penalty;
         models.extend(a.ranked);
     } else {
         let forms = match &cli.forms {
@@ -191,17 +197,25 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
             .unwrap_or_else(|| anyhow!("no model could be fitted"));
         return Err(Failure::Input(e));
     }
-    let models = report::rank(models);
+    let ranking = Ranking::new(models, penalty);
     let header = Header {
         datafile: inp.source.clone(),
         category: category.clone(),
         variables: inp.vars.clone(),
         extraction: inp.extraction.to_string(),
         points: data.len(),
+        zero_at: cli.zero_at.clone(),
     };
     if let Some(path) = &cli.plot {
-        lca::plot::plot(path, &data, &models[..models.len().min(4)])
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        // The selected model first, then the next best by CV.
+        let mut shown = vec![ranking.selected().clone()];
+        shown.extend(
+            (0..ranking.models.len())
+                .filter(|&i| i != ranking.selected)
+                .map(|i| ranking.models[i].clone())
+                .take(3),
+        );
+        lca::plot::plot(path, &data, &shown).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     }
     if let Some(Emit::Annotation) = cli.common.emit {
         let name = cli.common.tag.clone().unwrap_or_default();
@@ -210,20 +224,41 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
             "{}",
             Annotation::Model {
                 category,
-                expr: models[0].expr.clone()
+                expr: ranking.selected().expr.clone()
             }
         );
     } else if cli.common.json {
-        let mut j = report::json(&header, &models);
+        let mut j = report::json(&header, &ranking);
         j["skipped"] = serde_json::json!(notes);
         println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
     } else {
-        print!("{}", report::table(&header, &models));
+        print!("{}", report::table(&header, &ranking));
         for n in notes {
             println!("{n}");
         }
     }
     Ok(())
+}
+
+/// `VAR=VALUE` of `--zero-at`.
+fn parse_zero_at(text: &str, vars: &[String]) -> Result<ZeroAt, String> {
+    let (var, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("--zero-at: expected VAR=VALUE like `p=1`, found `{text}`"))?;
+    let var = var.trim();
+    if !vars.iter().any(|v| v == var) {
+        return Err(format!(
+            "--zero-at: expected one of the variables {}, found `{var}`",
+            vars.join(", ")
+        ));
+    }
+    let value: f64 = value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| format!("--zero-at: expected a number after `{var}=`, found `{value}`"))?;
+    Ok(ZeroAt::new(var, value))
 }
 
 fn run_model(common: &Common) -> Result<(), Failure> {

@@ -1,5 +1,7 @@
 //! Nonlinear forms (`max(k1*p + k2, k3)`, `k1*exp(k2*n)`, thresholds): least squares by
-//! Nelder–Mead (`argmin`), started from linear fits.
+//! Nelder–Mead (`argmin`), started from linear fits. Unlike linear forms (weighted by
+//! `1 / |y|`, see [`crate::linear`]) they minimize the absolute squared error, and their R²
+//! is the unweighted one; their cross-validation error is relative like every model's.
 //!
 //! Starting points: every `max`/`min` is replaced by each of its arguments in turn (a
 //! *branch*); in a branch, parameters that multiply one additive term are fitted by linear

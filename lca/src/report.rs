@@ -1,40 +1,102 @@
 //! Ranking and presenting fitted models: the human table in the spirit of Crovella's
 //! Figure 5.2 and the `--json` document.
 //!
-//! Ranking: best first by `score = (cv + 1e-7) · 1.3^terms` (LOO-CV error with the same
-//! penalty for needless terms as the automatic search; `terms` counts coefficients other
-//! than a constant).
+//! Two criteria, as the issue and Crovella's Figure 5.2 ask ([`Ranking`]):
+//! - **Order**: the models are listed best first by leave-one-out cross-validation error
+//!   (`cv`, the relative LOO error of [`crate::linear::cv_error`]), lowest first; ties keep
+//!   input order.
+//! - **Selection**: the model used (`Selected:` line, `--emit annotation`, `lca model`) has
+//!   the lowest *penalized* score `(cv + 1e-7) · penalty^terms`, `terms` counting the
+//!   coefficients other than a constant and `penalty` being
+//!   [`crate::search::term_penalty`] of the data (the same criterion as the automatic
+//!   search): a more complex model is selected only when it lowers the CV error by
+//!   `penalty` per extra term. It is marked `*` in the table; when it is not the first
+//!   row, a more complex model has a lower CV error that does not pay for its terms.
 //!
 //! JSON fields (`--json`): `datafile`, `category`, `variables`, `extraction`, `points`,
-//! `models` (best first), each with `form` (the hypothesis), `model` (explicit expression),
-//! `r2`, `adj_r2`, `cv` (relative LOO error, fraction), `score`, `nonlinear`, and
-//! `coefficients` (`name`, `term` or null, `value`, `half_width` (90%), `contains_zero`).
+//! `zero_at` (the `--zero-at` text, or null),
+//! `order` (`"loo_cv"`), `selection` (`"penalized_loo_cv"`), `term_penalty` (the factor),
+//! `selected` (index into `models` of the selected model), `models` (ordered by `cv`),
+//! each with `form` (the hypothesis), `model` (explicit expression), `r2`, `adj_r2`, `cv`
+//! (relative LOO error, fraction; null when undefined), `score` (penalized), `selected`
+//! (bool), `nonlinear`, and `coefficients` (`name`, `term` or null, `value`, `half_width`
+//! (90%), `contains_zero`).
 
-use crate::expr::{format_number, Expr};
+use crate::expr::{format_number, BinOp, Expr};
 use crate::fit::{round_sig, FittedModel};
-use crate::search::{CV_FLOOR, TERM_PENALTY};
+use crate::search::{CV_FLOOR, NEGATIVE_PENALTY};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Penalized cross-validation score used for ranking.
-pub fn score(m: &FittedModel) -> f64 {
-    let terms = m
-        .coefficients
+/// Number of coefficients other than a constant.
+pub fn terms(m: &FittedModel) -> usize {
+    m.coefficients
         .iter()
         .filter(|c| c.term.as_deref() != Some("1"))
-        .count();
-    let cv = if m.quality.cv.is_nan() {
+        .count()
+}
+
+fn cv_or_inf(m: &FittedModel) -> f64 {
+    if m.quality.cv.is_nan() {
         f64::INFINITY
     } else {
         m.quality.cv
-    };
-    (cv + CV_FLOOR) * TERM_PENALTY.powi(terms as i32)
+    }
 }
 
-/// Sorts models best first (stable: ties keep input order).
+/// Penalized cross-validation score used for selection: `(cv + 1e-7) · penalty^terms`,
+/// times [`NEGATIVE_PENALTY`] for a model of several terms where a growth term has a
+/// negative coefficient (cancellation between terms is implausible for a cost and
+/// extrapolates badly).
+pub fn score(m: &FittedModel, penalty: f64) -> f64 {
+    let n = terms(m);
+    let cancel = n > 1
+        && m.coefficients
+            .iter()
+            .any(|c| c.term.as_deref().is_some_and(|t| t != "1") && c.value < 0.0);
+    let factor = if cancel { NEGATIVE_PENALTY } else { 1.0 };
+    factor * (cv_or_inf(m) + CV_FLOOR) * penalty.powi(n as i32)
+}
+
+/// Sorts models best first by cross-validation error (stable: ties keep input order).
 pub fn rank(mut models: Vec<FittedModel>) -> Vec<FittedModel> {
-    models.sort_by(|a, b| score(a).total_cmp(&score(b)));
+    models.sort_by(|a, b| cv_or_inf(a).total_cmp(&cv_or_inf(b)));
     models
+}
+
+/// Models ordered by cross-validation error, and the one selected by penalized score.
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    /// Best first by LOO-CV error.
+    pub models: Vec<FittedModel>,
+    /// Index in `models` of the selected model (lowest [`score`]).
+    pub selected: usize,
+    /// The per-term penalty factor of the selection.
+    pub penalty: f64,
+}
+
+impl Ranking {
+    /// Orders `models` (at least one) by CV error and selects by penalized score; the
+    /// first of equal scores wins.
+    pub fn new(models: Vec<FittedModel>, penalty: f64) -> Ranking {
+        let models = rank(models);
+        let mut selected = 0;
+        for (i, m) in models.iter().enumerate() {
+            if score(m, penalty) < score(&models[selected], penalty) {
+                selected = i;
+            }
+        }
+        Ranking {
+            models,
+            selected,
+            penalty,
+        }
+    }
+
+    /// The selected model.
+    pub fn selected(&self) -> &FittedModel {
+        &self.models[self.selected]
+    }
 }
 
 fn sig(v: f64) -> String {
@@ -68,7 +130,16 @@ pub fn model_with_intervals(m: &FittedModel) -> String {
             match c.term.as_deref() {
                 Some("1") | None => {}
                 Some(t) => {
-                    let _ = write!(s, "*{t}");
+                    // A shifted term (`p - 1`, from `zero_at`) is a sum: parenthesize.
+                    let sum = matches!(
+                        crate::expr::parse(t),
+                        Ok(Expr::Bin(BinOp::Add | BinOp::Sub, ..))
+                    );
+                    if sum {
+                        let _ = write!(s, "*({t})");
+                    } else {
+                        let _ = write!(s, "*{t}");
+                    }
                 }
             }
         }
@@ -102,10 +173,13 @@ pub struct Header {
     pub extraction: String,
     /// Number of points.
     pub points: usize,
+    /// The `--zero-at` constraint as written (`p=1`), if any.
+    pub zero_at: Option<String>,
 }
 
-/// The human table (Figure 5.2 style), best first.
-pub fn table(h: &Header, models: &[FittedModel]) -> String {
+/// The human table (Figure 5.2 style), best first by LOO-CV, the selected model marked.
+pub fn table(h: &Header, r: &Ranking) -> String {
+    let models = &r.models;
     let mut s = String::new();
     let _ = writeln!(s, "lca {}", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(
@@ -122,6 +196,9 @@ pub fn table(h: &Header, models: &[FittedModel]) -> String {
         },
         h.points
     );
+    if let Some(z) = &h.zero_at {
+        let _ = writeln!(s, "Zero at: {z} (no free constant; every model is 0 there)");
+    }
     let rows: Vec<(String, &FittedModel)> = models
         .iter()
         .map(|m| (model_with_intervals(m), m))
@@ -129,52 +206,71 @@ pub fn table(h: &Header, models: &[FittedModel]) -> String {
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(5).max(5);
     let _ = writeln!(
         s,
-        " #  {:<w$}  {:>8}  {:>8}  {:>8}",
-        "model", "R2", "adj R2", "LOO-CV"
+        " #   {:<w$}  {:>8}  {:>8}  {:>8}  {:>8}",
+        "model", "R2", "adj R2", "LOO-CV", "score"
     );
     for (i, (text, m)) in rows.iter().enumerate() {
-        let cv = if m.quality.cv.is_finite() {
-            format!("{:.2}%", 100.0 * m.quality.cv)
-        } else {
-            "n/a".into()
+        let pct = |v: f64| {
+            if v.is_finite() {
+                format!("{:.2}%", 100.0 * v)
+            } else {
+                "n/a".into()
+            }
         };
         let _ = writeln!(
             s,
-            "{:>2}  {:<w$}  {:>8.4}  {:>8.4}  {:>8}",
+            "{:>2}{}  {:<w$}  {:>8.4}  {:>8.4}  {:>8}  {:>8}",
             i + 1,
+            if i == r.selected { '*' } else { ' ' },
             text,
             m.quality.r2,
             m.quality.adj_r2,
-            cv
+            pct(m.quality.cv),
+            pct(score(m, r.penalty))
         );
     }
+    let _ = writeln!(
+        s,
+        "Order: leave-one-out cross-validation error (LOO-CV, relative RMS), lowest first."
+    );
+    let _ = writeln!(
+        s,
+        "*: selected by score = LOO-CV x {:.3}^terms: each term must lower LOO-CV {:.3}-fold.",
+        r.penalty, r.penalty
+    );
     if models.iter().any(|m| m.has_needless_term()) {
         let _ = writeln!(
             s,
             "?: the coefficient's 90% confidence interval contains 0: the term may be needless."
         );
     }
-    if let Some(best) = models.first() {
-        let _ = writeln!(s, "Best: {} = {}", h.category, best.expr);
+    if let Some(best) = models.get(r.selected) {
+        let _ = writeln!(s, "Selected: {} = {}", h.category, best.expr);
     }
     s
 }
 
 /// The `--json` document.
-pub fn json(h: &Header, models: &[FittedModel]) -> serde_json::Value {
+pub fn json(h: &Header, r: &Ranking) -> serde_json::Value {
     serde_json::json!({
         "datafile": h.datafile,
         "category": h.category,
         "variables": h.variables,
         "extraction": h.extraction,
         "points": h.points,
-        "models": models.iter().map(|m| serde_json::json!({
+        "zero_at": h.zero_at,
+        "order": "loo_cv",
+        "selection": "penalized_loo_cv",
+        "term_penalty": r.penalty,
+        "selected": r.selected,
+        "models": r.models.iter().enumerate().map(|(i, m)| serde_json::json!({
             "form": m.label,
             "model": m.expr.to_string(),
             "r2": finite_or_null(m.quality.r2),
             "adj_r2": finite_or_null(m.quality.adj_r2),
             "cv": finite_or_null(m.quality.cv),
-            "score": finite_or_null(score(m)),
+            "score": finite_or_null(score(m, r.penalty)),
+            "selected": i == r.selected,
             "nonlinear": m.nonlinear,
             "coefficients": m.coefficients.iter().map(|c| serde_json::json!({
                 "name": c.name,
@@ -192,5 +288,60 @@ fn finite_or_null(v: f64) -> serde_json::Value {
         serde_json::json!(v)
     } else {
         serde_json::Value::Null
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{DataPoint, Dataset};
+    use crate::fit::fit;
+    use crate::hypothesis::Hypothesis;
+
+    /// The list is ordered by CV; the selection pays a penalty per term, so a model with a
+    /// slightly lower CV but a needless extra term is listed first and not selected.
+    #[test]
+    fn order_by_cv_selection_by_penalized_score() {
+        // y = 2p + 0.002p² with a ±1% deterministic wiggle: the p² term lowers the CV a
+        // little, not by the penalty factor.
+        let pts = (1..=12)
+            .map(|p| {
+                let p = p as f64;
+                let wiggle = if p as i64 % 2 == 0 { 1.01 } else { 0.99 };
+                DataPoint {
+                    x: vec![p],
+                    y: (2.0 * p + 0.002 * p * p) * wiggle,
+                    line: 0,
+                }
+            })
+            .collect();
+        let d = Dataset::new("li", &["p"], pts);
+        let vars = d.variables.clone();
+        let models: Vec<FittedModel> = ["p", "p^2 + p", "log2(p) + 1"]
+            .iter()
+            .map(|f| fit(&Hypothesis::formula(f, &vars).unwrap(), &d).unwrap())
+            .collect();
+        let r = Ranking::new(models, 2.0);
+        let cvs: Vec<f64> = r.models.iter().map(|m| m.quality.cv).collect();
+        assert!(cvs.windows(2).all(|w| w[0] <= w[1]), "{cvs:?}");
+        assert_eq!(r.models[0].label, "p^2 + p", "{cvs:?}");
+        assert_eq!(r.selected().label, "p");
+        assert_eq!(r.selected, 1);
+        let h = Header {
+            datafile: "-".into(),
+            category: "li".into(),
+            variables: vars,
+            extraction: String::new(),
+            points: 12,
+            zero_at: None,
+        };
+        let t = table(&h, &r);
+        assert!(t.contains("\n 2*  "), "{t}");
+        assert!(t.contains("each term must lower LOO-CV 2.000-fold"), "{t}");
+        let j = json(&h, &r);
+        assert_eq!(j["selected"], 1);
+        assert_eq!(j["models"][1]["selected"], true);
+        assert_eq!(j["models"][0]["selected"], false);
+        assert_eq!(j["order"], "loo_cv");
     }
 }

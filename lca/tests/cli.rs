@@ -61,7 +61,11 @@ fn emit_annotation_and_json() {
     ]);
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(j["models"][0]["model"], "0.002*p - 0.002");
+    let sel = j["selected"].as_u64().unwrap() as usize;
+    assert_eq!(j["models"][sel]["model"], "0.002*p - 0.002");
+    assert_eq!(j["order"], "loo_cv");
+    // Listed by CV: the exact model is also the first row.
+    assert_eq!(sel, 0);
 }
 
 #[test]
@@ -290,4 +294,57 @@ fn forms_file_option() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("my.forms: line 1:"), "{err}");
+}
+
+#[test]
+fn zero_at_option() {
+    // ip = 0.002*(p - 1) exactly in the fixture: constrained, no constant is fitted.
+    let (code, out, err) = lca(&[
+        "-c",
+        "ip",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--auto",
+        "--zero-at",
+        "p=1",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let sel = j["selected"].as_u64().unwrap() as usize;
+    assert_eq!(j["models"][sel]["model"], "0.002*(p - 1)");
+    assert_eq!(j["models"][sel]["selected"], true);
+    assert_eq!(j["zero_at"], "p=1");
+    let (code, out, err) = lca(&[
+        "-c",
+        "ip",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--auto",
+        "--zero-at",
+        "p=1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Zero at: p=1"), "{out}");
+    assert!(out.contains("*(p - 1)  "), "{out}");
+    assert!(out.contains("Selected: ip = 0.002*(p - 1)"), "{out}");
+    for bad in ["q=1", "p", "p=x"] {
+        let (code, _, err) = lca(&[
+            "-c",
+            "ip",
+            "-v",
+            "p",
+            "-f",
+            "tests/data/runfast.pp",
+            "--auto",
+            "--zero-at",
+            bad,
+        ]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("--zero-at: expected"), "{err}");
+    }
 }

@@ -7,7 +7,7 @@ use lca::fit::fit;
 use lca::forms::FormsFile;
 use lca::hypothesis::Hypothesis;
 use lca::report;
-use lca::search::{auto_fit, term_pool, Factor, SearchOptions};
+use lca::search::{auto_fit, term_pool, SearchOptions};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
@@ -131,47 +131,43 @@ fn three_parameter_products_and_sums() {
 }
 
 /// 2% multiplicative noise, 3 repetitions per point: the selected model's prediction at 2×
-/// the largest p stays within 10% for every single-term case.
+/// the largest p stays within 10% for every single-term case (all 59 of the search space,
+/// a superset of Extra-P's 42), for each of five fixed noise seeds (295 data sets).
+/// Over seeds 0..300 the search meets this bar for 297 seeds (17697 of 17700 cases; the
+/// worst miss is 12.4%): `cargo run --release -p lca --example noisesweep 300`.
 #[test]
 fn noisy_single_term_cases_extrapolate_within_10_percent() {
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
     let ps = [2.0, 4.0, 8.0, 16.0, 32.0];
-    let mut worst: (f64, Option<Factor>) = (0.0, None);
+    let at: BTreeMap<String, f64> = [("p".to_string(), 64.0)].into();
     let mut bad = Vec::new();
-    for f in term_pool(0) {
-        let mut pts = Vec::new();
-        for &p in &ps {
-            for _ in 0..3 {
-                let noise = 1.0 + 0.02 * rng.gen_range(-1.0..1.0);
-                pts.push(DataPoint {
-                    x: vec![p],
-                    y: (200.0 + 10.0 * f.eval(p)) * noise,
-                    line: 0,
-                });
+    let mut worst = 0.0f64;
+    for seed in [2024, 0, 1, 2, 3] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for f in term_pool(0) {
+            let mut pts = Vec::new();
+            for &p in &ps {
+                for _ in 0..3 {
+                    let noise = 1.0 + 0.02 * rng.gen_range(-1.0..1.0);
+                    pts.push(DataPoint {
+                        x: vec![p],
+                        y: (200.0 + 10.0 * f.eval(p)) * noise,
+                        line: 0,
+                    });
+                }
+            }
+            let d = Dataset::new("rt", &["p"], pts);
+            let a = auto_fit(&d, &SearchOptions::default()).unwrap();
+            let got = a.best().predict(&at).unwrap();
+            let e = rel(got, 200.0 + 10.0 * f.eval(64.0));
+            worst = worst.max(e);
+            if e > 0.1 {
+                bad.push((seed, f, e, a.best().expr.to_string()));
             }
         }
-        let d = Dataset::new("rt", &["p"], pts);
-        let a = auto_fit(&d, &SearchOptions::default()).unwrap();
-        let at: BTreeMap<String, f64> = [("p".to_string(), 64.0)].into();
-        let got = a.best().predict(&at).unwrap();
-        let e = rel(got, 200.0 + 10.0 * f.eval(64.0));
-        if e > 0.1 {
-            bad.push((f, e, a.best().expr.to_string()));
-        }
-        if e > worst.0 {
-            worst = (e, Some(f));
-        }
     }
-    // Known limit (reported in the issue note): with this seed p^2*log2(p)^2 is taken for
-    // p^(8/3) (indistinguishable at 2% noise on p = 2..32) and misses by 11.3% at p = 64.
-    // Every other case of the 59 stays within 10%; none may exceed 15%.
-    assert!(bad.len() <= 1, "over 10%: {bad:?}");
-    assert!(
-        worst.0 < 0.15,
-        "worst extrapolation error {:.3} for {:?}; all over 10%: {bad:?}",
-        worst.0,
-        worst.1
-    );
+    assert!(bad.is_empty(), "over 10% at p = 64: {bad:?}");
+    // Typical accuracy is far better than the bar.
+    assert!(worst < 0.08, "worst extrapolation error {worst:.3}");
 }
 
 /// Crovella's Figure 5.2: li = 0.01022·p·sqrt(p) with 2% noise at p = 1..16.
@@ -269,4 +265,73 @@ fn bad_fits_are_errors_not_panics() {
     // A term that is infinite at a point names its line.
     let h = Hypothesis::formula("1/(p - 3)", &["p".into()]).unwrap();
     assert!(fit(&h, &d).unwrap_err().to_string().contains("line 3"));
+}
+
+/// `SearchOptions::zero_at`: quantities known to be 0 at p = 1 (ip, li, sl, ml) are fitted
+/// without a free constant; the model is exactly 0 there.
+#[test]
+fn zero_at_constrains_the_model() {
+    use lca::search::ZeroAt;
+    let opts = SearchOptions {
+        zero_at: Some(ZeroAt::new("p", 1.0)),
+        ..SearchOptions::default()
+    };
+    let p1: BTreeMap<String, f64> = [("p".to_string(), 1.0)].into();
+    // One variable, 2% noise, p = 1..16 with the p = 1 value measured as exactly 0.
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let pts: Vec<DataPoint> = (1..=16)
+        .map(|p| {
+            let p = p as f64;
+            DataPoint {
+                x: vec![p],
+                y: 0.003 * (p - 1.0) * (1.0 + 0.02 * rng.gen_range(-1.0..1.0)),
+                line: 0,
+            }
+        })
+        .collect();
+    let d = Dataset::new("ip", &["p"], pts);
+    let a = auto_fit(&d, &opts).unwrap();
+    let best = a.best();
+    assert_eq!(best.label, "p - 1", "{}", best.expr);
+    assert!(!best
+        .coefficients
+        .iter()
+        .any(|c| c.term.as_deref() == Some("1")));
+    assert!(
+        (best.coefficients[0].value - 0.003).abs() < 3e-5,
+        "{}",
+        best.expr
+    );
+    for m in &a.ranked {
+        assert_eq!(m.predict(&p1).unwrap(), 0.0, "{}", m.expr);
+    }
+    // Two variables: li = 2e-6*n*(p - 1) + 3e-4*log2(p), the sum of a shifted term and one
+    // that is 0 at p = 1 already, on a 5×5 grid including p = 1.
+    let mut pts = Vec::new();
+    for &n in &[1000.0, 2000.0, 4000.0, 8000.0, 16000.0] {
+        for &p in &[1.0, 2.0, 4.0, 8.0, 16.0] {
+            pts.push(DataPoint {
+                x: vec![n, p],
+                y: 2e-6 * n * (p - 1.0) + 3e-4 * f64::log2(p),
+                line: 0,
+            });
+        }
+    }
+    let d = Dataset::new("li", &["n", "p"], pts);
+    let a = auto_fit(&d, &opts).unwrap();
+    assert_eq!(a.best().expr.to_string(), "2e-6*n*(p - 1) + 0.0003*log2(p)");
+    for n in [1000.0, 3000.0] {
+        let at: BTreeMap<String, f64> = [("n".to_string(), n), ("p".to_string(), 1.0)].into();
+        assert_eq!(a.best().predict(&at).unwrap(), 0.0);
+    }
+    // Constrained to a variable the data lacks: an error, not a panic.
+    let bad = SearchOptions {
+        zero_at: Some(ZeroAt::new("q", 1.0)),
+        ..SearchOptions::default()
+    };
+    let e = auto_fit(&d, &bad).unwrap_err().to_string();
+    assert!(
+        e.contains("expected one of the variables n, p, found `q`"),
+        "{e}"
+    );
 }

@@ -2,7 +2,23 @@
 //! and hat-matrix leave-one-out errors (see the parent module's docs, step 2).
 #![allow(clippy::needless_range_loop)] // index loops over parallel arrays read best here
 
-use super::{CV_FLOOR, TERM_PENALTY};
+use super::CV_FLOOR;
+use crate::linear::relative_scale;
+
+/// Mean squared LOO residual `r_i / (1 − h_ii)` (residuals are already relative); `None`
+/// when a point determines the fit on its own.
+fn loo_mean_square(r: &[f64], h: &[f64]) -> Option<f64> {
+    let mut s = 0.0;
+    for i in 0..r.len() {
+        let g = 1.0 - h[i];
+        if g < 1e-9 {
+            return None;
+        }
+        let e = r[i] / g;
+        s += e * e;
+    }
+    Some(s / r.len() as f64)
+}
 
 /// Screening state: an orthonormal basis of the constant and chosen columns.
 #[derive(Clone)]
@@ -12,30 +28,32 @@ struct Basis {
     hat: Vec<f64>,
 }
 
-struct Screen<'a> {
-    y: &'a [f64],
-    denom: Vec<f64>,
+struct Screen {
+    /// The measured values, divided by their scale when weighted.
+    y: Vec<f64>,
+    /// Row weights (1 / scale) applied to every column, or ones.
+    w: Vec<f64>,
 }
 
-impl<'a> Screen<'a> {
-    fn new(y: &'a [f64]) -> Screen<'a> {
-        let ymax = y.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let floor = if ymax > 0.0 { 1e-3 * ymax } else { 1.0 };
+impl Screen {
+    /// Rows are weighted by `1 / d_i` ([`relative_scale`]): residuals are relative, as in
+    /// the final weighted fit.
+    fn new(y: &[f64]) -> Screen {
+        let d = relative_scale(y);
         Screen {
-            y,
-            denom: y.iter().map(|v| v.abs().max(floor)).collect(),
+            y: y.iter().zip(&d).map(|(v, s)| v / s).collect(),
+            w: d.iter().map(|s| 1.0 / s).collect(),
         }
     }
 
+    /// `col` with the row weights applied.
+    fn weigh(&self, col: &[f64]) -> Vec<f64> {
+        col.iter().zip(&self.w).map(|(a, b)| a * b).collect()
+    }
+
     fn constant(&self) -> Basis {
-        let m = self.y.len();
-        let c = 1.0 / (m as f64).sqrt();
-        let mean = self.y.iter().sum::<f64>() / m as f64;
-        Basis {
-            q: vec![vec![c; m]],
-            resid: self.y.iter().map(|v| v - mean).collect(),
-            hat: vec![1.0 / m as f64; m],
-        }
+        self.push(&self.empty(), &self.w)
+            .unwrap_or_else(|| self.empty())
     }
 
     /// The basis of a model without constant.
@@ -91,22 +109,14 @@ impl<'a> Screen<'a> {
             if 1.0 - h < 1e-9 {
                 return None;
             }
-            let e = r / (1.0 - h) / self.denom[i];
+            let e = r / (1.0 - h);
             s += e * e;
         }
         Some((s / scratch.len() as f64).sqrt())
     }
 
     fn score(&self, b: &Basis) -> Option<f64> {
-        let mut s = 0.0;
-        for i in 0..b.resid.len() {
-            if 1.0 - b.hat[i] < 1e-9 {
-                return None;
-            }
-            let e = b.resid[i] / (1.0 - b.hat[i]) / self.denom[i];
-            s += e * e;
-        }
-        Some((s / b.resid.len() as f64).sqrt())
+        loo_mean_square(&b.resid, &b.hat).map(f64::sqrt)
     }
 
     fn push(&self, b: &Basis, col: &[f64]) -> Option<Basis> {
@@ -125,8 +135,8 @@ impl<'a> Screen<'a> {
     }
 }
 
-pub(super) fn penalized(cv: f64, terms: usize) -> f64 {
-    (cv + CV_FLOOR) * TERM_PENALTY.powi(terms as i32)
+pub(super) fn penalized(cv: f64, terms: usize, penalty: f64) -> f64 {
+    (cv + CV_FLOOR) * penalty.powi(terms as i32)
 }
 
 /// The `k` best (score, term set) pairs seen, without allocation per candidate.
@@ -180,10 +190,13 @@ pub(super) fn screen(
     exhaustive3: bool,
     keep: usize,
     with_constant: bool,
+    penalty: f64,
 ) -> Vec<(f64, Vec<usize>)> {
     let m = y.len();
     let max_terms = max_terms.min(m.saturating_sub(3));
     let scr = Screen::new(y);
+    let cols: Vec<Vec<f64>> = cols.iter().map(|c| scr.weigh(c)).collect();
+    let cols = &cols[..];
     let base = if with_constant {
         scr.constant()
     } else {
@@ -194,7 +207,7 @@ pub(super) fn screen(
     let mut pairs = TopK::new(8);
     if with_constant {
         if let Some(s) = scr.score(&base) {
-            found.offer(penalized(s, 0), &[]);
+            found.offer(penalized(s, 0, penalty), &[]);
         }
     }
     if max_terms == 0 {
@@ -204,7 +217,7 @@ pub(super) fn screen(
     let mut singles: Vec<(f64, usize)> = Vec::with_capacity(cols.len());
     for a in 0..cols.len() {
         if let Some(s) = scr.score_with(&base, &cols[a], &mut scratch) {
-            found.offer(penalized(s, 1), &[a]);
+            found.offer(penalized(s, 1, penalty), &[a]);
             singles.push((s, a));
         }
     }
@@ -214,7 +227,7 @@ pub(super) fn screen(
     let mut best_singles: Vec<(f64, Vec<usize>)> = singles
         .iter()
         .take(4)
-        .map(|&(s, a)| (penalized(s, 1), vec![a]))
+        .map(|&(s, a)| (penalized(s, 1, penalty), vec![a]))
         .collect();
     let firsts: Vec<bool> = {
         let mut f = vec![false; cols.len()];
@@ -236,7 +249,7 @@ pub(super) fn screen(
                 continue;
             }
             if let Some(s) = scr.score_with(&ba, &cols[b], &mut scratch) {
-                let sc = penalized(s, 2);
+                let sc = penalized(s, 2, penalty);
                 found.offer(sc, &[a, b]);
                 pairs.offer(sc, &[a, b]);
             }
@@ -246,7 +259,7 @@ pub(super) fn screen(
                 };
                 for c in b + 1..cols.len() {
                     if let Some(s) = scr.score_with(&bb, &cols[c], &mut scratch) {
-                        found.offer(penalized(s, 3), &[a, b, c]);
+                        found.offer(penalized(s, 3, penalty), &[a, b, c]);
                     }
                 }
             }
@@ -266,7 +279,7 @@ pub(super) fn screen(
                     continue;
                 }
                 if let Some(s) = scr.score_with(&b, &cols[c], &mut scratch) {
-                    found.offer(penalized(s, 3), &[set[0], set[1], c]);
+                    found.offer(penalized(s, 3, penalty), &[set[0], set[1], c]);
                 }
             }
         }
@@ -284,6 +297,7 @@ pub(super) fn pooled_rank(
     np: usize,
     max_terms: usize,
     with_constant: bool,
+    penalty: f64,
 ) -> Vec<(f64, Vec<usize>)> {
     // Per slice: every column orthonormalized against the base once (u_a), the base's
     // residual r0 and hat diagonal h0; then a single is scored from u_a and a pair (a, b)
@@ -294,7 +308,6 @@ pub(super) fn pooled_rank(
         ok: Vec<bool>,
         r0: Vec<f64>,
         h0: Vec<f64>,
-        denom: Vec<f64>,
     }
     let slices: Vec<Slice> = prepared
         .iter()
@@ -309,7 +322,8 @@ pub(super) fn pooled_rank(
             let mut u = vec![0.0; np * m];
             let mut ok = vec![false; np];
             for a in 0..np {
-                ok[a] = Screen::orthogonalize(&base, &cols[a], &mut u[a * m..(a + 1) * m]);
+                let col = scr.weigh(&cols[a]);
+                ok[a] = Screen::orthogonalize(&base, &col, &mut u[a * m..(a + 1) * m]);
             }
             Slice {
                 m,
@@ -317,22 +331,12 @@ pub(super) fn pooled_rank(
                 ok,
                 r0: base.resid.clone(),
                 h0: base.hat.clone(),
-                denom: scr.denom.clone(),
             }
         })
         .collect();
     // Sum over points of the squared relative LOO error for residual r and hat h.
-    fn sq(r: &[f64], h: &[f64], denom: &[f64]) -> f64 {
-        let mut s = 0.0;
-        for i in 0..r.len() {
-            let g = 1.0 - h[i];
-            if g < 1e-9 {
-                return f64::INFINITY;
-            }
-            let e = r[i] / (g * denom[i]);
-            s += e * e;
-        }
-        s / r.len() as f64
+    fn sq(r: &[f64], h: &[f64]) -> f64 {
+        loo_mean_square(r, h).unwrap_or(f64::INFINITY)
     }
     let mut single = vec![0.0f64; np];
     for sl in &slices {
@@ -350,13 +354,13 @@ pub(super) fn pooled_rank(
                 r[i] = sl.r0[i] - d * ua[i];
                 h[i] = sl.h0[i] + ua[i] * ua[i];
             }
-            single[a] += sq(&r, &h, &sl.denom);
+            single[a] += sq(&r, &h);
         }
     }
     let n_slices = slices.len().max(1) as f64;
     let mut order: Vec<(f64, usize)> = (0..np)
         .filter(|&a| single[a].is_finite())
-        .map(|a| (penalized((single[a] / n_slices).sqrt(), 1), a))
+        .map(|a| (penalized((single[a] / n_slices).sqrt(), 1, penalty), a))
         .collect();
     order.sort_by(|x, y| x.0.total_cmp(&y.0));
     let mut ranked = TopK::new(8);
@@ -402,7 +406,7 @@ pub(super) fn pooled_rank(
                         r[i] = ra[i] - dw * wi;
                         h[i] = ha[i] + wi * wi;
                     }
-                    *cell += sq(&r, &h, &sl.denom);
+                    *cell += sq(&r, &h);
                 }
             }
         }
@@ -412,7 +416,7 @@ pub(super) fn pooled_rank(
                 // Each unordered pair once: skip (a, b) when b is also a first before a.
                 let dup = firsts[..ia].contains(&b);
                 if b != a && v.is_finite() && !dup {
-                    ranked.offer(penalized((v / n_slices).sqrt(), 2), &[a, b]);
+                    ranked.offer(penalized((v / n_slices).sqrt(), 2, penalty), &[a, b]);
                 }
             }
         }

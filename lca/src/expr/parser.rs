@@ -1,0 +1,298 @@
+//! The parser of the section-5 grammar (see the module docs of [`crate::expr`]): a lexer
+//! and a recursive-descent parser reporting the column of the first error.
+
+use super::ast::{BinOp, Expr, Func};
+
+/// A syntax error, with the 1-based column (in characters) where it was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("column {column}: expected {expected}, found {found}")]
+pub struct ExprError {
+    /// 1-based character column of the offending token.
+    pub column: usize,
+    /// What the parser expected there.
+    pub expected: String,
+    /// What it found (`end of input` at the end).
+    pub found: String,
+}
+
+impl ExprError {
+    /// The same error with its column moved right by `offset` characters (for expressions
+    /// embedded in a longer line).
+    pub fn shifted(mut self, offset: usize) -> ExprError {
+        self.column += offset;
+        self
+    }
+}
+
+/// Parses section-5 expression text.
+pub fn parse(text: &str) -> Result<Expr, ExprError> {
+    let tokens = lex(text)?;
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        end_column: text.chars().count() + 1,
+    };
+    let e = p.expr()?;
+    if let Some(t) = p.peek() {
+        return Err(ExprError {
+            column: t.column,
+            expected: "an operator or end of input".into(),
+            found: t.kind.describe(),
+        });
+    }
+    Ok(e)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum TokKind {
+    Num(f64),
+    Ident(String),
+    Op(char),
+}
+
+impl TokKind {
+    fn describe(&self) -> String {
+        match self {
+            TokKind::Num(v) => format!("number `{v}`"),
+            TokKind::Ident(s) => format!("`{s}`"),
+            TokKind::Op(c) => format!("`{c}`"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    kind: TokKind,
+    column: usize,
+}
+
+fn lex(text: &str) -> Result<Vec<Token>, ExprError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let column = i + 1;
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i < chars.len() && chars[i] == '.' {
+                i += 1;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            if i < chars.len() && (chars[i] == 'e' || chars[i] == 'E') {
+                let mut j = i + 1;
+                if j < chars.len() && (chars[j] == '+' || chars[j] == '-') {
+                    j += 1;
+                }
+                if j < chars.len() && chars[j].is_ascii_digit() {
+                    while j < chars.len() && chars[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    i = j;
+                } else {
+                    return Err(ExprError {
+                        column: j + 1,
+                        expected: "digits of the exponent".into(),
+                        found: chars
+                            .get(j)
+                            .map_or("end of input".into(), |c| format!("`{c}`")),
+                    });
+                }
+            }
+            let s: String = chars[start..i].iter().collect();
+            let v: f64 = s.parse().map_err(|_| ExprError {
+                column,
+                expected: "a number".into(),
+                found: format!("`{s}`"),
+            })?;
+            out.push(Token {
+                kind: TokKind::Num(v),
+                column,
+            });
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push(Token {
+                kind: TokKind::Ident(chars[start..i].iter().collect()),
+                column,
+            });
+        } else if "+-*/^(),".contains(c) {
+            out.push(Token {
+                kind: TokKind::Op(c),
+                column,
+            });
+            i += 1;
+        } else {
+            return Err(ExprError {
+                column,
+                expected: "a number, a variable, a function or one of + - * / ^ ( ) ,".into(),
+                found: format!("`{c}`"),
+            });
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+    end_column: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.pos)
+    }
+
+    fn peek_op(&self, c: char) -> bool {
+        matches!(self.peek(), Some(Token { kind: TokKind::Op(o), .. }) if *o == c)
+    }
+
+    fn error(&self, expected: &str) -> ExprError {
+        match self.peek() {
+            Some(t) => ExprError {
+                column: t.column,
+                expected: expected.into(),
+                found: t.kind.describe(),
+            },
+            None => ExprError {
+                column: self.end_column,
+                expected: expected.into(),
+                found: "end of input".into(),
+            },
+        }
+    }
+
+    fn expect_op(&mut self, c: char, expected: &str) -> Result<(), ExprError> {
+        if self.peek_op(c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.error(expected))
+        }
+    }
+
+    fn expr(&mut self) -> Result<Expr, ExprError> {
+        let mut lhs = self.term()?;
+        loop {
+            let op = if self.peek_op('+') {
+                BinOp::Add
+            } else if self.peek_op('-') {
+                BinOp::Sub
+            } else {
+                return Ok(lhs);
+            };
+            self.pos += 1;
+            let rhs = self.term()?;
+            lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+        }
+    }
+
+    fn term(&mut self) -> Result<Expr, ExprError> {
+        let mut lhs = self.unary()?;
+        loop {
+            let op = if self.peek_op('*') {
+                BinOp::Mul
+            } else if self.peek_op('/') {
+                BinOp::Div
+            } else {
+                return Ok(lhs);
+            };
+            self.pos += 1;
+            let rhs = self.unary()?;
+            lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, ExprError> {
+        if self.peek_op('-') {
+            self.pos += 1;
+            let inner = self.unary()?;
+            return Ok(Expr::Neg(Box::new(inner)));
+        }
+        self.power()
+    }
+
+    fn power(&mut self) -> Result<Expr, ExprError> {
+        let base = self.primary()?;
+        if self.peek_op('^') {
+            self.pos += 1;
+            let exp = self.unary()?;
+            return Ok(Expr::Bin(BinOp::Pow, Box::new(base), Box::new(exp)));
+        }
+        Ok(base)
+    }
+
+    fn primary(&mut self) -> Result<Expr, ExprError> {
+        const WHAT: &str = "a number, a variable, a function call or `(`";
+        let Some(tok) = self.peek().cloned() else {
+            return Err(self.error(WHAT));
+        };
+        match tok.kind {
+            TokKind::Num(v) => {
+                self.pos += 1;
+                Ok(Expr::Num(v))
+            }
+            TokKind::Ident(name) => {
+                self.pos += 1;
+                let is_call = self.peek_op('(');
+                match Func::from_name(&name) {
+                    Some(f) if is_call => {
+                        self.pos += 1;
+                        let mut args = vec![self.expr()?];
+                        while self.peek_op(',') {
+                            self.pos += 1;
+                            args.push(self.expr()?);
+                        }
+                        if f.is_variadic() && args.len() < 2 {
+                            return Err(
+                                self.error(&format!("`,` and a second argument of `{}`", f.name()))
+                            );
+                        }
+                        if !f.is_variadic() && args.len() != 1 {
+                            return Err(ExprError {
+                                column: tok.column,
+                                expected: format!("one argument for `{}`", f.name()),
+                                found: format!("{} arguments", args.len()),
+                            });
+                        }
+                        self.expect_op(')', "`,` or `)`")?;
+                        Ok(Expr::Call(f, args))
+                    }
+                    _ if is_call => Err(ExprError {
+                        column: tok.column,
+                        expected: "a function (log2 ln log10 sqrt exp abs ceil floor min max)"
+                            .into(),
+                        found: format!("`{name}(`"),
+                    }),
+                    _ => Ok(Expr::Var(name)),
+                }
+            }
+            TokKind::Op('(') => {
+                self.pos += 1;
+                let e = self.expr()?;
+                self.expect_op(')', "`)`")?;
+                Ok(e)
+            }
+            TokKind::Op(_) => Err(self.error(WHAT)),
+        }
+    }
+}
+
+impl std::str::FromStr for Expr {
+    type Err = ExprError;
+    fn from_str(s: &str) -> Result<Expr, ExprError> {
+        parse(s)
+    }
+}

@@ -1,0 +1,114 @@
+//! Tests of the expression language: parsing, printing round trips, evaluation.
+
+use super::*;
+
+fn ev(text: &str, vars: &[(&str, f64)]) -> f64 {
+    let b: Bindings = vars.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    parse(text).unwrap().eval(&b).unwrap()
+}
+
+#[test]
+fn precedence_and_associativity() {
+    assert_eq!(ev("1 + 2*3", &[]), 7.0);
+    assert_eq!(ev("-2^2", &[]), -4.0);
+    assert_eq!(ev("2^3^2", &[]), 512.0);
+    assert_eq!(ev("2^-1", &[]), 0.5);
+    assert_eq!(ev("8/2/2", &[]), 2.0);
+    assert_eq!(ev("10 - 3 - 2", &[]), 5.0);
+    assert_eq!(ev("(1+2)*3", &[]), 9.0);
+    assert_eq!(ev("--3", &[]), 3.0);
+    assert_eq!(ev("2*-3", &[]), -6.0);
+}
+
+#[test]
+fn functions_and_numbers() {
+    assert_eq!(ev("log2(1024)", &[]), 10.0);
+    assert_eq!(ev("max(1, 5, 3)", &[]), 5.0);
+    assert_eq!(ev("min(4, x)", &[("x", 2.0)]), 2.0);
+    assert_eq!(ev("sqrt(16) + abs(-1) + ceil(1.2) + floor(1.8)", &[]), 8.0);
+    assert_eq!(ev("1.5e3 + .5 + 1. + 2E-1", &[]), 1501.7);
+    assert!((ev("ln(exp(2)) + log10(100)", &[]) - 4.0).abs() < 1e-12);
+    assert_eq!(ev("p*sqrt(p)", &[("p", 4.0)]), 8.0);
+}
+
+#[test]
+fn errors_carry_columns() {
+    let e = parse("n^2 + * p").unwrap_err();
+    assert_eq!(e.column, 7);
+    assert!(e.to_string().contains("found `*`"), "{e}");
+    let e = parse("log2(n").unwrap_err();
+    assert_eq!(e.column, 7);
+    assert!(e.to_string().contains("end of input"));
+    assert_eq!(parse("n $ p").unwrap_err().column, 3);
+    assert_eq!(parse("foo(n)").unwrap_err().column, 1);
+    assert_eq!(parse("max(n)").unwrap_err().column, 6);
+    assert_eq!(parse("log2(n, p)").unwrap_err().column, 1);
+    assert_eq!(parse("1e+").unwrap_err().column, 4);
+    assert_eq!(parse("n p").unwrap_err().column, 3);
+    assert_eq!(parse("").unwrap_err().column, 1);
+    assert_eq!(parse("()").unwrap_err().column, 2);
+}
+
+#[test]
+fn eval_errors() {
+    let e = parse("n + q").unwrap();
+    let b: Bindings = [("n".to_string(), 1.0)].into_iter().collect();
+    assert_eq!(e.eval(&b), Err(EvalError::UnknownVariable("q".into())));
+    assert!(matches!(
+        parse("log2(0)").unwrap().eval(&b),
+        Err(EvalError::NotFinite { .. })
+    ));
+}
+
+#[test]
+fn display_round_trips() {
+    for text in [
+        "2.09e-9*n^2*log2(n)",
+        "-x^2",
+        "(-x)^2",
+        "(a^b)^c",
+        "a^b^c",
+        "a - (b - c)",
+        "a - b - c",
+        "a/(b*c)",
+        "a/b*c",
+        "-(a + b)",
+        "max(k1*p + k2, 3)",
+        "2^-1",
+        "x*-3",
+        "1e300*x + 1.5e-20",
+        "--x",
+        "- -x",
+        "(a + b)*(c - d)/e^-(f)",
+    ] {
+        let e = parse(text).unwrap();
+        let printed = e.to_string();
+        assert_eq!(parse(&printed).unwrap(), e, "{text} printed as {printed}");
+    }
+    // Negative literals (from fitting) also print re-parseably.
+    let e = Expr::bin(BinOp::Pow, Expr::Num(-3.0), Expr::Num(2.0));
+    assert_eq!(e.to_string(), "(-3)^2");
+    assert_eq!(
+        parse(&e.to_string()).unwrap().eval(&Bindings::new()),
+        Ok(9.0)
+    );
+    assert_eq!(parse("2.09e-9*n^2").unwrap().to_string(), "2.09e-9*n^2");
+    assert_eq!(parse("a+b").unwrap().to_string(), "a + b");
+}
+
+#[test]
+fn variables_and_terms() {
+    let e = parse("k*n^2*log2(n) - p + max(q, 1)").unwrap();
+    let v: Vec<_> = e.variables().into_iter().collect();
+    assert_eq!(v, ["k", "n", "p", "q"]);
+    let t = e.additive_terms();
+    assert_eq!(t.len(), 3);
+    assert_eq!(t[1], (-1.0, Expr::var("p")));
+    let lc = Expr::linear_combination(&[
+        (2.0, Expr::var("n")),
+        (-1.0, Expr::var("p")),
+        (10.0, Expr::Num(1.0)),
+        (0.0, Expr::var("q")),
+    ]);
+    assert_eq!(lc.to_string(), "2*n - p + 10");
+}
