@@ -3,8 +3,43 @@
 
 use pp::{analyze_bytes, Options, TagSelection};
 
+/// Reading a log in batches gives exactly what reading it event by event gives: the same
+/// events, positions and final errors.
+fn batches_match_events(bytes: &[u8]) {
+    use pplib::log::{EventBatch, LogReader};
+    let Ok(reader) = LogReader::from_bytes(bytes.to_vec(), "fuzz.pplog") else {
+        return;
+    };
+    let mut batch = EventBatch::new();
+    for (mut by_batch, by_event) in reader.streams().into_iter().zip(reader.streams()) {
+        let mut from_batches = Vec::new();
+        loop {
+            let result = by_batch.next_batch(&mut batch);
+            for (e, values) in batch.iter() {
+                from_batches.push(Ok((e.time, e.kind(values), e.pos())));
+            }
+            match result {
+                Err(e) => {
+                    from_batches.push(Err(e.to_string()));
+                    break;
+                }
+                Ok(()) if batch.is_empty() => break,
+                Ok(()) => {}
+            }
+        }
+        let from_events: Vec<_> = by_event
+            .map(|r| {
+                r.map(|e| (e.time, e.kind, e.pos))
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        assert_eq!(from_batches, from_events);
+    }
+}
+
 /// Any bytes: an `Err` (never a panic), or profiles that satisfy the invariant.
 pub fn check(bytes: &[u8]) {
+    batches_match_events(bytes);
     let options = Options {
         tags: TagSelection::All,
         miss_latency_ns: Some(100.0),

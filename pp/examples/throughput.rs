@@ -6,7 +6,9 @@
 //! fragments. Time steps come from a fixed-seed generator, so the threads interleave.
 //!
 //! Last line: `throughput: events=E seconds=S mevents_per_s=R` (R = E / S / 1e6).
-//! `PP_THROUGHPUT_EVENTS` overrides the number of events (default 20000000).
+//! `PP_THROUGHPUT_EVENTS` overrides the number of events (default 20000000);
+//! `PP_THROUGHPUT_PARTS=1` first prints the CPU cost of each stage in ns per event (reader,
+//! merge, sweep, and all three on one thread), measured on the calling thread.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -137,90 +139,100 @@ fn thread_cpu_seconds() -> Option<f64> {
     Some(ns / 1e9)
 }
 
-/// Diagnostics: the reader alone, and the reader plus the merge, on the same log.
+/// Diagnostics, each stage on the calling thread (CPU time in ns per event): the reader
+/// alone (batches), the reader plus the merge, the sweep alone on merged events held in
+/// memory, and the whole sequential analysis.
 fn parts(path: &Path) {
+    use pp::merge::{BatchMerge, Merged};
     let reader = pplib::log::LogReader::open(path).expect("open");
-    let cpu0 = thread_cpu_seconds().unwrap_or(0.0);
-    let start = Instant::now();
+    let per_event = |cpu: f64, n: u64| cpu * 1e9 / n as f64;
+
+    let c0 = thread_cpu_seconds().unwrap_or(0.0);
+    let mut batch = pplib::log::EventBatch::new();
     let mut n = 0u64;
-    for s in reader.streams() {
-        for e in s {
-            e.expect("event");
-            n += 1;
-        }
-    }
-    let s = start.elapsed().as_secs_f64();
-    let cpu1 = thread_cpu_seconds().unwrap_or(0.0);
-    println!(
-        "reader alone: {n} events in {s:.3} s ({:.3} s on CPU): {:.1} Mevents/s",
-        cpu1 - cpu0,
-        n as f64 / s / 1e6
-    );
-    let start = Instant::now();
-    let mut merge = pp::merge::EventMerge::new(reader.streams());
-    let mut n = 0u64;
-    let mut last = 0;
-    while let Some(item) = merge.next_item() {
-        if let pp::merge::Merged::Event(_, e) = item {
-            assert!(e.time.0 >= last);
-            last = e.time.0;
-            n += 1;
-        }
-    }
-    let s = start.elapsed().as_secs_f64();
-    let cpu2 = thread_cpu_seconds().unwrap_or(0.0);
-    println!(
-        "reader + merge: {n} events in {s:.3} s ({:.3} s on CPU): {:.1} Mevents/s",
-        cpu2 - cpu1,
-        n as f64 / s / 1e6
-    );
-    let start = Instant::now();
-    let mut n = 0u64;
-    last = 0;
-    std::thread::scope(|scope| {
-        let channels = pp::merge::spawn_decoders(scope, reader.streams());
-        let mut merge = pp::merge::EventMerge::new(channels);
-        while let Some(item) = merge.next_item() {
-            if let pp::merge::Merged::Event(_, e) = item {
-                assert!(e.time.0 >= last);
-                last = e.time.0;
-                n += 1;
-            }
-        }
-    });
-    let s = start.elapsed().as_secs_f64();
-    let cpu3 = thread_cpu_seconds().unwrap_or(0.0);
-    println!(
-        "threaded decoders + merge: {n} events in {s:.3} s ({:.3} s on CPU): {:.1} Mevents/s",
-        cpu3 - cpu2,
-        n as f64 / s / 1e6
-    );
-    // The sweep alone, on events already merged in memory (the first 2M).
-    let mut merge = pp::merge::EventMerge::new(reader.streams());
-    let mut merged = Vec::new();
-    while let Some(item) = merge.next_item() {
-        if let pp::merge::Merged::Event(slot, e) = item {
-            merged.push((slot, e));
-            if merged.len() == 2_000_000 {
+    for mut s in reader.streams() {
+        loop {
+            s.next_batch(&mut batch).expect("events");
+            if batch.is_empty() {
                 break;
             }
+            n += batch.len() as u64;
         }
     }
+    let c1 = thread_cpu_seconds().unwrap_or(0.0);
+    println!(
+        "reader alone: {n} events, {:.3} s on CPU: {:.1} ns/event",
+        c1 - c0,
+        per_event(c1 - c0, n)
+    );
+
+    let mut n = 0u64;
+    let mut last = 0;
+    BatchMerge::new(reader.streams())
+        .run(|m| {
+            if let Merged::Event { event, .. } = m {
+                assert!(event.time.0 >= last);
+                last = event.time.0;
+                n += 1;
+            }
+            Ok::<(), ()>(())
+        })
+        .expect("merge");
+    let c2 = thread_cpu_seconds().unwrap_or(0.0);
+    println!(
+        "reader + merge: {n} events, {:.3} s on CPU: {:.1} ns/event (merge: {:.1})",
+        c2 - c1,
+        per_event(c2 - c1, n),
+        per_event(c2 - c1, n) - per_event(c1 - c0, n)
+    );
+
+    // The sweep alone, on events already merged in memory (the first 4M).
+    let mut merged = Vec::new();
+    let _ = BatchMerge::new(reader.streams()).run(|m| {
+        if let Merged::Event { slot, event, .. } = m {
+            merged.push((slot, *event));
+            if merged.len() == 4_000_000 {
+                return Err(());
+            }
+        }
+        Ok(())
+    });
     let config = pp::sweep::SweepConfig {
         processors: THREADS,
         ..Default::default()
     };
-    let mut sweep = pp::sweep::Sweep::new(config, reader.names().to_vec(), &reader.threads());
-    let c0 = thread_cpu_seconds().unwrap_or(0.0);
-    for (slot, e) in &merged {
-        sweep.event(*slot, e, None).expect("valid");
+    // Best of 5 (the machine is shared: the minimum is the least disturbed run).
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let mut sweep =
+            pp::sweep::Sweep::new(config.clone(), reader.names().to_vec(), &reader.threads());
+        let c3 = thread_cpu_seconds().unwrap_or(0.0);
+        for (slot, e) in &merged {
+            sweep.compact_event(*slot, e, &[], None).expect("valid");
+        }
+        let c4 = thread_cpu_seconds().unwrap_or(0.0);
+        best = best.min(c4 - c3);
     }
-    let c1 = thread_cpu_seconds().unwrap_or(0.0);
     println!(
-        "sweep alone: {} events, {:.3} s on CPU: {:.1} ns/event",
+        "sweep alone: {} events, {:.3} s on CPU (best of 5): {:.1} ns/event",
         merged.len(),
-        c1 - c0,
-        (c1 - c0) * 1e9 / merged.len() as f64
+        best,
+        per_event(best, merged.len() as u64)
+    );
+    drop(merged);
+
+    let c5 = thread_cpu_seconds().unwrap_or(0.0);
+    let options = Options {
+        sequential: true,
+        ..Options::default()
+    };
+    let a = pp::analysis::analyze(path, &options).expect("analysis");
+    let c6 = thread_cpu_seconds().unwrap_or(0.0);
+    println!(
+        "sequential analysis (read + merge + sweep, one thread): {} events, {:.3} s on CPU: {:.1} ns/event",
+        a.events,
+        c6 - c5,
+        per_event(c6 - c5, a.events)
     );
 }
 

@@ -6,13 +6,13 @@ use pplib::log::{LogError, LogReader};
 use serde::Serialize;
 
 use crate::error::PpError;
-use crate::merge::{spawn_decoders, spawn_merger, EventMerge, Merged};
+use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, MergeRun, Merged};
 use crate::profile::Profile;
 use crate::record::format_record;
 use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, TagSelection};
 
-/// Logs with more threads than this are decoded on the calling thread (one decoder
-/// thread per log thread would be too many).
+/// Logs with more threads than this are decoded by the merge thread (one decoder thread
+/// per log thread would be too many).
 pub const MAX_DECODER_THREADS: usize = 64;
 
 /// What to compute.
@@ -26,9 +26,10 @@ pub struct Options {
     pub histograms: bool,
     /// Profile what precedes a truncation (with a warning) instead of failing.
     pub allow_truncated: bool,
-    /// Decode the thread streams on the calling thread only (by default each stream is
-    /// decoded by its own thread while the sweep runs, when there are several streams
-    /// and cores).
+    /// Decode, merge and sweep on the calling thread only (by default, with several cores,
+    /// the merge of the decoded streams runs on a thread of its own while the sweep runs
+    /// on the calling thread, and with more than two cores each stream is also decoded by
+    /// a thread of its own).
     pub sequential: bool,
 }
 
@@ -134,15 +135,20 @@ pub fn analyze_reader(
         counters: CounterRoles::from_names(&header.counters),
     };
     let mut sweep = Sweep::new(config, reader.names().to_vec(), &threads);
-    let parallel = !options.sequential
-        && (2..=MAX_DECODER_THREADS).contains(&streams.len())
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    let (mut warnings, truncation_reported) = if parallel {
+    // The pipeline: the merge (decoding the streams as it goes) on one thread, the sweep
+    // on this one. With more than two cores, each stream is also decoded by its own thread.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pipelined = !options.sequential && cores > 1 && !streams.is_empty();
+    let decoders = cores > 2 && (2..=MAX_DECODER_THREADS).contains(&streams.len());
+    let (mut warnings, truncation_reported) = if pipelined {
         std::thread::scope(|scope| {
-            let channels = spawn_decoders(scope, streams);
-            let mut merged = spawn_merger(scope, EventMerge::new(channels));
+            let merged = if decoders {
+                spawn_merger(scope, BatchMerge::new(spawn_decoders(scope, streams)))
+            } else {
+                spawn_merger(scope, BatchMerge::new(streams))
+            };
             drive(
-                || merged.next_item(),
+                merged,
                 &mut sweep,
                 &path,
                 options,
@@ -150,9 +156,8 @@ pub fn analyze_reader(
             )
         })?
     } else {
-        let mut merge = EventMerge::new(streams);
         drive(
-            || merge.next_item(),
+            BatchMerge::new(streams),
             &mut sweep,
             &path,
             options,
@@ -212,7 +217,7 @@ pub fn analyze_reader(
 /// Runs the merge into the sweep; returns the warnings and whether a stream reported a
 /// truncation.
 fn drive(
-    mut next_item: impl FnMut() -> Option<Merged>,
+    mut merge: impl MergeRun,
     sweep: &mut Sweep,
     path: &Path,
     options: &Options,
@@ -220,15 +225,16 @@ fn drive(
 ) -> Result<(Vec<String>, bool), PpError> {
     let mut warnings = Vec::new();
     let mut truncation_reported = false;
-    while let Some(item) = next_item() {
+    merge.run(|item| {
         match item {
-            Merged::Event(slot, ev) => {
+            Merged::Event {
+                slot,
+                event,
+                values,
+            } => {
+                let obs = observer.as_mut().map(|o| &mut **o as &mut dyn Observer);
                 sweep
-                    .event(
-                        slot,
-                        &ev,
-                        observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
-                    )
+                    .compact_event(slot, event, values, obs)
                     .map_err(|e| PpError::Unmatched {
                         path: path.to_owned(),
                         pos: e.pos,
@@ -244,11 +250,12 @@ fn drive(
                     warnings.push(format!("{e}; profiling the events before it"));
                     sweep.thread_ended(slot);
                 } else {
-                    return Err(PpError::Log(*e));
+                    return Err(PpError::Log(e));
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     Ok((warnings, truncation_reported))
 }
 

@@ -45,9 +45,10 @@
 //! - [`analysis`]: entry points ([`analyze`], [`analyze_bytes`], [`profile_log`]) and
 //!   [`Analysis`]; [`profile`]: [`Profile`] (seconds, per-thread rows, durations);
 //!   [`record`]: record lines.
-//! - The engine: [`merge`] (time-ordered k-way merge of the thread streams, with the
-//!   streams decoded ahead on their own threads), [`sweep`] (the single streaming pass; its
-//!   module docs state the exact semantics and the decisions DESIGN leaves open), [`stack`]
+//! - The engine: [`merge`] (time-ordered k-way merge of the thread streams, read in
+//!   batches of compact events, on a thread of its own), [`sweep`] (the single streaming
+//!   pass; its module docs state the exact semantics and the decisions DESIGN leaves
+//!   open), [`stack`]
 //!   ([`stack::ThreadStack`]), [`accum`] (exact integer thread-nanoseconds). Cost: O(E log T)
 //!   for E events of T threads; memory: per thread, its stack and a few batches of decoded
 //!   events, independent of E.

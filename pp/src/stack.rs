@@ -1,6 +1,6 @@
 //! Per-thread stacks of open constructs (DESIGN section 2) and the state they imply.
 
-use pplib::log::{EventKind, NameId, Nanos, Position};
+use pplib::log::{EventCode, EventKind, NameId, Nanos, Position};
 
 /// A construct that can be open on a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,12 +19,24 @@ pub enum Construct {
 
 impl Construct {
     /// What a thread with this construct innermost is doing.
+    #[inline]
     pub fn state(self) -> ThreadState {
-        match self {
-            Construct::Session | Construct::Frag(_) | Construct::Task => ThreadState::Busy,
-            Construct::Par => ThreadState::Idle,
-            Construct::Wait(_) => ThreadState::Spinning,
-        }
+        // A table indexed by the variant: no branch on which construct it is.
+        const STATES: [ThreadState; 5] = [
+            ThreadState::Busy,
+            ThreadState::Busy,
+            ThreadState::Idle,
+            ThreadState::Busy,
+            ThreadState::Spinning,
+        ];
+        let variant = match self {
+            Construct::Session => 0,
+            Construct::Frag(_) => 1,
+            Construct::Par => 2,
+            Construct::Task => 3,
+            Construct::Wait(_) => 4,
+        };
+        STATES[variant]
     }
 
     /// The event that opens this construct, as written in a `.pptrace` (names not resolved).
@@ -101,6 +113,26 @@ impl StackOp {
             EventKind::Counters(_) => StackOp::None,
         }
     }
+
+    /// The stack operation of an event code with its argument (a name id, where the event
+    /// has one).
+    #[inline]
+    pub fn of_code(code: EventCode, arg: u32) -> StackOp {
+        let n = NameId(arg);
+        match code {
+            EventCode::SessionBegin => StackOp::Push(Construct::Session),
+            EventCode::SessionEnd => StackOp::Pop(Construct::Session),
+            EventCode::FragBegin => StackOp::Push(Construct::Frag(n)),
+            EventCode::FragEnd => StackOp::Pop(Construct::Frag(n)),
+            EventCode::ParBegin => StackOp::Push(Construct::Par),
+            EventCode::ParEnd => StackOp::Pop(Construct::Par),
+            EventCode::TaskBegin => StackOp::Push(Construct::Task),
+            EventCode::TaskEnd | EventCode::TaskEndWasted => StackOp::Pop(Construct::Task),
+            EventCode::WaitBegin => StackOp::Push(Construct::Wait(n)),
+            EventCode::WaitEnd => StackOp::Pop(Construct::Wait(NameId(u32::MAX))),
+            EventCode::Counters => StackOp::None,
+        }
+    }
 }
 
 /// Why an end event could not be matched.
@@ -125,6 +157,7 @@ impl ThreadStack {
     }
 
     /// The thread's state: decided by the innermost construct; Idle when empty.
+    #[inline]
     pub fn state(&self) -> ThreadState {
         self.frames
             .last()
@@ -132,6 +165,7 @@ impl ThreadStack {
     }
 
     /// The state the thread will be in once the innermost construct is closed.
+    #[inline]
     pub fn state_after_pop(&self) -> ThreadState {
         match self.frames.len() {
             0 | 1 => ThreadState::Idle,

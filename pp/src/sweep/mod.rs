@@ -36,6 +36,7 @@
 
 mod config;
 mod counters;
+mod events;
 mod finish;
 mod results;
 mod windows;
@@ -43,10 +44,12 @@ mod windows;
 pub use config::{CounterRoles, Observer, Rates, SweepConfig, TagSelection};
 pub use results::{Durations, SweepError, SweepResult, ThreadTotals, WindowResult, WindowTotals};
 
-use pplib::log::{Event, EventKind, NameId, Nanos, ThreadId};
+use pplib::log::{
+    CompactEvent, CounterId, Event, EventCode, EventKind, NameId, Nanos, Position, ThreadId,
+};
 
 use crate::accum::ThreadNanos;
-use crate::stack::{Construct, Frame, Mismatch, StackOp, ThreadStack, ThreadState};
+use crate::stack::{Construct, Mismatch, StackOp, ThreadStack, ThreadState};
 
 #[derive(Debug, Clone, Copy, Default)]
 struct SegStart {
@@ -72,12 +75,55 @@ struct Slot {
     seg: Vec<SegStart>,
     acc: Vec<ThreadTotals>,
     /// Per open task: (offset into `pending`, number of windows when it opened).
+    /// `pending[0]` belongs to no task: Busy time outside tasks is charged there (and never
+    /// read), which spares [`Sweep::close_segment`] a branch.
     tasks: Vec<(usize, usize)>,
     pending: Vec<ThreadNanos>,
     cpu: Option<CounterTrack>,
     misses: Option<CounterTrack>,
     /// Start of the current state interval (for observers).
     seg_time: u64,
+}
+
+/// `x as f64` (the same value), with the cheap signed conversion when `x < 2^63`.
+#[inline(always)]
+fn as_f64(x: u64) -> f64 {
+    match i64::try_from(x) {
+        Ok(i) => i as f64,
+        Err(_) => x as f64,
+    }
+}
+
+/// `if on { x } else { 0.0 }` without a branch (bit masking).
+#[inline(always)]
+fn f64_if(on: bool, x: f64) -> f64 {
+    f64::from_bits(x.to_bits() & u64::from(on).wrapping_neg())
+}
+
+/// [`f64_if`] for a finite `x`, as a multiplication: `x × 1` is `x`, `x × 0` is a zero, and
+/// adding a zero leaves a sum as it is. (In [`Sweep::close_segment`] the compiler turns the
+/// masking form back into a jump, which mispredicts.)
+#[inline(always)]
+fn f64_if_mul(on: bool, x: f64) -> f64 {
+    x * f64::from(u8::from(on))
+}
+
+/// The index of a state in [`Sweep`]'s counts.
+#[inline]
+fn state_index(state: ThreadState) -> usize {
+    match state {
+        ThreadState::Idle => 0,
+        ThreadState::Busy => 1,
+        ThreadState::Spinning => 2,
+    }
+}
+
+/// An event as the sweep applies it.
+struct Step<'a> {
+    code: EventCode,
+    arg: u32,
+    pos: Position,
+    values: &'a [(CounterId, u64)],
 }
 
 const UNSEEN: u32 = u32::MAX;
@@ -110,9 +156,8 @@ pub struct Sweep {
     slots: Vec<Slot>,
     started: bool,
     now: u64,
-    busy: u64,
-    spin: u64,
-    idle_present: u64,
+    /// Present threads per state, indexed by [`state_index`]: Idle, Busy, Spinning.
+    counts: [u64; 3],
     par_open: u64,
     session_seen: bool,
     session_open: u64,
@@ -156,7 +201,7 @@ impl Sweep {
                     seg: Vec::new(),
                     acc: Vec::new(),
                     tasks: Vec::new(),
-                    pending: Vec::new(),
+                    pending: vec![ThreadNanos::ZERO],
                     cpu: None,
                     misses: None,
                     seg_time: 0,
@@ -165,9 +210,7 @@ impl Sweep {
             config,
             started: false,
             now: 0,
-            busy: 0,
-            spin: 0,
-            idle_present: 0,
+            counts: [0; 3],
             par_open: 0,
             session_seen: false,
             session_open: 0,
@@ -187,7 +230,7 @@ impl Sweep {
     }
 
     /// Integrates the interval from the previous event to `t` into every active window.
-    #[inline]
+    #[inline(always)]
     fn advance(&mut self, t: u64) {
         if !self.started {
             self.started = true;
@@ -206,40 +249,43 @@ impl Sweep {
         let dt = u128::from(dt64);
         self.now = t;
         let p = u64::from(self.config.processors);
-        let n = self.busy + self.spin;
+        let [idle_present, busy, spin] = self.counts;
+        let n = busy + spin;
         let work = self.par_open > 0;
-        for &w in &self.active {
-            let a = &mut self.windows[w].totals;
-            a.span += dt;
-            if n <= p {
+        if n <= p {
+            let idle_n = p - n;
+            let idle = u128::from(idle_n) * dt;
+            // Computed whether or not it applies (no data-dependent branch: which thread
+            // changes state next is effectively random); `as_f64` is `as f64`, cheaper.
+            let share = as_f64(idle_n) * as_f64(dt64) / as_f64(idle_present.max(1));
+            let attributed = idle_present > 0;
+            let share = f64_if(attributed, share);
+            let unattributed = if attributed { 0 } else { idle };
+            let sl = u128::from(spin) * dt;
+            let b = u128::from(busy) * dt;
+            let work_mask = u128::from(work).wrapping_neg();
+            for &w in &self.active {
+                let a = &mut self.windows[w].totals;
+                a.span += dt;
                 a.unit.exact += dt;
-                a.sl.exact += u128::from(self.spin) * dt;
-                a.busy.exact += u128::from(self.busy) * dt;
-                let idle = u128::from(p - n) * dt;
-                if idle > 0 {
-                    if work {
-                        a.li += idle;
-                    } else {
-                        a.ip += idle;
-                    }
-                    if self.idle_present > 0 {
-                        let share = (p - n) as f64 * dt64 as f64 / self.idle_present as f64;
-                        if work {
-                            a.g_li += share;
-                        } else {
-                            a.g_ip += share;
-                        }
-                    } else if work {
-                        a.unattributed_li += idle;
-                    } else {
-                        a.unattributed_ip += idle;
-                    }
-                }
-            } else {
-                let f = dt64 as f64 * (p as f64 / n as f64);
+                a.sl.exact += sl;
+                a.busy.exact += b;
+                // Work_Exists flips often (every fork and join): masks, not a branch.
+                a.li += idle & work_mask;
+                a.ip += idle & !work_mask;
+                a.g_li += f64_if(work, share);
+                a.g_ip += f64_if(!work, share);
+                a.unattributed_li += unattributed & work_mask;
+                a.unattributed_ip += unattributed & !work_mask;
+            }
+        } else {
+            let f = dt64 as f64 * (p as f64 / n as f64);
+            for &w in &self.active {
+                let a = &mut self.windows[w].totals;
+                a.span += dt;
                 a.unit.scaled += f;
-                a.sl.scaled += self.spin as f64 * f;
-                a.busy.scaled += self.busy as f64 * f;
+                a.sl.scaled += spin as f64 * f;
+                a.busy.scaled += busy as f64 * f;
                 a.over += u128::from(n - p) * dt;
             }
         }
@@ -255,30 +301,37 @@ impl Sweep {
             s.acc.resize(nw, ThreadTotals::default());
         }
         let owner = s.tasks.last().copied();
-        for (w, win) in self.windows.iter().enumerate() {
+        // Without data-dependent branches (the state of the thread that has the next event
+        // is effectively random): amounts that do not apply are added as exact zeros.
+        // `&`, not `&&`: no branch.
+        let busy = s.present & (s.state == ThreadState::Busy);
+        let spin = s.present & (s.state == ThreadState::Spinning);
+        let idle = s.present & (s.state == ThreadState::Idle);
+        let busy_mask = if busy { u128::MAX } else { 0 };
+        let spin_mask = if spin { u128::MAX } else { 0 };
+        let (off, width) = owner.unwrap_or((0, 0));
+        let windows = self
+            .windows
+            .iter()
+            .zip(s.seg.iter_mut().zip(s.acc.iter_mut()));
+        for (w, (win, (seg, acc))) in windows.enumerate() {
             let c = &win.totals;
-            let start = s.seg[w];
-            if s.present {
-                let acc = &mut s.acc[w];
-                match s.state {
-                    ThreadState::Busy => {
-                        let d = c.unit - start.unit;
-                        acc.busy += d;
-                        acc.busy_wall += c.span - start.span;
-                        if let Some((off, width)) = owner {
-                            if w < width {
-                                s.pending[off + w] += d;
-                            }
-                        }
-                    }
-                    ThreadState::Spinning => acc.sl += c.unit - start.unit,
-                    ThreadState::Idle => {
-                        acc.li += c.g_li - start.g_li;
-                        acc.ip += c.g_ip - start.g_ip;
-                    }
-                }
-            }
-            s.seg[w] = SegStart {
+            let start = *seg;
+            let d = c.unit - start.unit;
+            let scaled = |on: bool| f64_if_mul(on, d.scaled);
+            acc.busy.exact += d.exact & busy_mask;
+            acc.busy.scaled += scaled(busy);
+            acc.busy_wall += (c.span - start.span) & busy_mask;
+            acc.sl.exact += d.exact & spin_mask;
+            acc.sl.scaled += scaled(spin);
+            acc.li += f64_if_mul(idle, c.g_li - start.g_li);
+            acc.ip += f64_if_mul(idle, c.g_ip - start.g_ip);
+            // The owning task's charge for this window, or the unowned slot 0.
+            let at = if w < width { off + w } else { 0 };
+            let p = &mut s.pending[at];
+            p.exact += d.exact & busy_mask;
+            p.scaled += scaled(busy);
+            *seg = SegStart {
                 unit: c.unit,
                 span: c.span,
                 g_li: c.g_li,
@@ -287,16 +340,11 @@ impl Sweep {
         }
     }
 
-    fn count(&mut self, state: ThreadState, present: bool, delta: i64) {
-        if !present {
-            return;
-        }
-        let c = match state {
-            ThreadState::Busy => &mut self.busy,
-            ThreadState::Spinning => &mut self.spin,
-            ThreadState::Idle => &mut self.idle_present,
-        };
-        *c = c.wrapping_add_signed(delta);
+    /// Moves a present thread from state `old` to `new` in the counts.
+    #[inline]
+    fn recount(&mut self, old: ThreadState, new: ThreadState) {
+        self.counts[state_index(old)] -= 1;
+        self.counts[state_index(new)] += 1;
     }
 
     /// Consumes one event of thread slot `slot` (events must come in global time order, and
@@ -307,9 +355,48 @@ impl Sweep {
         ev: &Event,
         observer: Option<&mut dyn Observer>,
     ) -> Result<(), SweepError> {
+        let (code, arg) = EventCode::of(&ev.kind);
+        let values = match &ev.kind {
+            EventKind::Counters(v) => &v[..],
+            _ => &[],
+        };
+        self.step(slot, ev.time.0, code, arg, ev.pos, values, observer)
+    }
+
+    /// [`Sweep::event`] for an event in compact form (what [`crate::merge`] gives), with its
+    /// counter values (empty unless it is a `counters` event).
+    #[inline]
+    pub fn compact_event(
+        &mut self,
+        slot: usize,
+        ev: &CompactEvent,
+        values: &[(CounterId, u64)],
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<(), SweepError> {
+        self.step(slot, ev.time.0, ev.code, ev.arg, ev.pos(), values, observer)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step(
+        &mut self,
+        slot: usize,
+        time: u64,
+        code: EventCode,
+        arg: u32,
+        pos: Position,
+        values: &[(CounterId, u64)],
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<(), SweepError> {
         self.events += 1;
-        let t = ev.time.0.max(self.now);
+        let t = time.max(self.now);
         self.advance(t);
+        let ev = Step {
+            code,
+            arg,
+            pos,
+            values,
+        };
         if let Some(obs) = observer {
             let s = &self.slots[slot];
             if s.present && s.seg_time < t {
@@ -322,116 +409,11 @@ impl Sweep {
                 );
             }
             self.slots[slot].seg_time = t;
-            self.apply(slot, ev, t, Some(obs))
+            self.apply(slot, &ev, t, Some(obs))
         } else {
             self.slots[slot].seg_time = t;
-            self.apply(slot, ev, t, None)
+            self.apply(slot, &ev, t, None)
         }
-    }
-
-    fn apply(
-        &mut self,
-        slot: usize,
-        ev: &Event,
-        t: u64,
-        mut observer: Option<&mut dyn Observer>,
-    ) -> Result<(), SweepError> {
-        let op = StackOp::of(&ev.kind);
-        let s = &self.slots[slot];
-        let old = s.state;
-        // A segment must end where the thread's state or the task owning its Busy time
-        // changes (and at counter samples, which read the Busy time so far). Other events
-        // (fragments, nested session) leave the running segment as it is: window clocks
-        // that stop or start do not need it split.
-        let next_state = match op {
-            StackOp::Push(c) => c.state(),
-            StackOp::Pop(_) => s.stack.state_after_pop(),
-            StackOp::None => old,
-        };
-        let must_close = !s.present
-            || next_state != old
-            || matches!(
-                op,
-                StackOp::Push(Construct::Task) | StackOp::Pop(Construct::Task) | StackOp::None
-            );
-        if must_close {
-            self.close_segment(slot);
-        }
-        if !self.slots[slot].present {
-            self.slots[slot].present = true;
-            self.count(old, true, 1);
-        }
-        match op {
-            StackOp::None => {
-                if let EventKind::Counters(values) = &ev.kind {
-                    self.sample_counters(slot, values, t);
-                }
-            }
-            StackOp::Push(c) => {
-                if c == Construct::Session {
-                    self.begin_session();
-                }
-                let frame = Frame {
-                    construct: c,
-                    begin: Nanos(t),
-                    pos: ev.pos,
-                };
-                match c {
-                    Construct::Par => self.par_open += 1,
-                    Construct::Task => {
-                        let nw = self.windows.len();
-                        let s = &mut self.slots[slot];
-                        let off = s.pending.len();
-                        s.pending.resize(off + nw, ThreadNanos::ZERO);
-                        s.tasks.push((off, nw));
-                    }
-                    Construct::Frag(name) => self.frag_open(name),
-                    Construct::Session => self.session_open += 1,
-                    Construct::Wait(_) => {}
-                }
-                self.slots[slot].stack.push(frame);
-                if let Some(obs) = observer.as_deref_mut() {
-                    obs.opened(slot, &frame);
-                }
-            }
-            StackOp::Pop(c) => {
-                let frame = match self.slots[slot].stack.pop(c) {
-                    Ok(f) => f,
-                    Err(m) => return Err(self.mismatch(slot, ev, m)),
-                };
-                let wasted = matches!(ev.kind, EventKind::TaskEnd { wasted: true });
-                match c {
-                    Construct::Par => self.par_open -= 1,
-                    Construct::Task => self.task_closed(slot, wasted),
-                    Construct::Frag(name) => self.frag_close(name),
-                    Construct::Session => self.session_open -= 1,
-                    Construct::Wait(_) => {}
-                }
-                if let Some(d) = self.slot_duration_kind(c) {
-                    self.record_duration(d, t - frame.begin.0);
-                }
-                if let Some(obs) = observer.as_deref_mut() {
-                    obs.closed(slot, &frame, Nanos(t), wasted);
-                }
-                if c == Construct::Session {
-                    self.snapshot_due = true;
-                }
-            }
-        }
-        let new = self.slots[slot].stack.state();
-        if new != old {
-            self.count(old, true, -1);
-            self.count(new, true, 1);
-            self.slots[slot].state = new;
-        }
-        if let Some(obs) = observer {
-            let r = self.rates();
-            if self.last_rates != Some(r) {
-                self.last_rates = Some(r);
-                obs.rates(Nanos(t), r);
-            }
-        }
-        Ok(())
     }
 
     fn slot_duration_kind(&self, c: Construct) -> Option<bool> {
@@ -461,22 +443,23 @@ impl Sweep {
     /// The processors in each state now (session-wide).
     pub fn rates(&self) -> Rates {
         let p = f64::from(self.config.processors);
-        let n = (self.busy + self.spin) as f64;
+        let [_, busy, spin] = self.counts;
+        let n = (busy + spin) as f64;
         let (f, idle) = if n > p { (p / n, 0.0) } else { (1.0, p - n) };
         let work = self.par_open > 0;
         Rates {
             li: if work { idle } else { 0.0 },
             ip: if work { 0.0 } else { idle },
-            sl: self.spin as f64 * f,
-            busy: self.busy as f64 * f,
+            sl: spin as f64 * f,
+            busy: busy as f64 * f,
         }
     }
 
-    fn mismatch(&self, slot: usize, ev: &Event, m: Mismatch) -> SweepError {
-        let found = match &ev.kind {
-            EventKind::FragEnd(n) => format!("frag_end {}", self.name(*n)),
-            EventKind::TaskEnd { wasted: true } => "task_end wasted".to_owned(),
-            k => StackOp::of(k)
+    fn mismatch(&self, slot: usize, ev: &Step<'_>, m: Mismatch) -> SweepError {
+        let found = match ev.code {
+            EventCode::FragEnd => format!("frag_end {}", self.name(NameId(ev.arg))),
+            EventCode::TaskEndWasted => "task_end wasted".to_owned(),
+            code => StackOp::of_code(code, ev.arg)
                 .popped()
                 .map_or("?", Construct::end_event)
                 .to_owned(),

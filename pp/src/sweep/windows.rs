@@ -103,7 +103,9 @@ impl Sweep {
             if s.tasks.iter().all(|&(_, width)| width >= nw) {
                 continue;
             }
-            let mut pending = Vec::with_capacity(s.tasks.len() * nw);
+            // Slot 0 is the unowned charge (see `Slot::pending`).
+            let mut pending = Vec::with_capacity(1 + s.tasks.len() * nw);
+            pending.push(ThreadNanos::ZERO);
             for (off, width) in &mut s.tasks {
                 let start = pending.len();
                 pending.extend_from_slice(&s.pending[*off..*off + *width]);

@@ -29,6 +29,7 @@
 //! What the reader checks, per thread: times never decrease, every event is known, every
 //! record is well formed. It does not check that ends match begins (`pp` does).
 
+mod batch;
 pub mod binary;
 mod error;
 pub mod event;
@@ -38,6 +39,7 @@ mod text;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use batch::{CompactEvent, EventBatch, EventCode};
 pub use error::LogError;
 pub use event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
 pub use header::{Header, ProcessInfo};
@@ -90,6 +92,22 @@ impl LogReader {
     }
 
     fn from_parts(path: &Path, bytes: Vec<u8>) -> Result<LogReader, LogError> {
+        if !bytes.is_empty()
+            && bytes.len() < binary::MAGIC.len()
+            && binary::MAGIC.starts_with(&bytes)
+        {
+            // A binary log cut inside its magic number (the recorder died right after
+            // creating the file): a truncation, not some other kind of file.
+            return Err(LogError::Truncated {
+                path: path.to_owned(),
+                pos: Position::Offset(bytes.len() as u64),
+                detail: format!(
+                    "the file ends inside the binary log's magic number ({} of {} bytes; no event was recorded)",
+                    bytes.len(),
+                    binary::MAGIC.len()
+                ),
+            });
+        }
         if bytes.starts_with(&binary::MAGIC) {
             let (header, names, log) = binary::BinaryLog::open_bytes(path, bytes)?;
             return Ok(LogReader {
@@ -166,8 +184,16 @@ impl LogReader {
 
     /// One stream per thread, in thread id order, each yielding that thread's events in
     /// time order. Streams are independent (each may be consumed on its own thread).
+    ///
+    /// A truncated log that holds no thread at all (cut before its first chunk) gives one
+    /// stream, for thread 0, whose only item is the [`LogError::Truncated`] error: whoever
+    /// reads every stream learns of the truncation.
     pub fn streams(&self) -> Vec<ThreadStream> {
-        self.threads()
+        let mut threads = self.threads();
+        if threads.is_empty() && self.truncated().is_some() {
+            threads.push(ThreadId(0));
+        }
+        threads
             .into_iter()
             .map(|thread| ThreadStream {
                 thread,
@@ -184,6 +210,9 @@ impl LogReader {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests;
 
 /// Reads into `buf` until it is full or the reader ends; returns the bytes read.
 fn read_up_to(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -220,6 +249,37 @@ impl ThreadStream {
     /// The thread whose events this stream yields.
     pub fn thread(&self) -> ThreadId {
         self.thread
+    }
+
+    /// Replaces the contents of `batch` with the thread's next events (at most
+    /// [`EventBatch::CAPACITY`]): the fast way to read a log, giving the same events and
+    /// errors as the iterator.
+    ///
+    /// `Ok` with an empty batch: the stream has ended. `Err`: the stream's final error
+    /// (as the iterator would yield it), which comes *after* the events left in `batch`;
+    /// later calls give empty batches.
+    pub fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError> {
+        batch.clear();
+        if self.done {
+            return Ok(());
+        }
+        let result = match &mut self.inner {
+            StreamInner::Binary(s) => s.next_batch(batch),
+            StreamInner::Text(s) => loop {
+                if batch.len() >= EventBatch::CAPACITY {
+                    break Ok(());
+                }
+                match s.next_event() {
+                    Some(Ok(e)) => batch.push(&e),
+                    Some(Err(e)) => break Err(e),
+                    None => break Ok(()),
+                }
+            },
+        };
+        if result.is_err() || batch.is_empty() {
+            self.done = true;
+        }
+        result
     }
 }
 

@@ -134,6 +134,15 @@ impl BinaryLog {
             pos: Position::Offset(at),
             detail: "the file ends inside the log header (no event was recorded)".to_owned(),
         };
+        if (1..8).contains(&n) && MAGIC.starts_with(&fixed[..n]) {
+            return Err(LogError::Truncated {
+                path: path.to_owned(),
+                pos: Position::Offset(n as u64),
+                detail: format!(
+                    "the file ends inside the binary log's magic number ({n} of 8 bytes; no event was recorded)"
+                ),
+            });
+        }
         if n < 8 || fixed[..8] != MAGIC {
             return Err(LogError::NotALog {
                 path: path.to_owned(),

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use super::read::{decode_err, malformed, BinaryLog, ChunkRef};
-use super::{code, Cursor, DecodeError};
+use super::{code, Cursor, DecodeError, TimeScale};
+use crate::log::batch::{CompactEvent, EventBatch, EventCode};
 use crate::log::{CounterId, Event, EventKind, LogError, NameId, Nanos, Position, ThreadId};
 
 /// The events of one thread of a binary log, read one chunk at a time.
@@ -42,23 +43,24 @@ impl BinaryStream {
         }
     }
 
-    /// The next event of the thread; `None` after its last one in a complete log.
-    pub(crate) fn next_event(&mut self) -> Option<Result<Event, LogError>> {
+    /// Makes a chunk with undecoded events current: `Ok(true)` when there is one,
+    /// `Ok(false)` at the end of a complete log's thread, `Err` for the stream's final error.
+    fn load(&mut self) -> Result<bool, LogError> {
         loop {
             if let Some(chunk) = self.chunk {
                 if self.at < self.buf.len() {
-                    return Some(self.decode(chunk));
+                    return Ok(true);
                 }
                 self.chunk = None;
                 if chunk.cut {
                     let end = chunk.events_at + u64::from(chunk.events_len);
-                    return Some(Err(self.truncated(
+                    return Err(self.truncated(
                         end,
                         format!(
                             "thread {}'s last chunk is cut after byte {end}",
                             self.thread
                         ),
-                    )));
+                    ));
                 }
             }
             let log = Arc::clone(&self.log);
@@ -68,10 +70,10 @@ impl BinaryStream {
                 .and_then(|t| t.chunks.get(self.next_chunk))
                 .copied()
             else {
-                return log
-                    .truncated
-                    .as_ref()
-                    .map(|(at, detail)| Err(self.truncated(*at, detail.clone())));
+                return match &log.truncated {
+                    Some((at, detail)) => Err(self.truncated(*at, detail.clone())),
+                    None => Ok(false),
+                };
             };
             self.next_chunk += 1;
             self.buf.clear();
@@ -79,21 +81,139 @@ impl BinaryStream {
             match log.data.read_at(next.events_at, &mut self.buf) {
                 Ok(n) if n == self.buf.len() => {}
                 Ok(_) => {
-                    return Some(Err(self.truncated(
+                    return Err(self.truncated(
                         next.events_at,
                         "the file shrank while it was read".to_owned(),
-                    )));
+                    ));
                 }
                 Err(source) => {
-                    return Some(Err(LogError::Io {
+                    return Err(LogError::Io {
                         path: log.path.clone(),
                         source,
-                    }))
+                    })
                 }
             }
             self.at = 0;
             self.time = next.base;
             self.chunk = Some(next);
+        }
+    }
+
+    /// The next event of the thread; `None` after its last one in a complete log.
+    pub(crate) fn next_event(&mut self) -> Option<Result<Event, LogError>> {
+        match self.load() {
+            Ok(true) => {
+                let chunk = self.chunk.expect("load makes a chunk current");
+                Some(self.decode(chunk))
+            }
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Appends the thread's next events to `batch` until it holds
+    /// [`EventBatch::CAPACITY`] events or the thread ends. `Err` is the stream's final
+    /// error, which comes after the events appended.
+    pub(crate) fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError> {
+        while batch.events.len() < EventBatch::CAPACITY {
+            if !self.load()? {
+                return Ok(());
+            }
+            let chunk = self.chunk.expect("load makes a chunk current");
+            self.decode_run(chunk, batch)?;
+        }
+        Ok(())
+    }
+
+    /// Decodes events of the current chunk into `batch` until the chunk or the batch is
+    /// full. Well-formed events take a fast path; anything unusual (a cut or bad varint, an
+    /// unknown code, a bad id, time going backwards) is decoded again by [`Self::decode`],
+    /// which gives exactly the error (or event) that reading one event at a time gives.
+    fn decode_run(&mut self, chunk: ChunkRef, batch: &mut EventBatch) -> Result<(), LogError> {
+        let names = self.log.names as u64;
+        let counters = self.log.counters as u64;
+        let scale = self.log.scale;
+        let identity = scale == TimeScale::IDENTITY;
+        let base = chunk.events_at;
+        let room = EventBatch::CAPACITY;
+        loop {
+            let buf = &self.buf[..];
+            let mut at = self.at;
+            let mut raw = self.time.0;
+            let mut last = self.last.map_or(0, |t| t.0);
+            let mut any = self.last.is_some();
+            let mut slow = false;
+            while at < buf.len() && batch.events.len() < room {
+                let start = at;
+                let values_before = batch.counters.len();
+                let ok = (|| -> Option<(EventCode, u32, u64)> {
+                    let code = EventCode::from_u8(buf[at])?;
+                    at += 1;
+                    let delta = uvarint(buf, &mut at)?;
+                    let arg = match code {
+                        EventCode::FragBegin | EventCode::FragEnd | EventCode::WaitBegin => {
+                            let id = uvarint(buf, &mut at)?;
+                            if id >= names {
+                                return None;
+                            }
+                            id as u32
+                        }
+                        EventCode::Counters => {
+                            let n = uvarint(buf, &mut at)?;
+                            if n > counters {
+                                return None;
+                            }
+                            for _ in 0..n {
+                                let id = uvarint(buf, &mut at)?;
+                                let value = uvarint(buf, &mut at)?;
+                                if id >= counters {
+                                    return None;
+                                }
+                                batch.counters.push((CounterId(id as u16), value));
+                            }
+                            n as u32
+                        }
+                        _ => 0,
+                    };
+                    let r = raw.checked_add(delta)?;
+                    Some((code, arg, r))
+                })();
+                let Some((code, arg, r)) = ok else {
+                    batch.counters.truncate(values_before);
+                    at = start;
+                    slow = true;
+                    break;
+                };
+                let ns = if identity { r } else { scale.to_ns(r) };
+                if ns < last {
+                    batch.counters.truncate(values_before);
+                    at = start;
+                    slow = true;
+                    break;
+                }
+                batch.events.push(CompactEvent::at_offset(
+                    Nanos(ns),
+                    code,
+                    arg,
+                    base + start as u64,
+                ));
+                raw = r;
+                last = ns;
+                any = true;
+            }
+            self.at = at;
+            self.time = Nanos(raw);
+            if any {
+                self.last = Some(Nanos(last));
+            }
+            if !slow {
+                return Ok(());
+            }
+            let event = self.decode(chunk)?;
+            batch.push(&event);
+            if self.at >= self.buf.len() || batch.events.len() >= room {
+                return Ok(());
+            }
         }
     }
 
@@ -212,4 +332,28 @@ impl BinaryStream {
             pos,
         })
     }
+}
+
+/// Decodes a `uvarint` at `*at` (fast path of [`Cursor::uvarint`]): `None` when it is cut
+/// or longer than 64 bits (the slow path then reports why).
+#[inline(always)]
+fn uvarint(buf: &[u8], at: &mut usize) -> Option<u64> {
+    let b0 = *buf.get(*at)?;
+    if b0 < 0x80 {
+        *at += 1;
+        return Some(u64::from(b0));
+    }
+    let mut value = u64::from(b0 & 0x7f);
+    for i in 1..10 {
+        let b = *buf.get(*at + i)?;
+        if i == 9 && b > 1 {
+            return None;
+        }
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            *at += i + 1;
+            return Some(value);
+        }
+    }
+    None
 }
