@@ -40,3 +40,15 @@ fn bad_board_size_is_an_error() {
     assert!(queens::run(QueensImpl::Tree, 3, 1, 1, None).is_err());
     assert!(queens::run(QueensImpl::Loop, 21, 1, 1, None).is_err());
 }
+
+#[test]
+fn groups_needed_is_the_loop_trip_count() {
+    // 8-queens solutions per first-row column, in serial order: 4 8 16 18 18 16 8 4.
+    assert_eq!(queens::groups_needed(8, 1), 1);
+    assert_eq!(queens::groups_needed(8, 4), 1);
+    assert_eq!(queens::groups_needed(8, 5), 2);
+    assert_eq!(queens::groups_needed(8, 12), 2);
+    assert_eq!(queens::groups_needed(8, 13), 3);
+    assert_eq!(queens::groups_needed(8, 92), 8);
+    assert_eq!(queens::groups_needed(8, u64::MAX), 8);
+}

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(
     about = "Measure DP 2D FFT, fit its fragments (lca), predict TP (lcm) before running it, then run TP and compare",
-    after_help = "Examples:\n  study                      # 2D FFT, full design, report in study-fft/\n  study --quick              # smallest sizes (<= 2 minutes)\n  study --program queens     # n-queens: measure loop parallelism, predict tree parallelism\n  study --program histogram --out /tmp/h   # one lock vs sharded locks\n\nThe last line is: study: points=N mean_err_pct=X max_err_pct=Y ranking_correct=K/N"
+    after_help = "Examples:\n  study                      # 2D FFT, full design, report in study-fft/\n  study --quick              # smallest sizes (<= 2 minutes)\n  study --program queens     # n-queens: measure loop parallelism, predict tree parallelism\n  study --program histogram --out /tmp/h   # one lock vs sharded locks\n\nIn the table, `~` after the ranking marks a point where the two predictions differ by less\nthan their uncertainty (too close to call).\nThe last line is: study: points=N mean_err_pct=X max_err_pct=Y ranking_correct=K/N"
 )]
 struct Cli {
     /// Smallest sizes, fewer repetitions.
@@ -29,7 +29,8 @@ struct Cli {
     #[arg(long, short)]
     quiet: bool,
     /// Print the per-point results as JSON (fields: n, p, iters, predicted_s, measured_s,
-    /// err_pct, base_predicted_s, base_measured_s, ranking_correct) before the summary line.
+    /// err_pct, base_predicted_s, base_measured_s, ranking_correct, uncertainty (relative),
+    /// too_close_to_call) before the summary line.
     #[arg(long)]
     json: bool,
 }
@@ -66,6 +67,7 @@ fn main() -> Result<()> {
                     "predicted_s": p.predicted, "measured_s": p.measured, "err_pct": p.err_pct(),
                     "base_predicted_s": p.predicted_base, "base_measured_s": p.measured_base,
                     "ranking_correct": p.ranking_correct(),
+                    "uncertainty": p.uncertainty, "too_close_to_call": p.too_close_to_call(),
                 })
             })
             .collect();
@@ -94,10 +96,11 @@ fn main() -> Result<()> {
                 p.err_pct(),
                 p.predicted_base,
                 p.measured_base,
-                if p.ranking_correct() {
-                    "right"
-                } else {
-                    "WRONG"
+                match (p.ranking_correct(), p.too_close_to_call()) {
+                    (true, false) => "right",
+                    (true, true) => "right~",
+                    (false, false) => "WRONG",
+                    (false, true) => "WRONG~",
                 }
             );
         }

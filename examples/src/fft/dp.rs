@@ -19,6 +19,7 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
     // lcm: iterations = iters
     for k in 0..iters {
         // lcm: fragment init
+        // lcm: output a
         pplib::frag_scope("init", || {
             a.par_chunks_mut(g * n)
                 .enumerate()
@@ -26,12 +27,17 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
         });
 
         // lcm: fragment cols
+        // lcm: input a
+        // lcm: output a
         pplib::frag_scope("cols", || {
             a.par_chunks_mut(g * n)
                 .pp_for_each(|block| plan.process(block))
         });
 
         // lcm: fragment transpose
+        // lcm: input a
+        // lcm: bytes = 16*n^2
+        // lcm: output b
         pplib::frag_scope("transpose", || {
             b.par_chunks_mut(g * n)
                 .enumerate()
@@ -39,6 +45,8 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
         });
 
         // lcm: fragment rows
+        // lcm: input b
+        // lcm: output b
         pplib::frag_scope("rows", || {
             b.par_chunks_mut(g * n)
                 .pp_for_each(|block| plan.process(block))

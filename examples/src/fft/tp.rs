@@ -40,6 +40,7 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
         let mut a = free.take();
 
         // lcm: fragment init
+        // lcm: output a
         pplib::frag_scope("init", || {
             a.par_chunks_mut(g * n)
                 .enumerate()
@@ -47,6 +48,8 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
         });
 
         // lcm: fragment cols
+        // lcm: input a
+        // lcm: output a
         pplib::frag_scope("cols", || {
             a.par_chunks_mut(g * n)
                 .pp_for_each(|block| plan.process(block))
@@ -76,6 +79,9 @@ fn task_b(
         drop(receiving);
 
         // lcm: fragment transpose
+        // lcm: input a
+        // lcm: bytes = 16*n^2
+        // lcm: output b
         pplib::frag_scope("transpose", || {
             b.par_chunks_mut(g * n)
                 .enumerate()
@@ -83,6 +89,8 @@ fn task_b(
         });
 
         // lcm: fragment rows
+        // lcm: input b
+        // lcm: output b
         pplib::frag_scope("rows", || {
             b.par_chunks_mut(g * n)
                 .pp_for_each(|block| plan.process(block))

@@ -2,7 +2,8 @@
 //! children of one depth-1 node are searched in parallel; the search ends after the group
 //! that completes the quota of k solutions.
 //!
-//! This file is also the input of `lcm predict`.
+//! This file is also the input of `lcm predict`: its loop runs `groups` times (the groups
+//! that hold the first k solutions, [`super::groups_needed`]).
 
 use super::{depth2_groups, search_item, Quota};
 use rayon::prelude::*;
@@ -10,7 +11,7 @@ use rayon::prelude::*;
 /// Counts the first k solutions of n-queens in the current rayon pool.
 pub fn count(n: u32, k: u64) -> u64 {
     let mut total = 0;
-    // lcm: iterations = n
+    // lcm: iterations = groups
     for group in depth2_groups(n) {
         let quota = Quota::new(group.len(), k - total);
         // lcm: fragment search

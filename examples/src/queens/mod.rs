@@ -137,11 +137,31 @@ pub fn search(node: Node, n: u32, limit: u64, stop: &dyn Fn() -> bool) -> u64 {
 /// the item turned out not to be needed (speculative work).
 pub fn search_item(node: Node, n: u32, i: usize, quota: &Quota) {
     let task = pplib::task();
+    if quota.cancelled(i) {
+        // Known to be unneeded before it started: no work at all.
+        task.wasted();
+        return;
+    }
     let found = search(node, n, quota.k, &|| quota.cancelled(i));
     quota.finish(i, found);
     if quota.cancelled(i) {
         task.wasted();
     }
+}
+
+/// How many depth-1 groups (subtrees of the first queen's placements, in serial order) hold
+/// the first k solutions of n-queens: the trip count of [`loop_par`]'s loop, which stops after
+/// the group that completes the quota (all n groups when there are fewer than k solutions).
+/// A property of the input, computed by a serial count.
+pub fn groups_needed(n: u32, k: u64) -> u64 {
+    let mut total = 0;
+    for (g, first) in Node::root().children(n).iter().enumerate() {
+        total += search(*first, n, k - total, &|| false);
+        if total >= k {
+            return g as u64 + 1;
+        }
+    }
+    n as u64
 }
 
 /// The depth-2 nodes of an n×n board in serial order, grouped by their depth-1 parent.

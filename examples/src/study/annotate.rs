@@ -2,10 +2,12 @@
 //! under each fragment's `// lcm: fragment NAME` line (DESIGN section 5).
 
 use lca::annotation::{parse_line, Annotation, FragmentModel};
+use lca::record::CATEGORY_KEYS;
 
 /// Returns `source` with the models of `models` written under the `// lcm: fragment NAME`
 /// line of each fragment they name, with that line's indentation. Category lines already
-/// in the fragment's comment block (`// lcm: rt = ...`) are replaced, other lines kept.
+/// in the fragment's comment block (`// lcm: rt = ...`) are replaced, other lines (data
+/// annotations, `bytes = ...`, variable overrides) kept.
 /// Returns also the names of the fragments of the source that got no model.
 pub fn annotate(source: &str, models: &[FragmentModel]) -> (String, Vec<String>) {
     let mut out = String::with_capacity(source.len() + 256);
@@ -19,7 +21,9 @@ pub fn annotate(source: &str, models: &[FragmentModel]) -> (String, Vec<String>)
             None
         };
         if in_block {
-            if matches!(annotation, Some(Annotation::Model { .. })) {
+            if matches!(&annotation, Some(Annotation::Model { category, .. })
+                if CATEGORY_KEYS.contains(&category.as_str()))
+            {
                 continue; // an old model of this fragment: replaced
             }
             if !trimmed.starts_with("//") {
@@ -74,11 +78,11 @@ mod tests {
 
     #[test]
     fn replaces_old_models_and_keeps_other_annotations() {
-        let src = "// lcm: fragment init\n// lcm: rt = 1\n// lcm: p = p/2\nx();\n// lcm: rt = 5\n";
+        let src = "// lcm: fragment init\n// lcm: rt = 1\n// lcm: p = p/2\n// lcm: bytes = 16*n\nx();\n// lcm: rt = 5\n";
         let (out, missing) = annotate(src, &[model("init", &[("rt", "3*n")])]);
         assert_eq!(
             out,
-            "// lcm: fragment init\n// lcm: rt = 3*n\n// lcm: p = p/2\nx();\n// lcm: rt = 5\n"
+            "// lcm: fragment init\n// lcm: rt = 3*n\n// lcm: p = p/2\n// lcm: bytes = 16*n\nx();\n// lcm: rt = 5\n"
         );
         assert!(missing.is_empty());
     }

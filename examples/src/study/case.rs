@@ -2,8 +2,11 @@
 //! one predicted), how to run each at a design point, and the variables `lcm` binds.
 
 use super::design::{fft_iterations, ProgramKind};
+use super::model::FragmentFit;
 use crate::{fft, histogram, queens};
+use lca::expr::{BinOp, Expr};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 /// One version of a program: its name, its `lcm` source and how to run it.
 #[derive(Clone, Copy)]
@@ -40,10 +43,31 @@ pub struct Case {
     pub iterations: fn(u64, f64) -> u64,
     /// The function of both sources that `lcm` starts from.
     pub entry: &'static str,
+    /// For programs whose other version runs tasks side by side (the TP 2D FFT): an
+    /// uninstrumented instance of the program's kernels at a size, run on a second thread
+    /// until the flag is set. The study measures the base version at p = 1 beside it (the
+    /// co-run calibration) to price how much the fragments slow down when they share the
+    /// machine.
+    /// Returns the iterations of the kernels it did.
+    pub co_runner: Option<fn(u64, &AtomicBool) -> u64>,
+    /// The trip count of the base version's sequential loop at a size, bound as `groups`
+    /// (n-queens: the depth-1 groups holding the first k solutions, a property of the input).
+    /// The fitted models are per run; the base version's copy divides them by `groups` (per
+    /// loop iteration), and the other version, one parallel loop over all groups' items,
+    /// has its load imbalance and insufficient parallelism (paid once per parallel loop) divided
+    /// by `groups`.
+    pub groups: Option<fn(u64) -> f64>,
+    /// Locks of the other version per lock of the base version (the sharded histogram: one
+    /// lock per shard instead of one). With keys spread evenly, the chance that an
+    /// acquisition finds its lock held (`sl`) scales by 1 / this. The memory loss (`ml`,
+    /// coherence misses on the lines the threads write) is kept: the threads still write the
+    /// same randomly chosen lines, so splitting the lock does not make those misses rarer.
+    pub lock_ratio: Option<f64>,
 }
 
-/// n-queens board size the queens study uses.
-pub const QUEENS_BOARD: u32 = 11;
+/// n-queens board size the queens study uses (14200 solutions; counting them all takes
+/// some 10 ms on one core, long enough to time).
+pub const QUEENS_BOARD: u32 = 12;
 
 impl Case {
     /// The case of `program`.
@@ -78,6 +102,9 @@ impl Case {
                 fixed: &[],
                 iterations: fft_iterations,
                 entry: "fft2d",
+                co_runner: Some(|n, stop| fft::co_run(n as usize, stop) as u64),
+                groups: None,
+                lock_ratio: None,
             },
             ProgramKind::Queens => Case {
                 program,
@@ -108,6 +135,9 @@ impl Case {
                 fixed: &[("n", QUEENS_BOARD as f64)],
                 iterations: |_, _| 1,
                 entry: "count",
+                co_runner: None,
+                groups: Some(|k| queens::groups_needed(QUEENS_BOARD, k) as f64),
+                lock_ratio: None,
             },
             ProgramKind::Histogram => Case {
                 program,
@@ -138,8 +168,43 @@ impl Case {
                 fixed: &[],
                 iterations: |_, _| 1,
                 entry: "fill",
+                co_runner: None,
+                groups: None,
+                lock_ratio: Some(histogram::SHARDS as f64),
             },
         }
+    }
+
+    /// The base version's and the other version's fragment models from the fitted ones
+    /// (per run of the base version): the structural rules of [`Case::groups`] and
+    /// [`Case::lock_ratio`], and the co-run slowdown `co_run` (per fragment, a share of pure
+    /// computation) for the other version's tasks that share the machine.
+    pub fn version_fits(
+        &self,
+        fits: &[FragmentFit],
+        co_run: &[(String, f64)],
+    ) -> (Vec<FragmentFit>, Vec<FragmentFit>) {
+        let mut base = Vec::new();
+        let mut other = Vec::new();
+        for f in fits {
+            let mut b = f.clone();
+            let mut o = f.clone();
+            if self.groups.is_some() {
+                let per = Expr::bin(BinOp::Div, Expr::Num(1.0), Expr::Var("groups".into()));
+                b = b.scaled(None, &per, "per group");
+                o = o.scaled(Some(&["li", "ip"]), &per, "one parallel loop");
+            }
+            if let Some(r) = self.lock_ratio {
+                o = o.scaled(Some(&["sl"]), &Expr::Num(1.0 / r), "locks x{r}");
+            }
+            let k = co_run
+                .iter()
+                .find(|(name, _)| *name == f.name)
+                .map_or(0.0, |(_, k)| *k);
+            base.push(b);
+            other.push(o.with_co_run(k));
+        }
+        (base, other)
     }
 
     /// The variables of a point as `lcm` binds them: size, p, iterations, fixed ones.
@@ -152,6 +217,9 @@ impl Case {
             v.push((it.to_string(), iters as f64));
         }
         v.extend(self.fixed.iter().map(|(k, x)| (k.to_string(), *x)));
+        if let Some(g) = self.groups {
+            v.push(("groups".to_string(), g(size)));
+        }
         v
     }
 }

@@ -21,6 +21,25 @@ pub struct PointResult {
     pub measured: f64,
     /// Predicted time of the predicted version, seconds; NaN if lcm failed there.
     pub predicted: f64,
+    /// Relative uncertainty of the predictions at this point (a fraction), known before the
+    /// predicted version ran: how far the measured version's own prediction is from its
+    /// measurement here, at least [`MIN_UNCERTAINTY`].
+    pub uncertainty: f64,
+}
+
+/// Smallest relative uncertainty a prediction is given (run-to-run spread on a quiet
+/// machine).
+pub const MIN_UNCERTAINTY: f64 = 0.05;
+
+/// The relative uncertainty of predictions at a point whose measured version was predicted
+/// `predicted_base` and measured `measured_base` seconds.
+pub fn uncertainty(predicted_base: f64, measured_base: f64) -> f64 {
+    let e = rel_err_pct(predicted_base, measured_base) / 100.0;
+    if e.is_finite() {
+        e.max(MIN_UNCERTAINTY)
+    } else {
+        MIN_UNCERTAINTY
+    }
 }
 
 impl PointResult {
@@ -42,6 +61,13 @@ impl PointResult {
     /// Whether the predicted version is faster than the measured one, as predicted.
     pub fn predicted_better(&self) -> bool {
         self.predicted < self.predicted_base
+    }
+
+    /// Whether the two predictions differ by less than their uncertainty: the predicted
+    /// ranking is then a toss-up, not a finding.
+    pub fn too_close_to_call(&self) -> bool {
+        let lo = self.predicted.min(self.predicted_base);
+        lo > 0.0 && (self.predicted - self.predicted_base).abs() / lo < self.uncertainty
     }
 
     /// Whether the prediction ranked the two versions as the measurements did.
@@ -166,6 +192,7 @@ mod tests {
             predicted_base: pb,
             measured: m,
             predicted: pr,
+            uncertainty: uncertainty(pb, mb),
         }
     }
 
@@ -184,6 +211,19 @@ mod tests {
             s.line(),
             "study: points=2 mean_err_pct=30.0 max_err_pct=50.0 ranking_correct=1/2"
         );
+    }
+
+    #[test]
+    fn close_predictions_are_too_close_to_call() {
+        // dp self-prediction 10% off: a 5% difference is within it, a 30% one is not.
+        let close = pt(64, 2, 1.1, 1.0, 1.0, 1.05);
+        assert!((close.uncertainty - 0.1 / 1.1).abs() < 1e-9);
+        assert!(close.too_close_to_call());
+        let clear = pt(64, 2, 1.1, 1.0, 1.0, 1.3);
+        assert!(!clear.too_close_to_call());
+        // Never below the floor.
+        assert_eq!(uncertainty(1.0, 1.0), MIN_UNCERTAINTY);
+        assert_eq!(uncertainty(f64::NAN, 1.0), MIN_UNCERTAINTY);
     }
 
     #[test]

@@ -57,8 +57,8 @@ impl Design {
         let (sizes, predicted_ps): (Vec<u64>, Vec<usize>) = match program {
             ProgramKind::Fft if quick => (vec![64, 128, 256], (2..=cores).collect()),
             ProgramKind::Fft => (vec![64, 128, 256, 512, 1024], (2..=cores).collect()),
-            ProgramKind::Queens if quick => (vec![1, 100, 10_000], all_ps.clone()),
-            ProgramKind::Queens => (vec![1, 10, 100, 1_000, 10_000, 100_000], all_ps.clone()),
+            ProgramKind::Queens if quick => (vec![10, 1_000, 14_200], all_ps.clone()),
+            ProgramKind::Queens => (vec![1, 10, 100, 1_000, 5_000, 14_200], all_ps.clone()),
             ProgramKind::Histogram if quick => (vec![1 << 16, 1 << 18], all_ps.clone()),
             ProgramKind::Histogram => (vec![1 << 16, 1 << 18, 1 << 20, 1 << 22], all_ps.clone()),
         };
@@ -66,7 +66,7 @@ impl Design {
             sizes,
             measured_ps: all_ps,
             predicted_ps,
-            reps: if quick { 2 } else { 3 },
+            reps: if quick { 5 } else { 7 },
             target_seconds: if quick { 0.04 } else { 0.25 },
         }
     }

@@ -8,6 +8,7 @@
 
 use super::model::{CategoryFit, FragmentFit};
 use lca::dataset::Dataset;
+use lca::expr::{BinOp, Expr};
 use lca::extraction::Extraction;
 use lca::record::Record;
 use lca::search::{auto_fit, SearchOptions};
@@ -86,13 +87,41 @@ pub fn fit_fragments(
             if data.points.iter().all(|p| p.y == 0.0) {
                 continue;
             }
+            if VANISHING.contains(&cat) {
+                if let Some(fit) =
+                    fit_vanishing(&data, &categories).map_err(|e| data_err(e.to_string()))?
+                {
+                    categories.push(fit);
+                }
+                continue;
+            }
             let opts = SearchOptions {
                 max_terms: max_terms(&data),
                 ..SearchOptions::default()
             };
             let fit = auto_fit(&data, &opts).map_err(|e| data_err(e.to_string()))?;
-            let best = fit.best();
-            if best.quality.r2.is_nan() || best.quality.r2 < MIN_R2 {
+            let mut best = fit.best().clone();
+            if cat == "pc" || cat == "rt" {
+                // Work spans decades over the sizes: a least-squares fit in linear space
+                // serves the largest sizes and misses the small ones by far, relatively.
+                // Fit its logarithm too (relative errors) and keep whichever misses the
+                // measured points less, relatively.
+                if let Some(log) =
+                    fit_log_space(&data, &opts).map_err(|e| data_err(e.to_string()))?
+                {
+                    if mean_rel_err(&data, &log.expr) < mean_rel_err(&data, &best.expr) {
+                        best = log;
+                    }
+                }
+            }
+            let low = best.quality.r2.is_nan() || best.quality.r2 < MIN_R2;
+            if low && (cat == "pc" || cat == "rt") {
+                // The fragment's own work is never noise: keep its best model, say it is poor.
+                notes.push(format!(
+                    "fragment {name}, category {cat}: best model `{}` has R² = {:.2} < {MIN_R2} (noisy measurements): kept, as the fragment's work cannot be left out",
+                    best.expr, best.quality.r2
+                ));
+            } else if low {
                 notes.push(format!(
                     "fragment {name}, category {cat}: best model `{}` has R² = {:.2} < {MIN_R2}: treated as measurement noise and left out",
                     best.expr, best.quality.r2
@@ -110,6 +139,212 @@ pub fn fit_fragments(
         out.push(FragmentFit { name, categories });
     }
     Ok((out, notes))
+}
+
+/// Categories that are overheads of running in parallel: zero (or nearly) at p = 1 by
+/// definition, so they are modelled as `(p - 1) * f(...)` and fitted on the p > 1 records
+/// only (a free constant would put a spurious value at p = 1, and the p = 1 records would
+/// dominate the fit of a quantity that is only interesting above it).
+pub const VANISHING: [&str; 5] = ["ml", "li", "sl", "ip", "wc"];
+
+/// Fits a [`VANISHING`] category: `y / (p - 1)` on the records with p > 1, as a function of
+/// the other variables (and of p too when there are three or more p > 1), with lca's
+/// automatic search when there are at least three distinct sizes and the best model explains
+/// at least [`MIN_R2`]; otherwise (too few sizes to tell a form, or noise) as a share of the
+/// fragment's pure computation, `k * pc` (least squares), which carries the size dependence
+/// that was fitted well. None when every p > 1 value is zero, or there is no p.
+pub fn fit_vanishing(
+    data: &Dataset,
+    fitted: &[CategoryFit],
+) -> Result<Option<CategoryFit>, lca::fit::FitError> {
+    let Some(pi) = data.variables.iter().position(|v| v == "p") else {
+        return Ok(None);
+    };
+    let above: Vec<&lca::dataset::DataPoint> =
+        data.points.iter().filter(|pt| pt.x[pi] > 1.0).collect();
+    if above.is_empty() || above.iter().all(|pt| pt.y == 0.0) {
+        return Ok(None);
+    }
+    let mut ps: Vec<f64> = above.iter().map(|pt| pt.x[pi]).collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    let keep_p = ps.len() >= 3;
+    let vars: Vec<String> = data
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep_p || *i != pi)
+        .map(|(_, v)| v.clone())
+        .collect();
+    let points: Vec<lca::dataset::DataPoint> = above
+        .iter()
+        .map(|pt| lca::dataset::DataPoint {
+            x: pt
+                .x
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep_p || *i != pi)
+                .map(|(_, v)| *v)
+                .collect(),
+            y: pt.y / (pt.x[pi] - 1.0),
+            line: pt.line,
+        })
+        .collect();
+    let scaled = Dataset {
+        source: data.source.clone(),
+        category: data.category.clone(),
+        variables: vars.clone(),
+        points,
+    };
+    let p_minus_1 = Expr::bin(BinOp::Sub, Expr::Var("p".into()), Expr::Num(1.0));
+    let sizes = (0..vars.len())
+        .map(|i| scaled.distinct(i).len())
+        .max()
+        .unwrap_or(0);
+    if sizes >= 3 && !vars.is_empty() {
+        let opts = SearchOptions {
+            max_terms: max_terms(&scaled),
+            ..SearchOptions::default()
+        };
+        let fit = auto_fit(&scaled, &opts)?;
+        let best = fit.best();
+        if best.quality.r2.is_finite() && best.quality.r2 >= MIN_R2 {
+            return Ok(Some(CategoryFit {
+                category: data.category.clone(),
+                expr: Expr::bin(BinOp::Mul, p_minus_1, best.expr.clone()),
+                form: format!("(p-1)*({})", best.label),
+                r2: best.quality.r2,
+                points: scaled.points.len(),
+            }));
+        }
+    }
+    // A share of pure computation (or of the mean when there is none).
+    let base = fitted
+        .iter()
+        .find(|c| c.category == "pc" || c.category == "rt")
+        .map(|c| &c.expr);
+    let at = |pt: &lca::dataset::DataPoint| -> f64 {
+        let Some(e) = base else { return 1.0 };
+        let vars: std::collections::BTreeMap<String, f64> = scaled
+            .variables
+            .iter()
+            .cloned()
+            .zip(pt.x.iter().copied())
+            .collect();
+        e.eval(&vars).unwrap_or(f64::NAN)
+    };
+    let (mut num, mut den) = (0.0, 0.0);
+    for pt in &scaled.points {
+        let b = at(pt);
+        if b.is_finite() {
+            num += pt.y * b;
+            den += b * b;
+        }
+    }
+    if den <= 0.0 {
+        return Ok(None);
+    }
+    let k = num / den;
+    let mean = scaled.points.iter().map(|pt| pt.y).sum::<f64>() / scaled.points.len() as f64;
+    let (ss_res, ss_tot) = scaled.points.iter().fold((0.0, 0.0), |(r, t), pt| {
+        let e = pt.y - k * at(pt);
+        (r + e * e, t + (pt.y - mean) * (pt.y - mean))
+    });
+    let r2 = if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        f64::NAN
+    };
+    let (expr, form) = match base {
+        Some(b) => (
+            Expr::bin(
+                BinOp::Mul,
+                p_minus_1,
+                Expr::bin(BinOp::Mul, Expr::Num(k), b.clone()),
+            ),
+            format!("(p-1)*{k:.4}*pc"),
+        ),
+        None => (
+            Expr::bin(BinOp::Mul, p_minus_1, Expr::Num(k)),
+            "(p-1)*1".to_string(),
+        ),
+    };
+    Ok(Some(CategoryFit {
+        category: data.category.clone(),
+        expr,
+        form,
+        r2,
+        points: scaled.points.len(),
+    }))
+}
+
+/// Mean relative error (a fraction) of `expr` on the points of `data` (infinite when it
+/// cannot be evaluated).
+pub fn mean_rel_err(data: &Dataset, expr: &Expr) -> f64 {
+    let mut sum = 0.0;
+    let mut count = 0usize;
+    for pt in &data.points {
+        let vars: std::collections::BTreeMap<String, f64> = data
+            .variables
+            .iter()
+            .cloned()
+            .zip(pt.x.iter().copied())
+            .collect();
+        let Ok(v) = expr.eval(&vars) else {
+            return f64::INFINITY;
+        };
+        if pt.y != 0.0 {
+            sum += ((v - pt.y) / pt.y).abs();
+            count += 1;
+        }
+    }
+    if count == 0 {
+        f64::INFINITY
+    } else {
+        sum / count as f64
+    }
+}
+
+/// The best model of `ln y` (lca's automatic search), returned as `exp(model)` with its R²
+/// in linear space; None when some y is not positive.
+pub fn fit_log_space(
+    data: &Dataset,
+    opts: &SearchOptions,
+) -> Result<Option<lca::fit::FittedModel>, lca::fit::FitError> {
+    if data.points.iter().any(|pt| pt.y.is_nan() || pt.y <= 0.0) {
+        return Ok(None);
+    }
+    let logs = Dataset {
+        points: data
+            .points
+            .iter()
+            .map(|pt| lca::dataset::DataPoint {
+                x: pt.x.clone(),
+                y: pt.y.ln(),
+                line: pt.line,
+            })
+            .collect(),
+        ..data.clone()
+    };
+    let fit = auto_fit(&logs, opts)?;
+    let mut best = fit.best().clone();
+    best.expr = Expr::Call(lca::expr::Func::Exp, vec![best.expr.clone()]);
+    best.label = format!("exp({})", best.label);
+    let mean = data.points.iter().map(|pt| pt.y).sum::<f64>() / data.points.len() as f64;
+    let (mut res, mut tot) = (0.0, 0.0);
+    for pt in &data.points {
+        let vars: std::collections::BTreeMap<String, f64> = data
+            .variables
+            .iter()
+            .cloned()
+            .zip(pt.x.iter().copied())
+            .collect();
+        let v = best.expr.eval(&vars).unwrap_or(f64::NAN);
+        res += (pt.y - v) * (pt.y - v);
+        tot += (pt.y - mean) * (pt.y - mean);
+    }
+    best.quality.r2 = if tot > 0.0 { 1.0 - res / tot } else { f64::NAN };
+    Ok(Some(best))
 }
 
 /// Smallest R² for a category model to be kept.

@@ -4,6 +4,7 @@
 use super::case::Version;
 use super::run::{Categories, Run};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A measured point: the run (fastest repetition) and its `pp` analysis.
 pub struct Measured {
@@ -42,6 +43,49 @@ pub fn categories_of(profile: &pp::Profile) -> Categories {
         .map(|(c, v)| (c.key().to_string(), v))
         .collect()
 }
+
+/// [`measure`] with `co_runner` running on another thread for the whole measurement (started
+/// before the first repetition, stopped after the last), `baseline` the lone run at p = 1.
+/// Returns also the co-runner's pace beside the measurement relative to its pace alone
+/// (measured just before, for [`LONE_PACE_SECONDS`]), so the caller can tell whether it
+/// really ran beside the measurement (near 1, or somewhat below from sharing caches and
+/// memory) or shared a core with it because other load held the other cores (1/2 or below).
+#[allow(clippy::too_many_arguments)]
+pub fn measure_beside(
+    version: &Version,
+    n: u64,
+    p: usize,
+    iters: u64,
+    reps: usize,
+    dir: &Path,
+    baseline: &pp::Analysis,
+    co_runner: fn(u64, &AtomicBool) -> u64,
+) -> Result<(Measured, f64), MeasureError> {
+    let timed = |f: &mut dyn FnMut()| {
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let start = std::time::Instant::now();
+            let co = s.spawn(|| co_runner(n, &stop));
+            f();
+            stop.store(true, Ordering::Relaxed);
+            let done = co.join().unwrap_or(0);
+            done as f64 / start.elapsed().as_secs_f64().max(1e-9)
+        })
+    };
+    let lone =
+        timed(&mut || std::thread::sleep(std::time::Duration::from_secs_f64(LONE_PACE_SECONDS)));
+    let mut out = None;
+    let beside = timed(&mut || {
+        // Let the co-runner get going (its first iteration touches fresh memory).
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        out = Some(measure(version, n, p, iters, reps, dir, Some(baseline)));
+    });
+    let m = out.expect("the measurement ran")?;
+    Ok((m, if lone > 0.0 { beside / lone } else { f64::NAN }))
+}
+
+/// Seconds the co-runner runs alone to set its reference pace.
+pub const LONE_PACE_SECONDS: f64 = 0.2;
 
 /// Runs `version` at (n, p, iters) `reps` times, each recorded by pplib into a log in
 /// `dir`, keeps the fastest, profiles it with `pp` (with `baseline` for `pc`/`ml`).

@@ -6,10 +6,17 @@
 //!
 //! 1. measure the base version (`dp` for the 2D FFT) at every size and every p from 1 to the
 //!    cores, under pplib, profiled by `pp` with the p = 1 run as baseline ([`measure`]);
-//! 2. fit every fragment's categories with `lca`'s automatic search ([`fit`]) and write them
-//!    into copies of both sources ([`annotate`]);
-//! 3. predict both versions with `lcm` at every point of the other version ([`predict`]),
-//!    before the other version has run (the predictions are written to disk first);
+//!    for programs whose other version runs tasks side by side, also at p = 1 beside an
+//!    uninstrumented instance of the program's kernels (co-run calibration,
+//!    [`co_run_factors`]);
+//! 2. fit every fragment's categories with `lca`'s automatic search ([`fit`]; overheads that
+//!    vanish at p = 1 as `(p - 1) * f`), derive each version's models with the case's
+//!    structural rules ([`case::Case::version_fits`]) and write them into copies of both
+//!    sources ([`annotate`]);
+//! 3. price inter-processor data movement on this machine ([`calibrate_machine`], lcm's
+//!    microbenchmarks) and predict both versions with `lcm` at every point of the other
+//!    version ([`predict`]), before the other version has run (the predictions are written to
+//!    disk first);
 //! 4. run the other version (`tp`) at those points, compare ([`compare`]);
 //! 5. write `README.md`, `time.svg`, `categories.svg` ([`report`]).
 //!
@@ -100,6 +107,12 @@ pub struct StudyResult {
     pub other_runs: Vec<Run>,
     /// The fitted models.
     pub fits: Vec<FragmentFit>,
+    /// The models written into the other version's copy (the fitted ones after the case's
+    /// structural rules and the co-run slowdown).
+    pub other_fits: Vec<FragmentFit>,
+    /// Co-run calibration: per fragment, the slowdown beside another instance of the
+    /// program as a share of its pure computation (added to the other version's `ml`).
+    pub co_run: Vec<(String, f64)>,
     /// One entry per point of the predicted version.
     pub points: Vec<PointResult>,
     /// Points where only the base version runs: (size, p, predicted, measured) seconds.
@@ -166,6 +179,80 @@ fn per_execution(line: &str, iters: u64) -> String {
         .join(" ")
 }
 
+/// The machine's communication prices with lcm's microbenchmarks, made robust to a shared
+/// host: many short ping-pongs and copies, the best of each kept (other load only ever makes
+/// them slower, as the fastest repetition of a program run is kept).
+pub fn calibrate_machine(quick: bool) -> lcm::predict::machine::Machine {
+    use lcm::predict::machine::{measure_bandwidth, measure_latency, Machine};
+    let (trips, tries, bytes) = if quick {
+        (1_000, 9, 4 << 20)
+    } else {
+        (2_000, 15, 16 << 20)
+    };
+    let latency_s = (0..tries)
+        .map(|_| measure_latency(trips, 1))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let bandwidth_bytes_per_s = (0..tries / 2)
+        .map(|_| measure_bandwidth(bytes, 1))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .fold(0.0, f64::max);
+    let default = Machine::default();
+    Machine {
+        latency_s: if latency_s.is_finite() {
+            latency_s
+        } else {
+            default.latency_s
+        },
+        bandwidth_bytes_per_s: if bandwidth_bytes_per_s > 0.0 {
+            bandwidth_bytes_per_s
+        } else {
+            default.bandwidth_bytes_per_s
+        },
+        origin: format!(
+            "the study: lcm's ping-pong ({trips} round trips, best of {tries}) and copy of {} MiB written by another thread (best of {})",
+            bytes >> 20,
+            tries / 2
+        ),
+    }
+}
+
+/// Smallest pace of the co-runner (iterations per second against the lone run's) for a
+/// co-run calibration to count: two kernels sharing caches and memory slow each other by
+/// tens of percent; sharing one core halves each one's pace.
+pub const MIN_CO_RUN_PACE: f64 = 0.6;
+
+/// Per fragment, the co-run slowdown as a share of pure computation: the least-squares k of
+/// `ml_corun(n) = k * pc(n)` over the sizes (per execution), so the largest sizes, whose
+/// times are the most reliable, weigh most. Negative values (noise) count as 0.
+pub fn co_run_factors(base_runs: &[Run], co_runs: &[Run]) -> Vec<(String, f64)> {
+    let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for c in co_runs {
+        let Some(alone) = base_runs.iter().find(|r| r.n == c.n && r.p == 1) else {
+            continue;
+        };
+        let it = c.iters.max(1) as f64;
+        for (name, cats) in &c.fragments {
+            let pc = alone
+                .fragments
+                .get(name)
+                .and_then(|a| a.get("pc").or_else(|| a.get("rt")))
+                .copied()
+                .unwrap_or(0.0)
+                / it;
+            let ml = cats.get("ml").copied().unwrap_or(0.0) / it;
+            if pc > 0.0 && ml.is_finite() {
+                let e = sums.entry(name.clone()).or_default();
+                e.0 += ml * pc;
+                e.1 += pc * pc;
+            }
+        }
+    }
+    sums.into_iter()
+        .map(|(name, (mp, pp))| (name, if pp > 0.0 { (mp / pp).max(0.0) } else { 0.0 }))
+        .collect()
+}
+
 /// Runs the study of `cfg` (see the module docs) and writes its report directory.
 pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     let start = Instant::now();
@@ -200,6 +287,11 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         base.name
     );
     let mut baselines: BTreeMap<u64, pp::Analysis> = BTreeMap::new();
+    let mut co_runs: Vec<Run> = Vec::new();
+    let mut co_raw = format!(
+        "# {} at p = 1 beside a co-runner, per fragment execution (ml: slowdown against the lone p = 1 run)\n",
+        base.name
+    );
     for &n in &design.sizes {
         let iters = (case.iterations)(n, design.target_seconds);
         for &p in &design.measured_ps {
@@ -233,8 +325,51 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             warnings.extend(m.analysis.warnings.iter().map(|w| format!("pp: {w}")));
             base_runs.push(m.run);
         }
+        // Co-run calibration: the base version at p = 1 again, beside an uninstrumented
+        // instance of the program's kernels, with the lone p = 1 run as baseline (its `ml`
+        // is then the slowdown from sharing the machine).
+        if let (Some(co), Some(b)) = (case.co_runner, baselines.get(&n)) {
+            let version = case::Version {
+                name: "corun",
+                ..base
+            };
+            let (m, pace) =
+                measure::measure_beside(&version, n, 1, iters, design.reps, &logs, b, co)?;
+            // The co-runner's pace beside the measurement against its lone pace: near 1
+            // when it ran beside the measurement (slowed only by sharing caches and
+            // memory), near 1/2 or below when the two shared one core because other load
+            // held the other.
+            say(format!(
+                "{} {}={n} p=1 beside a co-runner: {:.4} s (co-runner at {:.0}% of its lone pace)",
+                base.name,
+                case.size_var,
+                m.run.seconds,
+                100.0 * pace
+            ));
+            if pace.is_nan() || pace < MIN_CO_RUN_PACE {
+                warnings.push(format!(
+                    "co-run calibration at {}={n}: the co-runner ran at {:.0}% of its lone pace (< {:.0}%): it shared a core with the measurement (other load on the host), so this size is left out of the co-run slowdown",
+                    case.size_var,
+                    100.0 * pace,
+                    100.0 * MIN_CO_RUN_PACE
+                ));
+                continue;
+            }
+            let note = vec![
+                format!("{}={n}", case.size_var),
+                format!("impl={}-corun", base.name),
+            ];
+            for line in m.analysis.record_lines(&note) {
+                let _ = writeln!(co_raw, "{}", per_execution(&line, iters));
+            }
+            co_runs.push(m.run);
+        }
     }
     write(&cfg.out.join(format!("{}.pp", base.name)), &raw)?;
+    if !co_runs.is_empty() {
+        write(&cfg.out.join(format!("{}-co-run.pp", base.name)), &co_raw)?;
+    }
+    let co_run = co_run_factors(&base_runs, &co_runs);
     write(
         &cfg.out.join(format!("{}-per-execution.pp", base.name)),
         &per_exec,
@@ -258,8 +393,14 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         .join("\n");
     write(&cfg.out.join("models.lcm"), &models_text)?;
     say(format!("fitted {} fragments", fits.len()));
-    let (other_src, missing_other) = annotate::annotate(other.source, &models);
-    let (base_src, missing_base) = annotate::annotate(base.source, &models);
+    // Each version's fragment models: the structural rules of the case (per loop iteration,
+    // locks per shard) and, for the other version's tasks that share the machine, the
+    // co-run slowdown.
+    let (base_fits, other_fits) = case.version_fits(&fits, &co_run);
+    let base_models: Vec<_> = base_fits.iter().map(FragmentFit::model).collect();
+    let other_models: Vec<_> = other_fits.iter().map(FragmentFit::model).collect();
+    let (other_src, missing_other) = annotate::annotate(other.source, &other_models);
+    let (base_src, missing_base) = annotate::annotate(base.source, &base_models);
     for m in missing_other.iter().chain(&missing_base) {
         warnings.push(format!(
             "fragment {m} has no fitted model (not measured in {})",
@@ -269,9 +410,31 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     write(&cfg.out.join(other.file), &other_src)?;
     write(&cfg.out.join(base.file), &base_src)?;
 
-    // 3. Predict both versions at every point, before the other version runs.
-    let other_model = predict::Predictor::new(other.file, &other_src, case.entry)?;
-    let base_model = predict::Predictor::new(base.file, &base_src, case.entry)?;
+    // 3. Predict both versions at every point, before the other version runs. The machine's
+    // communication prices (lcm calibrate) price the data moves that only the other version
+    // makes (lcm's data traces; the measured version's own moves are in its models).
+    let machine = calibrate_machine(cfg.quick);
+    let machine_path = cfg.out.join("machine.txt");
+    write(&machine_path, &machine.to_text())?;
+    say(format!(
+        "machine: latency {:.3e} s, bandwidth {:.3e} B/s",
+        machine.latency_s, machine.bandwidth_bytes_per_s
+    ));
+    let base_path = cfg.out.join(base.file);
+    let other_model = predict::Predictor::new(
+        other.file,
+        &other_src,
+        case.entry,
+        Some(&machine_path),
+        Some(&base_path),
+    )?;
+    let base_model = predict::Predictor::new(
+        base.file,
+        &base_src,
+        case.entry,
+        Some(&machine_path),
+        Some(&base_path),
+    )?;
     warnings.extend(
         other_model
             .warnings
@@ -337,11 +500,11 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             "{} {}={n} p={p}: measured {:.4} s, predicted {:.4} s",
             other.name, case.size_var, m.run.seconds, po
         ));
-        for f in &fits {
+        for f in &other_fits {
             let Some(measured) = m.run.fragments.get(&f.name).and_then(|c| c.get("tt")) else {
                 continue;
             };
-            let p_f =
+            let (p_f, comm) =
                 predict::fragment_processors(&other_model, &f.name, &case.bindings(n, p, iters));
             let mut vars: BTreeMap<String, f64> = case.bindings(n, p, iters).into_iter().collect();
             vars.insert("p".into(), p_f);
@@ -350,7 +513,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                 p,
                 fragment: f.name.clone(),
                 p_fragment: p_f,
-                predicted: f.seconds(&vars),
+                predicted: f.seconds(&vars) + comm,
                 measured: measured / p as f64 / iters.max(1) as f64,
             });
         }
@@ -362,6 +525,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             predicted_base: pb,
             measured: m.run.seconds,
             predicted: po,
+            uncertainty: compare::uncertainty(pb, measured_base),
         });
         other_runs.push(m.run);
     }
@@ -377,6 +541,8 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         base_runs,
         other_runs,
         fits,
+        other_fits,
+        co_run,
         points,
         base_only,
         fragment_checks,
@@ -416,6 +582,15 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
             },
             err
         );
+        if !pt.ranking_correct() && pt.too_close_to_call() {
+            let _ = write!(
+                text,
+                "; the two predictions ({other} {:.4} s, {base} {:.4} s) differ by less than their uncertainty (±{:.0}%, {base}'s own prediction error here): too close to call",
+                pt.predicted,
+                pt.predicted_base,
+                100.0 * pt.uncertainty
+            );
+        }
         if !pt.ranking_correct() {
             let _ = write!(
                 text,
@@ -465,14 +640,66 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
         }
         out.push(text);
     }
-    if r.case.program == ProgramKind::Fft && r.cores <= 2 {
+    if r.case.program == ProgramKind::Fft {
+        let co: Vec<String> = r
+            .co_run
+            .iter()
+            .map(|(f, k)| format!("{f} +{:.0}%", 100.0 * k))
+            .collect();
         out.push(format!(
-            "With {} cores, {other} runs only at p = 2, where each task gets one thread: its \
-             fragments are predicted from the p = 1 measurements of {base} (run alone), so any \
-             slowdown from the two tasks sharing the machine (and, on a shared host, from other \
-             load) is not in the models.",
-            r.cores
+            "How {other} is predicted from {base}: with {} cores each task of {other} gets {} \
+             thread(s); its fragments are {base}'s models at that p, plus (a) the slowdown \
+             measured when {base} runs beside a second instance of the program's kernels \
+             (co-run calibration, as a share of pure computation: {}), since {other}'s two tasks \
+             share the machine, and (b) lcm's data trace for the matrix that task A hands to \
+             task B (`// lcm: input a` on transpose, {} bytes priced by the machine file \
+             `machine.txt`). Not modelled: the wake-up of a task blocked on the channel at \
+             every hand-off (it matters at the smallest n, where an iteration takes tens of \
+             microseconds), and the matrix's cache lines going back to task A when it \
+             overwrites the matrix B has read (lcm's data traces do not follow a loop's \
+             carried dependences).",
+            r.cores,
+            (r.cores / 2).max(1),
+            if co.is_empty() {
+                "none".to_string()
+            } else {
+                co.join(", ")
+            },
+            "16·n²"
         ));
+    }
+    if r.case.program == ProgramKind::Histogram {
+        out.push(format!(
+            "How {other} is predicted from {base}: the same fragment models, with the \
+             synchronization loss (sl) divided by the {} shards (with keys spread evenly an \
+             increment finds its shard's lock held 1/{} as often). The memory loss (ml: \
+             coherence misses on the bucket and lock lines both threads write) is kept as \
+             measured: the threads write the same random lines whatever the number of locks. \
+             Not modelled: in {base} the lock serializes the threads (one waits while the \
+             other works), which hides part of those misses; {other}'s threads run at once and \
+             pay them all, so {other} can be slower at p > 1 than this predicts.",
+            crate::histogram::SHARDS,
+            crate::histogram::SHARDS
+        ));
+    }
+    if r.case.program == ProgramKind::Queens {
+        out.push(format!(
+            "How {other} is predicted from {base}: {base}'s models per run, divided by its trip \
+             count `groups` (the depth-1 groups holding the first k solutions) for {base}'s own \
+             loop; {other} is one parallel loop over all groups' items, so the load imbalance and \
+             insufficient parallelism paid at the end of each of {base}'s loops are paid once. \
+             Not modelled: {other}'s extra speculation when k is small (other threads start on \
+             subtrees far after the one that completes the quota), which {base}'s measurements, \
+             speculating only within one group, do not show."
+        ));
+    }
+    if r.points.iter().any(|p| p.p > 1) {
+        out.push(
+            "All p > 1 measurements are sensitive to other load on the machine (the study \
+             keeps the fastest of its repetitions of every point): run it on a quiet machine \
+             for numbers that reflect the programs."
+                .to_string(),
+        );
     }
     out
 }

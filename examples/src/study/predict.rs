@@ -4,6 +4,7 @@
 
 use lcm::predict::{PredictError, PredictOptions, Prediction, Program};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// The annotated source could not be turned into a model.
 #[derive(Debug, thiserror::Error)]
@@ -24,10 +25,21 @@ pub struct Predictor {
 }
 
 impl Predictor {
-    /// Reads the annotated `text` (named `file`) starting at function `entry`.
-    pub fn new(file: &str, text: &str, entry: &str) -> Result<Predictor, PredictStepError> {
+    /// Reads the annotated `text` (named `file`) starting at function `entry`. `machine`:
+    /// the machine file (`lcm calibrate` prices for data-trace communication; None: lcm's
+    /// defaults); `measured`: the source of the measured version, so data moves it already
+    /// had (inside its fragment models) are not priced twice.
+    pub fn new(
+        file: &str,
+        text: &str,
+        entry: &str,
+        machine: Option<&Path>,
+        measured: Option<&Path>,
+    ) -> Result<Predictor, PredictStepError> {
         let opts = PredictOptions {
             entry: entry.to_string(),
+            machine: machine.map(Path::to_path_buf),
+            measured: measured.map(Path::to_path_buf),
             ..PredictOptions::default()
         };
         let program =
@@ -56,9 +68,10 @@ impl Predictor {
     }
 }
 
-/// The processors `lcm` gives fragment `name` at `vars` (its task's share of p); the whole p
-/// when the fragment is not found.
-pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]) -> f64 {
+/// The processors `lcm` gives fragment `name` at `vars` (its task's share of p; the whole p
+/// when the fragment is not found) and the data-trace communication seconds it adds before
+/// each execution (0 when none).
+pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]) -> (f64, f64) {
     let p = vars.iter().find(|(k, _)| k == "p").map_or(1.0, |(_, v)| *v);
     model
         .predict(vars)
@@ -68,7 +81,7 @@ pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]
                 .fragments
                 .iter()
                 .find(|f| f.name == name)
-                .map(|f| f.procs)
+                .map(|f| (f.procs, f.comm_s))
         })
-        .unwrap_or(p)
+        .unwrap_or((p, 0.0))
 }

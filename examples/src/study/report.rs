@@ -160,6 +160,37 @@ pub fn markdown(r: &StudyResult) -> String {
     }
     let _ = writeln!(s);
 
+    let changed: Vec<(&str, &super::model::CategoryFit)> = r
+        .other_fits
+        .iter()
+        .flat_map(|f| f.categories.iter().map(move |c| (f.name.as_str(), c)))
+        .filter(|(name, c)| {
+            !r.fits.iter().any(|f| {
+                f.name == *name
+                    && f.categories
+                        .iter()
+                        .any(|x| x.category == c.category && x.expr == c.expr)
+            })
+        })
+        .collect();
+    if !changed.is_empty() {
+        let _ = writeln!(
+            s,
+            "Models written into `{other}` that differ from the fitted ones (structural rules of \
+             this program, co-run slowdown):\n"
+        );
+        let _ = writeln!(s, "| fragment | category | model | form |");
+        let _ = writeln!(s, "|---|---|---|---|");
+        for (name, c) in changed {
+            let _ = writeln!(
+                s,
+                "| {name} | {} | `{}` | `{}` |",
+                c.category, c.expr, c.form
+            );
+        }
+        let _ = writeln!(s);
+    }
+
     let _ = writeln!(s, "## Predicted vs measured\n");
     let _ = writeln!(
         s,
@@ -182,10 +213,15 @@ pub fn markdown(r: &StudyResult) -> String {
             pct(p.base_err_pct()),
             better(p.predicted_better()),
             better(p.measured_better()),
-            if p.ranking_correct() {
-                "right"
-            } else {
-                "**wrong**"
+            match (p.ranking_correct(), p.too_close_to_call()) {
+                (true, false) => "right".to_string(),
+                (true, true) =>
+                    format!("right (too close to call: ±{:.0}%)", 100.0 * p.uncertainty),
+                (false, false) => "**wrong**".to_string(),
+                (false, true) => format!(
+                    "**wrong** (too close to call: ±{:.0}%)",
+                    100.0 * p.uncertainty
+                ),
             }
         );
     }
@@ -197,6 +233,16 @@ pub fn markdown(r: &StudyResult) -> String {
         pct(r.summary.max_err_pct),
         r.summary.ranking_correct,
         r.summary.points
+    );
+    let close = r.points.iter().filter(|p| p.too_close_to_call()).count();
+    let _ = writeln!(
+        s,
+        "The uncertainty of a point's predictions is how far `{base}`'s own prediction is from \
+         its measurement there (at least {:.0}%), known before `{other}` ran. At {close} of {} \
+         points the two predictions differ by less than that: the predicted ranking there is a \
+         toss-up, not a finding.\n",
+        100.0 * super::compare::MIN_UNCERTAINTY,
+        r.points.len()
     );
     if !r.base_only.is_empty() {
         let _ = writeln!(
