@@ -16,19 +16,34 @@ use crate::PplibError;
 
 /// A rayon pool of `p` threads named `pplib-worker-I`, each registered with the current
 /// session when it starts (so idle workers still appear in the log).
+///
+/// Returns once every worker has registered (or after 5 s, should the system be too loaded
+/// to start them: the pool is usable either way, late workers register when they start).
 pub fn pool(p: usize) -> Result<rayon::ThreadPool, PplibError> {
     if p == 0 {
         return Err(PplibError::NoProcessors);
     }
-    rayon::ThreadPoolBuilder::new()
+    let started = std::sync::Arc::new((std::sync::Mutex::new(0usize), std::sync::Condvar::new()));
+    let signal = std::sync::Arc::clone(&started);
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(p)
         .thread_name(|i| format!("pplib-worker-{i}"))
-        .start_handler(|_| crate::recorder::register_thread())
+        .start_handler(move |_| {
+            crate::recorder::register_thread();
+            let (count, cv) = &*signal;
+            // A poisoned count only means another worker panicked while holding it.
+            *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            cv.notify_all();
+        })
         .build()
         .map_err(|e| PplibError::Pool {
             threads: p,
             reason: e.to_string(),
-        })
+        })?;
+    let (count, cv) = &*started;
+    let guard = count.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = cv.wait_timeout_while(guard, std::time::Duration::from_secs(5), |n| *n < p);
+    Ok(pool)
 }
 
 /// `rayon::join` recorded as a `par` on the calling thread and a `task` for each closure.
