@@ -55,6 +55,7 @@ impl ThreadNanos {
 }
 
 impl AddAssign for ThreadNanos {
+    #[inline]
     fn add_assign(&mut self, rhs: ThreadNanos) {
         self.exact += rhs.exact;
         self.scaled += rhs.scaled;
@@ -65,6 +66,7 @@ impl Sub for ThreadNanos {
     type Output = ThreadNanos;
 
     /// Difference of two readings of a cumulative amount (`self` is the later reading).
+    #[inline]
     fn sub(self, rhs: ThreadNanos) -> ThreadNanos {
         ThreadNanos {
             exact: self.exact.saturating_sub(rhs.exact),

@@ -174,12 +174,14 @@ impl ThreadStack {
     }
 
     /// Opens a construct.
+    #[inline]
     pub fn push(&mut self, frame: Frame) {
         self.frames.push(frame);
     }
 
     /// Closes the innermost construct if it is `construct` (wait kinds are not compared:
     /// `wait_end` carries no kind; fragment names are).
+    #[inline]
     pub fn pop(&mut self, construct: Construct) -> Result<Frame, Mismatch> {
         let Some(top) = self.frames.last() else {
             return Err(Mismatch::NothingOpen);

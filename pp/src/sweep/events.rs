@@ -49,7 +49,7 @@ impl Sweep {
     }
 
     /// Makes `slot` present (counted in its state) from its first event on.
-    #[inline]
+    #[inline(always)]
     fn mark_present(&mut self, slot: usize) {
         let s = &mut self.slots[slot];
         if !s.present {
@@ -70,10 +70,10 @@ impl Sweep {
         }
     }
 
-    /// Moves `slot` into the state its stack now implies.
-    #[inline]
-    fn settle(&mut self, slot: usize, old: ThreadState) {
-        let new = self.slots[slot].stack.state();
+    /// Moves `slot` from state `old` into `new`, the state its stack now implies.
+    #[inline(always)]
+    fn settle(&mut self, slot: usize, old: ThreadState, new: ThreadState) {
+        debug_assert_eq!(new, self.slots[slot].stack.state());
         self.recount(old, new);
         self.slots[slot].state = new;
     }
@@ -103,7 +103,10 @@ impl Sweep {
                 let nw = self.windows.len();
                 let s = &mut self.slots[slot];
                 let off = s.pending.len();
-                s.pending.resize(off + nw, ThreadNanos::ZERO);
+                // One charge per window (usually one or two): pushes, not `resize`.
+                for _ in 0..nw {
+                    s.pending.push(ThreadNanos::ZERO);
+                }
                 s.tasks.push((off, nw));
             }
             Construct::Frag(name) => self.frag_open(name),
@@ -122,7 +125,7 @@ impl Sweep {
         if let Some(obs) = observer.as_deref_mut() {
             obs.opened(slot, &frame);
         }
-        self.settle(slot, old);
+        self.settle(slot, old, c.state());
         self.observe_rates(t, observer);
     }
 
@@ -164,7 +167,7 @@ impl Sweep {
         if c == Construct::Session {
             self.snapshot_due = true;
         }
-        self.settle(slot, old);
+        self.settle(slot, old, next_state);
         self.observe_rates(t, observer);
         Ok(())
     }

@@ -59,6 +59,19 @@ struct SegStart {
     g_ip: f64,
 }
 
+impl SegStart {
+    /// The readings of window totals `c` that a segment starting now subtracts.
+    #[inline(always)]
+    fn of(c: &WindowTotals) -> SegStart {
+        SegStart {
+            unit: c.unit,
+            span: c.span,
+            g_li: c.g_li,
+            g_ip: c.g_ip,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct CounterTrack {
     value: u64,
@@ -98,14 +111,6 @@ fn as_f64(x: u64) -> f64 {
 #[inline(always)]
 fn f64_if(on: bool, x: f64) -> f64 {
     f64::from_bits(x.to_bits() & u64::from(on).wrapping_neg())
-}
-
-/// [`f64_if`] for a finite `x`, as a multiplication: `x × 1` is `x`, `x × 0` is a zero, and
-/// adding a zero leaves a sum as it is. (In [`Sweep::close_segment`] the compiler turns the
-/// masking form back into a jump, which mispredicts.)
-#[inline(always)]
-fn f64_if_mul(on: bool, x: f64) -> f64 {
-    x * f64::from(u8::from(on))
 }
 
 /// The index of a state in [`Sweep`]'s counts.
@@ -255,12 +260,19 @@ impl Sweep {
         if n <= p {
             let idle_n = p - n;
             let idle = u128::from(idle_n) * dt;
-            // Computed whether or not it applies (no data-dependent branch: which thread
-            // changes state next is effectively random); `as_f64` is `as f64`, cheaper.
-            let share = as_f64(idle_n) * as_f64(dt64) / as_f64(idle_present.max(1));
+            // The share of the idle processors of each present Idle thread (none: nothing
+            // is attributed). `as_f64` is `as f64`, cheaper.
             let attributed = idle_present > 0;
-            let share = f64_if(attributed, share);
-            let unattributed = if attributed { 0 } else { idle };
+            let share = if !attributed {
+                0.0
+            } else if idle_n == idle_present && idle < 1 << 53 {
+                // As many idle processors as idle threads (the usual case once p threads
+                // are present): k·dt is exact in f64, so (k·dt)/k rounds to dt exactly,
+                // the value the division gives, without its latency.
+                as_f64(dt64)
+            } else {
+                as_f64(idle_n) * as_f64(dt64) / as_f64(idle_present)
+            };
             let sl = u128::from(spin) * dt;
             let b = u128::from(busy) * dt;
             let work_mask = u128::from(work).wrapping_neg();
@@ -275,8 +287,14 @@ impl Sweep {
                 a.ip += idle & !work_mask;
                 a.g_li += f64_if(work, share);
                 a.g_ip += f64_if(!work, share);
-                a.unattributed_li += unattributed & work_mask;
-                a.unattributed_ip += unattributed & !work_mask;
+            }
+            if !attributed {
+                // Only before enough threads have appeared: a predictable branch.
+                for &w in &self.active {
+                    let a = &mut self.windows[w].totals;
+                    a.unattributed_li += idle & work_mask;
+                    a.unattributed_ip += idle & !work_mask;
+                }
             }
         } else {
             let f = dt64 as f64 * (p as f64 / n as f64);
@@ -292,7 +310,12 @@ impl Sweep {
     }
 
     /// Closes the current segment of `slot` at the present time and starts a new one.
-    #[inline]
+    ///
+    /// One branch on the thread's state (it mispredicts at times: the state of the thread
+    /// that has the next event is effectively random), then a loop over the windows that
+    /// touches only the amounts of that state. Skipping an amount that does not apply is
+    /// the same as adding an exact zero, as an unspecialized loop would.
+    #[inline(always)]
     fn close_segment(&mut self, slot: usize) {
         let s = &mut self.slots[slot];
         let nw = self.windows.len();
@@ -300,48 +323,52 @@ impl Sweep {
             s.seg.resize(nw, SegStart::default());
             s.acc.resize(nw, ThreadTotals::default());
         }
-        let owner = s.tasks.last().copied();
-        // Without data-dependent branches (the state of the thread that has the next event
-        // is effectively random): amounts that do not apply are added as exact zeros.
-        // `&`, not `&&`: no branch.
-        let busy = s.present & (s.state == ThreadState::Busy);
-        let spin = s.present & (s.state == ThreadState::Spinning);
-        let idle = s.present & (s.state == ThreadState::Idle);
-        let busy_mask = if busy { u128::MAX } else { 0 };
-        let spin_mask = if spin { u128::MAX } else { 0 };
-        let (off, width) = owner.unwrap_or((0, 0));
-        let windows = self
-            .windows
-            .iter()
-            .zip(s.seg.iter_mut().zip(s.acc.iter_mut()));
-        for (w, (win, (seg, acc))) in windows.enumerate() {
-            let c = &win.totals;
-            let start = *seg;
-            let d = c.unit - start.unit;
-            let scaled = |on: bool| f64_if_mul(on, d.scaled);
-            acc.busy.exact += d.exact & busy_mask;
-            acc.busy.scaled += scaled(busy);
-            acc.busy_wall += (c.span - start.span) & busy_mask;
-            acc.sl.exact += d.exact & spin_mask;
-            acc.sl.scaled += scaled(spin);
-            acc.li += f64_if_mul(idle, c.g_li - start.g_li);
-            acc.ip += f64_if_mul(idle, c.g_ip - start.g_ip);
-            // The owning task's charge for this window, or the unowned slot 0.
-            let at = if w < width { off + w } else { 0 };
-            let p = &mut s.pending[at];
-            p.exact += d.exact & busy_mask;
-            p.scaled += scaled(busy);
-            *seg = SegStart {
-                unit: c.unit,
-                span: c.span,
-                g_li: c.g_li,
-                g_ip: c.g_ip,
-            };
+        let windows = &self.windows[..nw];
+        let segs = &mut s.seg[..nw];
+        let accs = &mut s.acc[..nw];
+        let state = s.present.then_some(s.state);
+        match state {
+            Some(ThreadState::Busy) => {
+                // The owning task's charges, or the unowned slot 0 (see `Slot::pending`).
+                let (off, width) = s.tasks.last().copied().unwrap_or((0, 0));
+                let pending = &mut s.pending[..];
+                for (w, (win, (seg, acc))) in
+                    windows.iter().zip(segs.iter_mut().zip(accs)).enumerate()
+                {
+                    let c = &win.totals;
+                    let d = c.unit - seg.unit;
+                    acc.busy += d;
+                    acc.busy_wall += c.span - seg.span;
+                    let at = if w < width { off + w } else { 0 };
+                    pending[at] += d;
+                    *seg = SegStart::of(c);
+                }
+            }
+            Some(ThreadState::Spinning) => {
+                for (win, (seg, acc)) in windows.iter().zip(segs.iter_mut().zip(accs)) {
+                    let c = &win.totals;
+                    acc.sl += c.unit - seg.unit;
+                    *seg = SegStart::of(c);
+                }
+            }
+            Some(ThreadState::Idle) => {
+                for (win, (seg, acc)) in windows.iter().zip(segs.iter_mut().zip(accs)) {
+                    let c = &win.totals;
+                    acc.li += c.g_li - seg.g_li;
+                    acc.ip += c.g_ip - seg.g_ip;
+                    *seg = SegStart::of(c);
+                }
+            }
+            None => {
+                for (win, seg) in windows.iter().zip(segs.iter_mut()) {
+                    *seg = SegStart::of(&win.totals);
+                }
+            }
         }
     }
 
     /// Moves a present thread from state `old` to `new` in the counts.
-    #[inline]
+    #[inline(always)]
     fn recount(&mut self, old: ThreadState, new: ThreadState) {
         self.counts[state_index(old)] -= 1;
         self.counts[state_index(new)] += 1;
@@ -495,6 +522,7 @@ impl Sweep {
             .map_or("<undefined>", String::as_str)
     }
 
+    #[inline]
     fn task_closed(&mut self, slot: usize, wasted: bool) {
         let s = &mut self.slots[slot];
         let (off, width) = s.tasks.pop().expect("a task frame per open task");

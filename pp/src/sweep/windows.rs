@@ -40,6 +40,7 @@ impl Sweep {
         }
     }
 
+    #[inline(always)]
     pub(super) fn frag_open(&mut self, name: NameId) {
         let Some(w) = self.frag_window_of(name) else {
             return;
@@ -51,6 +52,7 @@ impl Sweep {
         }
     }
 
+    #[inline(always)]
     pub(super) fn frag_close(&mut self, name: NameId) {
         let Some(w) = self.frag_window_of(name) else {
             return;
@@ -62,38 +64,43 @@ impl Sweep {
         }
     }
 
+    /// The window of fragment `name`, if it is selected (created on its first use).
+    #[inline(always)]
     pub(super) fn frag_window_of(&mut self, name: NameId) -> Option<usize> {
-        let i = name.0 as usize;
-        if i >= self.frag_window.len() {
-            // Not in the string table (readers reject such ids): no window.
-            return None;
+        // Not in the string table (readers reject such ids): no window.
+        match self.frag_window.get(name.0 as usize).copied() {
+            None | Some(IGNORED) => None,
+            Some(UNSEEN) => self.frag_window_first_use(name),
+            Some(w) => Some(w as usize),
         }
-        match self.frag_window[i] {
-            IGNORED => None,
-            UNSEEN => {
-                let tag = self.name(name).to_owned();
-                let wanted = match &self.config.tags {
-                    TagSelection::None => false,
-                    TagSelection::One(t) => *t == tag,
-                    TagSelection::All => true,
-                };
-                if wanted {
-                    let w = self.windows.len();
-                    self.windows.push(Window {
-                        tag: Some(tag),
-                        open: 0,
-                        totals: WindowTotals::default(),
-                        durations: self.config.histograms.then(Durations::new),
-                    });
-                    self.frag_window[i] = w as u32;
-                    self.widen_open_tasks(w + 1);
-                    Some(w)
-                } else {
-                    self.frag_window[i] = IGNORED;
-                    None
-                }
-            }
-            w => Some(w as usize),
+    }
+
+    /// [`Sweep::frag_window_of`] for a name not seen before: decides whether it is
+    /// selected, and creates its window if it is.
+    #[cold]
+    #[inline(never)]
+    fn frag_window_first_use(&mut self, name: NameId) -> Option<usize> {
+        let i = name.0 as usize;
+        let tag = self.name(name).to_owned();
+        let wanted = match &self.config.tags {
+            TagSelection::None => false,
+            TagSelection::One(t) => *t == tag,
+            TagSelection::All => true,
+        };
+        if wanted {
+            let w = self.windows.len();
+            self.windows.push(Window {
+                tag: Some(tag),
+                open: 0,
+                totals: WindowTotals::default(),
+                durations: self.config.histograms.then(Durations::new),
+            });
+            self.frag_window[i] = w as u32;
+            self.widen_open_tasks(w + 1);
+            Some(w)
+        } else {
+            self.frag_window[i] = IGNORED;
+            None
         }
     }
 
