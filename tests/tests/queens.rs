@@ -27,7 +27,7 @@ fn both_versions_count_the_first_k_solutions() {
         for (n, q) in TOTALS {
             for k in [1, 5, 50, 400, u64::MAX] {
                 for p in [1, 2] {
-                    let run = queens::run(imp, n, k, p, None).unwrap();
+                    let run = queens::run(imp, n, k, p, 1, None).unwrap();
                     assert_eq!(run.solutions, q.min(k), "{imp:?} n={n} k={k} p={p}");
                 }
             }
@@ -37,8 +37,8 @@ fn both_versions_count_the_first_k_solutions() {
 
 #[test]
 fn bad_board_size_is_an_error() {
-    assert!(queens::run(QueensImpl::Tree, 3, 1, 1, None).is_err());
-    assert!(queens::run(QueensImpl::Loop, 21, 1, 1, None).is_err());
+    assert!(queens::run(QueensImpl::Tree, 3, 1, 1, 1, None).is_err());
+    assert!(queens::run(QueensImpl::Loop, 21, 1, 1, 1, None).is_err());
 }
 
 #[test]
@@ -51,4 +51,25 @@ fn groups_needed_is_the_loop_trip_count() {
     assert_eq!(queens::groups_needed(8, 13), 3);
     assert_eq!(queens::groups_needed(8, 92), 8);
     assert_eq!(queens::groups_needed(8, u64::MAX), 8);
+}
+
+#[test]
+fn repetitions_count_the_same_solutions() {
+    for imp in [QueensImpl::Tree, QueensImpl::Loop] {
+        for k in [1, 30, 92] {
+            for p in [1, 2] {
+                let run = queens::run(imp, 8, k, p, 5, None).unwrap();
+                assert_eq!(run.solutions, k.min(92), "{imp:?} k={k} p={p}");
+            }
+        }
+    }
+    assert!(queens::run(QueensImpl::Loop, 8, 1, 1, 0, None).is_err());
+}
+
+#[test]
+fn serial_work_grows_with_k() {
+    let one = queens::serial_work(8, 1);
+    let all = queens::serial_work(8, u64::MAX);
+    assert!(one > 0 && one < all, "{one} {all}");
+    assert!(queens::serial_work(8, 92) <= all);
 }

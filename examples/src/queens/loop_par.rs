@@ -2,31 +2,38 @@
 //! children of one depth-1 node are searched in parallel; the search ends after the group
 //! that completes the quota of k solutions.
 //!
-//! This file is also the input of `lcm predict`: its loop runs `groups` times (the groups
-//! that hold the first k solutions, [`super::groups_needed`]).
+//! This file is also the input of `lcm predict`: the whole count is repeated `iters` times
+//! (so that one run is long enough to time), and in each repetition the inner loop runs
+//! `groups` times (the groups that hold the first k solutions, [`super::groups_needed`]).
 
 use super::{depth2_groups, search_item, Quota};
 use rayon::prelude::*;
 
-/// Counts the first k solutions of n-queens in the current rayon pool.
-pub fn count(n: u32, k: u64) -> u64 {
+/// Counts the first k solutions of n-queens in the current rayon pool, `iters` times over
+/// (each count from scratch); returns the last count.
+pub fn count(n: u32, k: u64, iters: u64) -> u64 {
+    let groups = depth2_groups(n);
     let mut total = 0;
-    // lcm: iterations = groups
-    for group in depth2_groups(n) {
-        let quota = Quota::new(group.len(), k - total);
-        // lcm: fragment search
-        let tag = pplib::frag("search");
-        let forked = pplib::par();
-        group
-            .par_iter()
-            .enumerate()
-            .for_each(|(i, node)| search_item(*node, n, i, &quota));
-        drop(forked);
-        drop(tag);
+    // lcm: iterations = iters
+    for _ in 0..iters {
+        total = 0;
+        // lcm: iterations = groups
+        for group in &groups {
+            let quota = Quota::new(group.len(), k - total);
+            // lcm: fragment search
+            let tag = pplib::frag("search");
+            let forked = pplib::par();
+            group
+                .par_iter()
+                .enumerate()
+                .for_each(|(i, node)| search_item(*node, n, i, &quota));
+            drop(forked);
+            drop(tag);
 
-        total += quota.total();
-        if total >= k {
-            break;
+            total += quota.total();
+            if total >= k {
+                break;
+            }
         }
     }
     total

@@ -88,6 +88,11 @@ impl Node {
 /// Counts the solutions below `node` on an n×n board, in serial order, stopping at `limit`
 /// solutions or as soon as `stop()` says so (checked every 1024 nodes).
 pub fn search(node: Node, n: u32, limit: u64, stop: &dyn Fn() -> bool) -> u64 {
+    search_counted(node, n, limit, stop).0
+}
+
+/// [`search`], returning also how many placements it tried (nodes visited): the work done.
+pub fn search_counted(node: Node, n: u32, limit: u64, stop: &dyn Fn() -> bool) -> (u64, u64) {
     fn go(cols: u32, diag: u32, anti: u32, full: u32, st: &mut State<'_>) {
         if cols == full {
             st.found += 1;
@@ -129,19 +134,19 @@ pub fn search(node: Node, n: u32, limit: u64, stop: &dyn Fn() -> bool) -> u64 {
     if limit > 0 {
         go(node.cols, node.diag, node.anti, full, &mut st);
     }
-    st.found
+    (st.found, st.visited)
 }
 
 /// Searches work item i (the subtree below `node`) for up to the quota's k solutions as a
 /// pplib task, stopping when the quota no longer needs it; the task is closed as wasted when
-/// the item turned out not to be needed (speculative work).
+/// the item turned out not to be needed (speculative work). An item known to be unneeded
+/// before it starts is skipped without a task: it does no work (and recording a task for
+/// it would cost more than the check, an instrumentation cost the program does not have).
 pub fn search_item(node: Node, n: u32, i: usize, quota: &Quota) {
-    let task = pplib::task();
     if quota.cancelled(i) {
-        // Known to be unneeded before it started: no work at all.
-        task.wasted();
         return;
     }
+    let task = pplib::task();
     let found = search(node, n, quota.k, &|| quota.cancelled(i));
     quota.finish(i, found);
     if quota.cancelled(i) {
@@ -150,8 +155,9 @@ pub fn search_item(node: Node, n: u32, i: usize, quota: &Quota) {
 }
 
 /// How many depth-1 groups (subtrees of the first queen's placements, in serial order) hold
-/// the first k solutions of n-queens: the trip count of [`loop_par`]'s loop, which stops after
-/// the group that completes the quota (all n groups when there are fewer than k solutions).
+/// the first k solutions of n-queens: the trip count of [`loop_par`]'s inner loop (one
+/// count), which stops after the group that completes the quota (all n groups when there are
+/// fewer than k solutions).
 /// A property of the input, computed by a serial count.
 pub fn groups_needed(n: u32, k: u64) -> u64 {
     let mut total = 0;
@@ -237,6 +243,13 @@ impl Quota {
     }
 }
 
+/// Placements the serial search tries (nodes visited) to find the first `k` solutions of
+/// n-queens: the work of one count, a property of the input. The study chooses its
+/// repetitions from it.
+pub fn serial_work(n: u32, k: u64) -> u64 {
+    search_counted(Node::root(), n, k, &|| false).1
+}
+
 /// Serial reference: the first `k` solutions' count, `min(k, Q(n))`.
 pub fn count_serial(n: u32, k: u64) -> u64 {
     search(Node::root(), n, k, &|| false)
@@ -245,7 +258,7 @@ pub fn count_serial(n: u32, k: u64) -> u64 {
 /// What one timed run gives.
 #[derive(Clone, Debug)]
 pub struct QueensRun {
-    /// Wall-clock time of the search (seconds), without building the thread pool.
+    /// Wall-clock time of all `iters` counts (seconds), without building the thread pool.
     pub seconds: f64,
     /// Solutions counted: `min(k, Q(n))`.
     pub solutions: u64,
@@ -257,6 +270,9 @@ pub enum QueensError {
     /// The board size is outside what the bitmask search supports.
     #[error("board size n must be in 4..=20, got {0}")]
     BadSize(u32),
+    /// The count must be done at least once.
+    #[error("iterations must be at least 1, got 0")]
+    NoIterations,
     /// A thread pool could not be built.
     #[error("building a thread pool: {0}")]
     Pool(String),
@@ -265,24 +281,29 @@ pub enum QueensError {
     Session(String),
 }
 
-/// Runs version `imp` on an n×n board with p threads, counting the first k solutions.
+/// Runs version `imp` on an n×n board with p threads, counting the first k solutions
+/// `iters` times over (each count from scratch: repetitions make a run long enough to time).
 /// With `log`, the run is recorded by pplib into that file (p processors).
 pub fn run(
     imp: QueensImpl,
     n: u32,
     k: u64,
     p: usize,
+    iters: u64,
     log: Option<&std::path::Path>,
 ) -> Result<QueensRun, QueensError> {
     if !(4..=20).contains(&n) {
         return Err(QueensError::BadSize(n));
     }
+    if iters == 0 {
+        return Err(QueensError::NoIterations);
+    }
     let pool = pplib::pool(p.max(1)).map_err(|e| QueensError::Pool(e.to_string()))?;
     let (solutions, seconds) = pool
         .install(|| {
             crate::profile::profiled(log, p, || match imp {
-                QueensImpl::Tree => tree::count(n, k),
-                QueensImpl::Loop => loop_par::count(n, k),
+                QueensImpl::Tree => tree::count(n, k, iters),
+                QueensImpl::Loop => loop_par::count(n, k, iters),
             })
         })
         .map_err(|e| QueensError::Session(e.to_string()))?;

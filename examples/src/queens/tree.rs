@@ -2,24 +2,31 @@
 //! after the one that completes the quota of k solutions are speculative and stop early
 //! (their tasks are closed as wasted).
 //!
-//! This file is also the input of `lcm predict`.
+//! This file is also the input of `lcm predict`: the whole count is repeated `iters` times
+//! (so that one run is long enough to time), each repetition one parallel loop.
 
 use super::{depth2_groups, search_item, Quota};
 use rayon::prelude::*;
 
-/// Counts the first k solutions of n-queens in the current rayon pool.
-pub fn count(n: u32, k: u64) -> u64 {
+/// Counts the first k solutions of n-queens in the current rayon pool, `iters` times over
+/// (each count from scratch); returns the last count.
+pub fn count(n: u32, k: u64, iters: u64) -> u64 {
     let items: Vec<_> = depth2_groups(n).into_iter().flatten().collect();
-    let quota = Quota::new(items.len(), k);
-    // lcm: fragment search
-    let tag = pplib::frag("search");
-    let forked = pplib::par();
-    items
-        .par_iter()
-        .enumerate()
-        .for_each(|(i, node)| search_item(*node, n, i, &quota));
-    drop(forked);
-    drop(tag);
+    let mut total = 0;
+    // lcm: iterations = iters
+    for _ in 0..iters {
+        let quota = Quota::new(items.len(), k);
+        // lcm: fragment search
+        let tag = pplib::frag("search");
+        let forked = pplib::par();
+        items
+            .par_iter()
+            .enumerate()
+            .for_each(|(i, node)| search_item(*node, n, i, &quota));
+        drop(forked);
+        drop(tag);
 
-    quota.total()
+        total = quota.total();
+    }
+    total
 }

@@ -1,7 +1,7 @@
 //! What the study needs to know about a program: its two versions (the one measured and the
 //! one predicted), how to run each at a design point, and the variables `lcm` binds.
 
-use super::design::{fft_iterations, ProgramKind};
+use super::design::{fft_iterations, queens_iterations, ProgramKind};
 use super::model::FragmentFit;
 use crate::{fft, histogram, queens};
 use lca::expr::{BinOp, Expr};
@@ -52,8 +52,9 @@ pub struct Case {
     pub co_runner: Option<fn(u64, &AtomicBool) -> u64>,
     /// The trip count of the base version's sequential loop at a size, bound as `groups`
     /// (n-queens: the depth-1 groups holding the first k solutions, a property of the input).
-    /// The fitted models are per run; the base version's copy divides them by `groups` (per
-    /// loop iteration), and the other version, one parallel loop over all groups' items,
+    /// The fitted models are per execution of the outer loop (per run divided by `iters`: one
+    /// whole count); the base version's copy divides them by `groups` (per inner loop
+    /// iteration), and the other version, one parallel loop over all groups' items,
     /// has its load imbalance and insufficient parallelism (paid once per parallel loop) divided
     /// by `groups`.
     pub groups: Option<fn(u64) -> f64>,
@@ -65,9 +66,12 @@ pub struct Case {
     pub lock_ratio: Option<f64>,
 }
 
-/// n-queens board size the queens study uses (14200 solutions; counting them all takes
-/// some 10 ms on one core, long enough to time).
-pub const QUEENS_BOARD: u32 = 12;
+/// n-queens board size the queens study uses: 73712 solutions, found in 13 depth-1 groups
+/// of some 4 ms each on one core (counting all takes some 50 ms). The loop version's
+/// parallel loops then last long enough for a sleeping worker to wake and join in on a
+/// loaded machine (on the 12×12 board, some 0.8 ms per group, the second thread often came
+/// too late and the loop version hardly sped up at p = 2).
+pub const QUEENS_BOARD: u32 = 13;
 
 impl Case {
     /// The case of `program`.
@@ -112,8 +116,8 @@ impl Case {
                     name: "loop",
                     file: "loop_par.rs",
                     source: queens::LOOP_SOURCE,
-                    run: |k, p, _, log| {
-                        queens::run(queens::QueensImpl::Loop, QUEENS_BOARD, k, p, log)
+                    run: |k, p, iters, log| {
+                        queens::run(queens::QueensImpl::Loop, QUEENS_BOARD, k, p, iters, log)
                             .map(|r| r.seconds)
                             .map_err(|e| e.to_string())
                     },
@@ -123,17 +127,17 @@ impl Case {
                     name: "tree",
                     file: "tree.rs",
                     source: queens::TREE_SOURCE,
-                    run: |k, p, _, log| {
-                        queens::run(queens::QueensImpl::Tree, QUEENS_BOARD, k, p, log)
+                    run: |k, p, iters, log| {
+                        queens::run(queens::QueensImpl::Tree, QUEENS_BOARD, k, p, iters, log)
                             .map(|r| r.seconds)
                             .map_err(|e| e.to_string())
                     },
                     min_p: 1,
                 },
                 size_var: "k",
-                iters_var: None,
+                iters_var: Some("iters"),
                 fixed: &[("n", QUEENS_BOARD as f64)],
-                iterations: |_, _| 1,
+                iterations: queens_iterations,
                 entry: "count",
                 co_runner: None,
                 groups: Some(|k| queens::groups_needed(QUEENS_BOARD, k) as f64),

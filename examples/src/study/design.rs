@@ -57,8 +57,11 @@ impl Design {
         let (sizes, predicted_ps): (Vec<u64>, Vec<usize>) = match program {
             ProgramKind::Fft if quick => (vec![64, 128, 256], (2..=cores).collect()),
             ProgramKind::Fft => (vec![64, 128, 256, 512, 1024], (2..=cores).collect()),
-            ProgramKind::Queens if quick => (vec![10, 1_000, 14_200], all_ps.clone()),
-            ProgramKind::Queens => (vec![1, 10, 100, 1_000, 5_000, 14_200], all_ps.clone()),
+            ProgramKind::Queens if quick => (vec![10, 1_000, 73_712], all_ps.clone()),
+            ProgramKind::Queens => (
+                vec![1, 10, 100, 1_000, 10_000, 30_000, 73_712],
+                all_ps.clone(),
+            ),
             ProgramKind::Histogram if quick => (vec![1 << 16, 1 << 18], all_ps.clone()),
             ProgramKind::Histogram => (vec![1 << 16, 1 << 18, 1 << 20, 1 << 22], all_ps.clone()),
         };
@@ -80,6 +83,28 @@ pub fn fft_iterations(n: u64, target: f64) -> u64 {
     ((target / per_iter).round() as u64).clamp(4, 2048)
 }
 
+/// Seconds one count of n-queens costs at p = 1 beyond its search: the parallel loops' fork
+/// and join and one pplib task per work item (the loop version at k = 1 on the study's board,
+/// recorded by pplib; the tree version, with a task per item of the whole board, pays some
+/// 4 times more there).
+const QUEENS_SECONDS_PER_COUNT: f64 = 2e-6;
+/// Seconds per placement tried by the search (recorded by pplib, on a current core).
+const QUEENS_SECONDS_PER_NODE: f64 = 11e-9;
+/// Most repetitions of a count: at k = 1 (a few hundred placements) the tree version's
+/// fixed costs then make a run of some 0.4 s and a log of some 20 MB.
+const QUEENS_MAX_ITERATIONS: u64 = 50_000;
+
+/// Repetitions of the whole count of the first k solutions on the study's board
+/// ([`super::case::QUEENS_BOARD`]) so one run at p = 1 takes about `target` seconds, between
+/// 1 and 50 000. The cost of one count is estimated from the placements the serial search
+/// tries to find the first k solutions ([`crate::queens::serial_work`]), a property of the
+/// input, so the choice is the same every time the study asks.
+pub fn queens_iterations(k: u64, target: f64) -> u64 {
+    let nodes = crate::queens::serial_work(super::case::QUEENS_BOARD, k) as f64;
+    let per_count = QUEENS_SECONDS_PER_COUNT + QUEENS_SECONDS_PER_NODE * nodes;
+    ((target / per_count).round() as u64).clamp(1, QUEENS_MAX_ITERATIONS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +119,14 @@ mod tests {
         assert_eq!(q.sizes, vec![64, 128, 256]);
         assert_eq!(q.measured_ps.len(), 16);
         assert_eq!(q.predicted_ps.first(), Some(&2));
+    }
+
+    #[test]
+    fn queens_iterations_shrink_with_k_and_stay_in_range() {
+        assert!(queens_iterations(1_000, 0.25) < queens_iterations(10, 0.25));
+        assert!(queens_iterations(14_200, 0.25) <= queens_iterations(1_000, 0.25));
+        assert_eq!(queens_iterations(1, 1000.0), QUEENS_MAX_ITERATIONS);
+        assert_eq!(queens_iterations(u64::MAX, 1e-6), 1);
     }
 
     #[test]
