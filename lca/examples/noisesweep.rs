@@ -9,6 +9,9 @@
 //! 0, 1 and 2% noise: error at twice the largest n and p), so that a stricter selection
 //! for single terms is not bought with worse sums and products.
 
+#[path = "../tests/support/noisy_single_term.rs"]
+mod noisy_single_term;
+
 use lca::dataset::{DataPoint, Dataset};
 use lca::search::{auto_fit, term_pool, SearchOptions};
 use rand::{Rng, SeedableRng};
@@ -30,7 +33,6 @@ fn main() {
         .nth(2)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let ps = [2.0, 4.0, 8.0, 16.0, 32.0];
     let at: BTreeMap<String, f64> = [("p".to_string(), 64.0)].into();
     let (mut cases, mut failed, mut clean_seeds) = (0usize, 0usize, 0usize);
     let mut worst = 0.0f64;
@@ -39,20 +41,9 @@ fn main() {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut seed_ok = true;
         for f in term_pool(0) {
-            let mut pts = Vec::new();
-            for &p in &ps {
-                for _ in 0..3 {
-                    let noise = 1.0 + 0.02 * rng.gen_range(-1.0..1.0);
-                    pts.push(DataPoint {
-                        x: vec![p],
-                        y: (200.0 + 10.0 * f.eval(p)) * noise,
-                        line: 0,
-                    });
-                }
-            }
-            let d = Dataset::new("rt", &["p"], pts);
+            let d = noisy_single_term::noisy_case(&f, &mut rng);
             let a = auto_fit(&d, &SearchOptions::default()).expect("fit");
-            let want = 200.0 + 10.0 * f.eval(64.0);
+            let want = noisy_single_term::exact(&f, 64.0);
             let e = (a.best().predict(&at).expect("eval") - want).abs() / want;
             errors.push(e);
             cases += 1;

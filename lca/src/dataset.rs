@@ -130,6 +130,15 @@ impl Dataset {
         })
     }
 
+    /// The variables of `point` by name (what [`crate::expr::Expr::eval`] takes).
+    pub fn bindings(&self, point: &DataPoint) -> crate::expr::Bindings {
+        self.variables
+            .iter()
+            .cloned()
+            .zip(point.x.iter().copied())
+            .collect()
+    }
+
     /// The measured values.
     pub fn ys(&self) -> Vec<f64> {
         self.points.iter().map(|p| p.y).collect()

@@ -148,11 +148,7 @@ pub fn fit_runtime(
         .iter()
         .zip(selected.iter().filter(|r| r.has("tt")))
     {
-        let mut b: Bindings = variables
-            .iter()
-            .cloned()
-            .zip(pt.x.iter().copied())
-            .collect();
+        let mut b: Bindings = time.bindings(pt);
         if !b.contains_key("p") {
             if let Ok(p) = r.number("p") {
                 b.insert("p".into(), p);

@@ -225,12 +225,7 @@ pub fn fit_vanishing(
         .map(|c| &c.expr);
     let at = |pt: &lca::dataset::DataPoint| -> f64 {
         let Some(e) = base else { return 1.0 };
-        let vars: std::collections::BTreeMap<String, f64> = scaled
-            .variables
-            .iter()
-            .cloned()
-            .zip(pt.x.iter().copied())
-            .collect();
+        let vars = scaled.bindings(pt);
         e.eval(&vars).unwrap_or(f64::NAN)
     };
     let (mut num, mut den) = (0.0, 0.0);
@@ -284,12 +279,7 @@ pub fn mean_rel_err(data: &Dataset, expr: &Expr) -> f64 {
     let mut sum = 0.0;
     let mut count = 0usize;
     for pt in &data.points {
-        let vars: std::collections::BTreeMap<String, f64> = data
-            .variables
-            .iter()
-            .cloned()
-            .zip(pt.x.iter().copied())
-            .collect();
+        let vars = data.bindings(pt);
         let Ok(v) = expr.eval(&vars) else {
             return f64::INFINITY;
         };
@@ -333,12 +323,7 @@ pub fn fit_log_space(
     let mean = data.points.iter().map(|pt| pt.y).sum::<f64>() / data.points.len() as f64;
     let (mut res, mut tot) = (0.0, 0.0);
     for pt in &data.points {
-        let vars: std::collections::BTreeMap<String, f64> = data
-            .variables
-            .iter()
-            .cloned()
-            .zip(pt.x.iter().copied())
-            .collect();
+        let vars = data.bindings(pt);
         let v = best.expr.eval(&vars).unwrap_or(f64::NAN);
         res += (pt.y - v) * (pt.y - v);
         tot += (pt.y - mean) * (pt.y - mean);
