@@ -9,6 +9,7 @@
 //! `PP_THROUGHPUT_EVENTS` overrides the number of events (default 20000000);
 //! `PP_THROUGHPUT_PARTS=1` first prints the CPU cost of each stage in ns per event (reader,
 //! merge, sweep, and all three on one thread), measured on the calling thread.
+//! `PP_THROUGHPUT_LOG=PATH` writes the log to PATH and keeps it.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -241,7 +242,11 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000_000);
-    let path = std::env::temp_dir().join(format!("pp-throughput-{}.pplog", std::process::id()));
+    // `PP_THROUGHPUT_LOG=path` writes the log there and keeps it (for profiling `pp` on it).
+    let keep = std::env::var_os("PP_THROUGHPUT_LOG").map(std::path::PathBuf::from);
+    let path = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("pp-throughput-{}.pplog", std::process::id()))
+    });
     let t0 = Instant::now();
     let written = write_log(&path, total).expect("write the log");
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
@@ -273,7 +278,9 @@ fn main() {
             written as f64 / (b - a) / 1e6
         );
     }
-    let _ = std::fs::remove_file(&path);
+    if keep.is_none() {
+        let _ = std::fs::remove_file(&path);
+    }
     if let Err(e) = result {
         eprintln!("pp failed: {e}");
         std::process::exit(1);
