@@ -7,7 +7,9 @@
 //!   hands one off and the median round includes it);
 //! - `disabled_ns`: one instrumentation call (a begin or an end) with no session recording;
 //! - `dilation_pct`: wall-time dilation of a rayon `par_iter` over 1 µs tasks recorded with
-//!   `pp_for_each` (one `par` plus one `task` per item) versus a plain `for_each`.
+//!   `pp_for_each` (one `par` plus one `task` per item) versus a plain `for_each`; a line
+//!   before the last also gives the dilation of one bare clock reading per item, recording
+//!   nothing: the floor of any per-item timing on this machine.
 //!
 //! Timing uses many short rounds and takes medians, so that a loaded machine (a round
 //! preempted by another process) does not inflate the figures; the dilation is the median
@@ -144,9 +146,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         t.elapsed().as_secs_f64()
     };
+    // The floor of any per-item timing: the same loop reading the clock once per item and
+    // recording nothing (pplib reads it once per item: one item's end is the next's begin).
+    let clocked = || {
+        let t = Instant::now();
+        pool.install(|| {
+            (0..items).into_par_iter().for_each(|_| {
+                black_box(work(iterations));
+                black_box(pplib::clock::raw_now());
+            })
+        });
+        t.elapsed().as_secs_f64()
+    };
     plain();
     recorded();
+    clocked();
     let (mut ratios, mut plain_s, mut recorded_s) = (Vec::new(), Vec::new(), Vec::new());
+    let mut clock_ratios = Vec::new();
     for i in 0..41 {
         // Each pair in both orders, alternately: neither variant always runs first.
         let (a, b) = if i % 2 == 0 {
@@ -159,6 +175,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ratios.push(b / a);
         plain_s.push(a);
         recorded_s.push(b);
+        clock_ratios.push(clocked() / plain());
     }
     session.finish()?;
     let task_us = iterations as f64 * per_iteration / 1000.0;
@@ -168,6 +185,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         median(recorded_s) * 1e3
     );
     let dilation_pct = (median(ratios) - 1.0) * 100.0;
+    println!(
+        "par_iter with one bare clock reading per item (nothing recorded): {:+.2} % (the floor of per-item timing here)",
+        (median(clock_ratios) - 1.0) * 100.0
+    );
     std::fs::remove_dir_all(&dir).ok();
     println!(
         "overhead: clock_ns={clock_ns:.2} event_ns={event_ns:.2} disabled_ns={disabled_ns:.2} dilation_pct={dilation_pct:.2}"
