@@ -9,7 +9,8 @@
 //! - `dilation_pct`: wall-time dilation of a rayon `par_iter` over 1 µs tasks recorded with
 //!   `pp_for_each` (one `par` plus one `task` per item) versus a plain `for_each`; a line
 //!   before the last also gives the dilation of one bare clock reading per item, recording
-//!   nothing: the floor of any per-item timing on this machine.
+//!   nothing: the floor of any per-item timing on this machine, and the dilation of
+//!   `pp_for_each_run` (one task per rayon run of items instead of per item).
 //!
 //! Timing uses many short rounds and takes medians, so that a loaded machine (a round
 //! preempted by another process) does not inflate the figures; the dilation is the median
@@ -158,11 +159,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         t.elapsed().as_secs_f64()
     };
+    // The same loop recorded with one task per sequential run of items (`pp_for_each_run`).
+    let per_run = || {
+        let t = Instant::now();
+        pool.install(|| {
+            (0..items).into_par_iter().pp_for_each_run(|_| {
+                black_box(work(iterations));
+            })
+        });
+        t.elapsed().as_secs_f64()
+    };
     plain();
     recorded();
     clocked();
+    per_run();
     let (mut ratios, mut plain_s, mut recorded_s) = (Vec::new(), Vec::new(), Vec::new());
-    let mut clock_ratios = Vec::new();
+    let (mut clock_ratios, mut run_ratios) = (Vec::new(), Vec::new());
     for i in 0..41 {
         // Each pair in both orders, alternately: neither variant always runs first.
         let (a, b) = if i % 2 == 0 {
@@ -176,6 +188,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         plain_s.push(a);
         recorded_s.push(b);
         clock_ratios.push(clocked() / plain());
+        run_ratios.push(per_run() / plain());
     }
     session.finish()?;
     let task_us = iterations as f64 * per_iteration / 1000.0;
@@ -188,6 +201,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "par_iter with one bare clock reading per item (nothing recorded): {:+.2} % (the floor of per-item timing here)",
         (median(clock_ratios) - 1.0) * 100.0
+    );
+    println!(
+        "par_iter recorded with pp_for_each_run (one task per rayon run of items): {:+.2} %",
+        (median(run_ratios) - 1.0) * 100.0
     );
     std::fs::remove_dir_all(&dir).ok();
     println!(

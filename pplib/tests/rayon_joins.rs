@@ -222,6 +222,37 @@ fn pp_for_each_records_one_par_and_one_task_per_item() {
 }
 
 #[test]
+fn pp_for_each_run_records_one_task_per_sequential_run() {
+    // Runs are rayon's splits: at least one, at most one per item, and every item ran inside
+    // one (its fragment nests in a task on the thread that ran it; record() checks nesting).
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.pplog");
+    let v: Vec<u64> = (0..100_000).collect();
+    let sum = std::sync::atomic::AtomicU64::new(0);
+    let threads = record(&path, || {
+        v.par_iter().pp_for_each_run(|x| {
+            sum.fetch_add(*x, std::sync::atomic::Ordering::Relaxed);
+        });
+        (0..1000u32).into_par_iter().pp_for_each_run(|i| {
+            if i % 100 == 0 {
+                let _f = pplib::frag("hundredth");
+            }
+        });
+    });
+    assert_eq!(sum.into_inner(), 100_000 * 99_999 / 2);
+    let all: Vec<&String> = threads.iter().flat_map(|t| &t.text).collect();
+    let count = |s: &str| all.iter().filter(|t| t.as_str() == s).count();
+    assert_eq!(count("par_begin"), 2);
+    assert_eq!(count("frag_begin hundredth"), 10);
+    let tasks = count("task_begin");
+    assert_eq!(tasks, count("task_end"));
+    // rayon splits 100 000 items into a few pieces per thread (more when work is stolen),
+    // never into anything near one per item.
+    assert!((2..=2000).contains(&tasks), "{tasks} runs");
+}
+
+#[test]
 fn pp_for_each_items_with_fragments_and_a_panic_still_nest() {
     // An item's end is recorded together with the next item's begin, and the last one when
     // the run ends: also when the run ends by unwinding from a panicking item.
