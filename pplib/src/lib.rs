@@ -16,7 +16,8 @@
 //!
 //! Start a [`Session`] (from the environment: `PPLIB_LOG=run.pplog ./prog`, or with a
 //! builder), mark fragments with [`frag`], and use the instrumented rayon helpers
-//! ([`pool`], [`join`], [`scope`], [`prelude::PpParallelIterator::pp_for_each`]), thread
+//! ([`pool`], [`join`], [`scope`], [`prelude::PpParallelIterator::pp_for_each`], or
+//! [`prelude::PpParallelIterator::pp_for_each_run`] for items of a microsecond or less), thread
 //! helpers ([`thread`]) and locks ([`sync`]); or mark `par`/`task`/`wait` yourself. Run the
 //! profiled program inside the pool (start the session inside `pool.install`) so that p is
 //! the pool's size and no thread outside the pool is counted while it blocks in `install`.
