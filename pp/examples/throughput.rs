@@ -7,8 +7,10 @@
 //!
 //! Last line: `throughput: events=E seconds=S mevents_per_s=R` (R = E / S / 1e6).
 //! `PP_THROUGHPUT_EVENTS` overrides the number of events (default 20000000);
-//! `PP_THROUGHPUT_PARTS=1` first prints the CPU cost of each stage in ns per event (reader,
-//! merge, sweep, and all three on one thread), measured on the calling thread.
+//! `PP_THROUGHPUT_PARTS=1` first prints the CPU cost of each stage in ns per event,
+//! measured on the calling thread: the reference pipeline's (reader, merge, sweep) and the
+//! fast pipeline's (lanes, merge of transitions, global sweep per transition and its hot
+//! loop for totals only), and the reference's whole analysis on one thread.
 //! `PP_THROUGHPUT_LOG=PATH` writes the log to PATH and keeps it.
 
 use std::fs::File;
@@ -141,8 +143,10 @@ fn thread_cpu_seconds() -> Option<f64> {
 }
 
 /// Diagnostics, each stage on the calling thread (CPU time in ns per event): the reader
-/// alone (batches), the reader plus the merge, the sweep alone on merged events held in
-/// memory, and the whole sequential analysis.
+/// alone (batches), the reader plus the reference merge, the reference sweep alone on
+/// merged events held in memory; the lanes alone, the lanes plus the merge of
+/// transitions, the global sweep alone on merged transitions held in memory (and its hot
+/// loop, totals only); and whole analyses on one thread with either pipeline.
 fn parts(path: &Path) {
     use pp::merge::{BatchMerge, Merged};
     let reader = pplib::log::LogReader::open(path).expect("open");
@@ -222,19 +226,135 @@ fn parts(path: &Path) {
     );
     drop(merged);
 
-    let c5 = thread_cpu_seconds().unwrap_or(0.0);
+    // The fast pipeline's stages: lanes alone (decode + stacks), lanes + merge, and the
+    // global sweep alone on merged transitions held in memory (the first 4M).
+    let lanes = || {
+        let names: std::sync::Arc<[String]> = reader.names().into();
+        let selected: std::sync::Arc<[bool]> = vec![false; names.len()].into();
+        reader
+            .streams()
+            .into_iter()
+            .enumerate()
+            .map(|(slot, s)| {
+                let thread = s.thread();
+                pp::lane::Lane::new(s, slot, thread, names.clone(), selected.clone())
+            })
+            .collect::<Vec<_>>()
+    };
+    let all = total_events(path) as f64;
+    // Best of 3 each (the machine is shared).
+    let (mut lanes_cpu, mut merge_cpu) = (f64::INFINITY, f64::INFINITY);
+    let mut transitions = 0u64;
+    let mut kept = Vec::new();
+    for _ in 0..3 {
+        let c0 = thread_cpu_seconds().unwrap_or(0.0);
+        let mut out = pp::lane::LaneBatch::default();
+        transitions = 0;
+        for mut lane in lanes() {
+            loop {
+                lane.next_batch(&mut out);
+                if out.items.is_empty() {
+                    break;
+                }
+                transitions += out.items.len() as u64;
+            }
+        }
+        let c1 = thread_cpu_seconds().unwrap_or(0.0);
+        kept.clear();
+        pp::pipeline::LaneMerge::new(lanes()).run(|mut run| {
+            if kept.len() < 4_000_000 {
+                kept.extend_from_slice(&run.items);
+            }
+            run.clear();
+            Some(run)
+        });
+        let c2 = thread_cpu_seconds().unwrap_or(0.0);
+        lanes_cpu = lanes_cpu.min(c1 - c0);
+        merge_cpu = merge_cpu.min(c2 - c1);
+    }
+    println!(
+        "lanes alone: {transitions} transitions, {:.3} s on CPU (best of 3): {:.1} ns/event",
+        lanes_cpu,
+        lanes_cpu * 1e9 / all
+    );
+    println!(
+        "lanes + merge: {:.3} s on CPU (best of 3): {:.1} ns/event (merge: {:.1} ns/transition)",
+        merge_cpu,
+        merge_cpu * 1e9 / all,
+        (merge_cpu - lanes_cpu) * 1e9 / transitions as f64
+    );
+    let mut best = f64::INFINITY;
+    let mut best_hot = f64::INFINITY;
+    for _ in 0..5 {
+        let mut sweep =
+            pp::sweep::Sweep::new(config.clone(), reader.names().to_vec(), &reader.threads());
+        let c3 = thread_cpu_seconds().unwrap_or(0.0);
+        for tr in &kept {
+            sweep.transition(tr.slot(), tr.time, tr.code(), tr.arg(), tr.state(), &[]);
+        }
+        let c4 = thread_cpu_seconds().unwrap_or(0.0);
+        best = best.min(c4 - c3);
+        let mut sweep =
+            pp::sweep::Sweep::new(config.clone(), reader.names().to_vec(), &reader.threads());
+        sweep.totals_only();
+        let c5 = thread_cpu_seconds().unwrap_or(0.0);
+        let mut at = 0;
+        while at < kept.len() {
+            at += sweep.transitions(&kept[at..]);
+            if let Some(tr) = kept.get(at) {
+                sweep.transition(tr.slot(), tr.time, tr.code(), 0, tr.state(), &[]);
+                at += 1;
+            }
+        }
+        let c6 = thread_cpu_seconds().unwrap_or(0.0);
+        best_hot = best_hot.min(c6 - c5);
+    }
+    println!(
+        "transition sweep alone: {} transitions, {:.3} s on CPU (best of 5): {:.1} ns/transition; totals only (hot loop): {:.1} ns/transition",
+        kept.len(),
+        best,
+        per_event(best, kept.len() as u64),
+        per_event(best_hot, kept.len() as u64)
+    );
+    drop(kept);
+
+    // Whole analyses on one thread: the reference pipeline, and the fast one (totals only,
+    // as `pp -l` runs it).
     let options = Options {
         sequential: true,
         ..Options::default()
     };
-    let a = pp::analysis::analyze(path, &options).expect("analysis");
-    let c6 = thread_cpu_seconds().unwrap_or(0.0);
-    println!(
-        "sequential analysis (read + merge + sweep, one thread): {} events, {:.3} s on CPU: {:.1} ns/event",
-        a.events,
-        c6 - c5,
-        per_event(c6 - c5, a.events)
-    );
+    for (label, engine) in [
+        ("reference", pp::Engine::Reference),
+        ("fast, totals only", pp::Engine::FastTotals),
+    ] {
+        let c5 = thread_cpu_seconds().unwrap_or(0.0);
+        let a = pp::analysis::analyze_with(path, &options, engine).expect("analysis");
+        let c6 = thread_cpu_seconds().unwrap_or(0.0);
+        println!(
+            "sequential analysis, {label} (one thread): {} events, {:.3} s on CPU: {:.1} ns/event",
+            a.events,
+            c6 - c5,
+            per_event(c6 - c5, a.events)
+        );
+    }
+}
+
+/// The number of events in the log at `path`.
+fn total_events(path: &Path) -> u64 {
+    let reader = pplib::log::LogReader::open(path).expect("open");
+    let mut batch = pplib::log::EventBatch::new();
+    let mut n = 0u64;
+    for mut s in reader.streams() {
+        loop {
+            s.next_batch(&mut batch).expect("events");
+            if batch.is_empty() {
+                break;
+            }
+            n += batch.len() as u64;
+        }
+    }
+    n
 }
 
 fn main() {

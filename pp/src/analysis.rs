@@ -5,15 +5,36 @@ use std::path::{Path, PathBuf};
 use pplib::log::{LogError, LogReader};
 use serde::Serialize;
 
+use std::sync::Arc;
+
 use crate::error::PpError;
-use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, MergeRun, Merged};
+use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
+use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
+use crate::pipeline::{spawn_lane_merger, LaneMerge};
 use crate::profile::Profile;
 use crate::record::format_record;
-use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, TagSelection};
+use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, SweepError, TagSelection};
 
-/// Logs with more threads than this are decoded by the merge thread (one decoder thread
-/// per log thread would be too many).
+/// Logs with more threads than this are decoded by the merge thread (one lane or decoder
+/// thread per log thread would be too many).
 pub const MAX_DECODER_THREADS: usize = 64;
+
+/// Which pipeline computes the profiles. Both give the same profiles, warnings and
+/// errors (held to it by `tests/engines.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// Lanes, a merge of their transitions, and the global sweep ([`crate::pipeline`]);
+    /// with an observer (timelines) or duration histograms, the reference.
+    #[default]
+    Fast,
+    /// [`Engine::Fast`] keeping the window totals only: profiles without per-thread rows
+    /// (empty [`Profile::threads`]), for the views that show none (default table, record
+    /// lines, plots); less work per event. See [`Sweep::totals_only`].
+    FastTotals,
+    /// The merge of the decoded events into [`Sweep::event`] ([`crate::merge`]): the
+    /// reference the fast pipeline is checked against.
+    Reference,
+}
 
 /// What to compute.
 #[derive(Debug, Clone, Default)]
@@ -26,10 +47,10 @@ pub struct Options {
     pub histograms: bool,
     /// Profile what precedes a truncation (with a warning) instead of failing.
     pub allow_truncated: bool,
-    /// Decode, merge and sweep on the calling thread only (by default, with several cores,
-    /// the merge of the decoded streams runs on a thread of its own while the sweep runs
-    /// on the calling thread, and with more than two cores each stream is also decoded by
-    /// a thread of its own).
+    /// Decode, merge and sweep on the calling thread only. By default, with several cores,
+    /// the sweep runs on the calling thread and the merge (with the lanes or decoding) on
+    /// a thread of its own; with more than two cores each log thread's lane (fast
+    /// pipeline) or stream decoding (reference) also gets a thread of its own.
     pub sequential: bool,
 }
 
@@ -111,15 +132,30 @@ impl Analysis {
 
 /// Opens the log at `path` (binary or `.pptrace`) and computes its profiles.
 pub fn analyze(path: &Path, options: &Options) -> Result<Analysis, PpError> {
+    analyze_with(path, options, Engine::Fast)
+}
+
+/// [`analyze`] with the pipeline chosen by `engine`.
+pub fn analyze_with(path: &Path, options: &Options, engine: Engine) -> Result<Analysis, PpError> {
     let reader = LogReader::open(path)?;
-    analyze_reader(&reader, options, None)
+    analyze_reader_with(&reader, options, None, engine)
 }
 
 /// Computes the profiles of an opened log; `observer` (for timelines) sees every interval.
 pub fn analyze_reader(
     reader: &LogReader,
     options: &Options,
+    observer: Option<&mut dyn Observer>,
+) -> Result<Analysis, PpError> {
+    analyze_reader_with(reader, options, observer, Engine::Fast)
+}
+
+/// [`analyze_reader`] with the pipeline chosen by `engine`.
+pub fn analyze_reader_with(
+    reader: &LogReader,
+    options: &Options,
     mut observer: Option<&mut dyn Observer>,
+    engine: Engine,
 ) -> Result<Analysis, PpError> {
     let header = reader.header();
     let path = reader.path().to_owned();
@@ -140,7 +176,33 @@ pub fn analyze_reader(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pipelined = !options.sequential && cores > 1 && !streams.is_empty();
     let decoders = cores > 2 && (2..=MAX_DECODER_THREADS).contains(&streams.len());
-    let (mut warnings, truncation_reported) = if pipelined {
+    let fast = engine != Engine::Reference
+        && observer.is_none()
+        && !options.histograms
+        && streams.len() < Transition::MAX_SLOTS;
+    let (mut warnings, truncation_reported) = if fast {
+        if engine == Engine::FastTotals {
+            sweep.totals_only();
+        }
+        let lanes = Lanes {
+            names: reader.names().into(),
+            selected: options.tags.selected_names(reader.names()).into(),
+            threads: &threads,
+        };
+        // With two cores the lanes run on the merge thread (two busy threads, one per
+        // core, measured a little faster than ten threads sharing them); with more, each
+        // lane gets a thread of its own.
+        let lane_threads = decoders;
+        run_lanes(
+            streams,
+            lanes,
+            &mut sweep,
+            &path,
+            options,
+            pipelined,
+            lane_threads,
+        )?
+    } else if pipelined {
         std::thread::scope(|scope| {
             let merged = if decoders {
                 spawn_merger(scope, BatchMerge::new(spawn_decoders(scope, streams)))
@@ -214,6 +276,110 @@ pub fn analyze_reader(
     })
 }
 
+/// What every lane of a log shares.
+struct Lanes<'a> {
+    names: Arc<[String]>,
+    selected: Arc<[bool]>,
+    threads: &'a [pplib::log::ThreadId],
+}
+
+impl Lanes<'_> {
+    fn of<S: BatchSource>(&self, sources: Vec<S>) -> Vec<Lane<S>> {
+        sources
+            .into_iter()
+            .enumerate()
+            .map(|(slot, s)| {
+                Lane::new(
+                    s,
+                    slot,
+                    self.threads[slot],
+                    Arc::clone(&self.names),
+                    Arc::clone(&self.selected),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The fast pipeline ([`crate::pipeline`]) into the sweep; returns the warnings and whether
+/// a stream reported a truncation.
+fn run_lanes(
+    streams: Vec<pplib::log::ThreadStream>,
+    lanes: Lanes<'_>,
+    sweep: &mut Sweep,
+    path: &Path,
+    options: &Options,
+    pipelined: bool,
+    lane_threads: bool,
+) -> Result<(Vec<String>, bool), PpError> {
+    let mut warnings = Vec::new();
+    let mut truncation_reported = false;
+    let mut on_error = |_slot: usize, e: LaneError| -> Result<(), PpError> {
+        match e {
+            LaneError::Log(e) => {
+                truncation_reported |= e.is_truncated();
+                if options.allow_truncated && e.is_truncated() {
+                    warnings.push(format!("{e}; profiling the events before it"));
+                    Ok(())
+                } else {
+                    Err(PpError::Log(e))
+                }
+            }
+            LaneError::Mismatch(e) => Err(unmatched(path, e)),
+        }
+    };
+    let summaries: Vec<LaneSummary> = if pipelined {
+        std::thread::scope(|scope| {
+            // Each lane decodes its stream and keeps its stack on a thread of its own
+            // (unless there are too many threads): the merge thread only merges.
+            let merged = if lane_threads {
+                let threaded = spawn_lanes(scope, lanes.of(streams));
+                spawn_lane_merger(scope, LaneMerge::new(threaded))
+            } else {
+                spawn_lane_merger(scope, LaneMerge::new(lanes.of(streams)))
+            };
+            merged.apply(sweep, &mut on_error)
+        })?
+    } else {
+        let mut failed = None;
+        let summaries = LaneMerge::new(lanes.of(streams)).run(|mut run| {
+            match run.apply(sweep, &mut on_error) {
+                Ok(()) => {
+                    run.clear();
+                    Some(run)
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        summaries
+    };
+    for (slot, s) in summaries.into_iter().enumerate() {
+        sweep.add_events(s.events);
+        if let Some(t) = s.last_time {
+            sweep.extend_to(pplib::log::Nanos(t));
+        }
+        sweep.set_stack(slot, s.stack);
+    }
+    Ok((warnings, truncation_reported))
+}
+
+/// The error for an end event that matches no begin.
+fn unmatched(path: &Path, e: SweepError) -> PpError {
+    PpError::Unmatched {
+        path: path.to_owned(),
+        pos: e.pos,
+        thread: e.thread.0,
+        found: e.found,
+        expected: e.expected,
+    }
+}
+
 /// Runs the merge into the sweep; returns the warnings and whether a stream reported a
 /// truncation.
 fn drive(
@@ -235,13 +401,7 @@ fn drive(
                 let obs = observer.as_mut().map(|o| &mut **o as &mut dyn Observer);
                 sweep
                     .compact_event(slot, event, values, obs)
-                    .map_err(|e| PpError::Unmatched {
-                        path: path.to_owned(),
-                        pos: e.pos,
-                        thread: e.thread.0,
-                        found: e.found,
-                        expected: e.expected,
-                    })?;
+                    .map_err(|e| unmatched(path, e))?;
             }
             Merged::Ended(slot) => sweep.thread_ended(slot),
             Merged::Error(slot, e) => {

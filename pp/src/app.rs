@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use pplib::log::LogReader;
 
-use crate::analysis::{analyze, analyze_reader, Analysis, Options};
+use crate::analysis::{analyze, analyze_reader, analyze_with, Analysis, Engine, Options};
 use crate::error::PpError;
 use crate::plot::{plot_svg, Bar};
 use crate::record::format_record;
@@ -42,6 +42,12 @@ pub fn run(config: &Config, out: &mut dyn Write, warn: &mut dyn Write) -> Result
         Some(path) => Some(analyze(path, &config.options)?),
         None => None,
     };
+    // Per-thread rows are shown by `--per-thread` and `--json` only.
+    let engine = if config.per_thread || config.json {
+        Engine::Fast
+    } else {
+        Engine::FastTotals
+    };
     let mut analyses = Vec::with_capacity(config.logs.len());
     for path in &config.logs {
         let mut a = match (&config.timeline, analyses.is_empty()) {
@@ -57,7 +63,7 @@ pub fn run(config: &Config, out: &mut dyn Write, warn: &mut dyn Write) -> Result
                 timeline.finish()?;
                 a
             }
-            _ => analyze(path, &config.options)?,
+            _ => analyze_with(path, &config.options, engine)?,
         };
         if let Some(b) = &baseline {
             a.apply_baseline(b);

@@ -45,13 +45,21 @@
 //! - [`analysis`]: entry points ([`analyze`], [`analyze_bytes`], [`profile_log`]) and
 //!   [`Analysis`]; [`profile`]: [`Profile`] (seconds, per-thread rows, durations);
 //!   [`record`]: record lines.
-//! - The engine: [`merge`] (time-ordered k-way merge of the thread streams, read in
-//!   batches of compact events, on a thread of its own), [`sweep`] (the single streaming
-//!   pass; its module docs state the exact semantics and the decisions DESIGN leaves
-//!   open), [`stack`]
-//!   ([`stack::ThreadStack`]), [`accum`] (exact integer thread-nanoseconds). Cost: O(E log T)
-//!   for E events of T threads; memory: per thread, its stack and a few batches of decoded
-//!   events, independent of E.
+//! - The engine, two pipelines with the same results (held byte for byte to each other by
+//!   `tests/engines.rs`; [`Engine`] picks one):
+//!   - fast (the default): [`lane`]s, one per thread, decode its stream, keep its
+//!     [`stack::ThreadStack`] and hand on compact transitions, dropping the events that
+//!     change nothing (each lane on a thread of its own); [`pipeline`] merges them by
+//!     time (frontiers, radix-sorted) on another thread and feeds [`sweep`]'s hot loop on
+//!     the calling thread. With an observer (timelines) or duration histograms, the
+//!     reference is used.
+//!   - reference: [`merge`] (time-ordered k-way merge of the decoded events, on a thread
+//!     of its own) into [`sweep::Sweep::event`], which keeps the stacks itself.
+//!
+//!   [`sweep`] is the single streaming pass (its module docs state the exact semantics
+//!   and the decisions DESIGN leaves open), [`accum`] exact integer thread-nanoseconds.
+//!   Cost: O(E log T) for E events of T threads; memory: per thread, its stack and a few
+//!   batches, independent of E.
 //! - [`app`]: what the `pp` command does, over a plain [`app::Config`].
 //! - Views: [`table`] (human text), [`timeline`] (Chrome trace-event JSON for
 //!   ui.perfetto.dev), [`plot`] (SVG stacked bars), [`report`] (the JSON document).
@@ -71,7 +79,9 @@ pub mod analysis;
 pub mod app;
 pub mod category;
 pub mod error;
+pub mod lane;
 pub mod merge;
+pub mod pipeline;
 pub mod plot;
 pub mod profile;
 pub mod record;
@@ -81,7 +91,10 @@ pub mod sweep;
 pub mod table;
 pub mod timeline;
 
-pub use analysis::{analyze, analyze_bytes, analyze_reader, profile_log, Analysis, Options};
+pub use analysis::{
+    analyze, analyze_bytes, analyze_reader, analyze_reader_with, analyze_with, profile_log,
+    Analysis, Engine, Options,
+};
 pub use category::Category;
 pub use error::PpError;
 pub use profile::{Profile, ThreadProfile};

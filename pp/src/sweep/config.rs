@@ -16,6 +16,22 @@ pub enum TagSelection {
     All,
 }
 
+impl TagSelection {
+    /// Whether fragment `tag` gets a window of its own.
+    pub fn selects(&self, tag: &str) -> bool {
+        match self {
+            TagSelection::None => false,
+            TagSelection::One(t) => t == tag,
+            TagSelection::All => true,
+        }
+    }
+
+    /// [`TagSelection::selects`] for every name of a string table (indexed by name id).
+    pub fn selected_names(&self, names: &[String]) -> Vec<bool> {
+        names.iter().map(|n| self.selects(n)).collect()
+    }
+}
+
 /// Which counters of the log mean what (ids from the log header).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CounterRoles {

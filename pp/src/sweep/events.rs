@@ -4,7 +4,6 @@
 use pplib::log::{EventCode, NameId, Nanos};
 
 use super::{state_index, Observer, Step, Sweep, SweepError};
-use crate::accum::ThreadNanos;
 use crate::stack::{Construct, Frame, ThreadState};
 
 impl Sweep {
@@ -50,7 +49,7 @@ impl Sweep {
 
     /// Makes `slot` present (counted in its state) from its first event on.
     #[inline(always)]
-    fn mark_present(&mut self, slot: usize) {
+    pub(super) fn mark_present(&mut self, slot: usize) {
         let s = &mut self.slots[slot];
         if !s.present {
             s.present = true;
@@ -99,16 +98,7 @@ impl Sweep {
         self.mark_present(slot);
         match c {
             Construct::Par => self.par_open += 1,
-            Construct::Task => {
-                let nw = self.windows.len();
-                let s = &mut self.slots[slot];
-                let off = s.pending.len();
-                // One charge per window (usually one or two): pushes, not `resize`.
-                for _ in 0..nw {
-                    s.pending.push(ThreadNanos::ZERO);
-                }
-                s.tasks.push((off, nw));
-            }
+            Construct::Task => self.task_opened(slot),
             Construct::Frag(name) => self.frag_open(name),
             Construct::Session => {
                 self.begin_session();

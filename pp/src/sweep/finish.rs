@@ -15,6 +15,9 @@ impl Sweep {
     }
 
     pub(super) fn thread_totals(&self, w: usize) -> Vec<(ThreadId, ThreadTotals)> {
+        if !self.per_thread {
+            return Vec::new();
+        }
         self.slots
             .iter()
             .map(|s| (s.id, s.acc.get(w).copied().unwrap_or_default()))
@@ -41,6 +44,10 @@ impl Sweep {
 
     /// Ends the sweep: closes what is still open (with warnings) and returns the windows.
     pub fn finish(mut self, observer: Option<&mut dyn Observer>) -> SweepResult {
+        if self.started {
+            // Over the inert events at the end of the log, if any (see `Sweep::is_inert`).
+            self.advance(self.last_time);
+        }
         if self.snapshot_due {
             self.snapshot_session();
         }

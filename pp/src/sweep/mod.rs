@@ -8,6 +8,22 @@
 //! thread (O(windows)). Memory is independent of the number of events: per-thread state plus,
 //! per open task, one amount per window.
 //!
+//! Two ways in, with the same results bit for bit (`tests/engines.rs`):
+//! - [`Sweep::event`]: whole events in global time order; the sweep keeps the stacks. The
+//!   reference, and the path for timelines (an [`Observer`]) and duration histograms.
+//! - [`Sweep::transition`] / [`Sweep::transitions`]: events whose stack effect the
+//!   per-thread lanes ([`crate::lane`]) already worked out, without the *inert* ones
+//!   ([`Sweep::is_inert`]: fragment events that select no window and change no state).
+//!   `transitions` is the hot loop (`hot.rs`) for the common shape: window totals only
+//!   ([`Sweep::totals_only`]: no per-thread rows, what the table and record lines need),
+//!   one window, not oversubscribed.
+//!
+//! Both integrate only up to events that are not inert (the next one, or the end of the
+//! log, covers an inert event's interval too), so dropping inert events before the merge
+//! changes no rounding. Per thread, where a segment ends, every amount of the thread's
+//! state is updated; the branch-free variant ([`Sweep::transition`]) updates the others
+//! with exact zeros, which leaves them as they were.
+//!
 //! # Semantics (DESIGN section 2)
 //! - Idle processors I = p − (B + S) (B counts Busy threads, wasted or not). While any `par`
 //!   is open on any thread, I counts as `li`, otherwise as `ip`.
@@ -38,10 +54,14 @@ mod config;
 mod counters;
 mod events;
 mod finish;
+mod hot;
+mod mismatch;
 mod results;
+mod transition;
 mod windows;
 
 pub use config::{CounterRoles, Observer, Rates, SweepConfig, TagSelection};
+pub use mismatch::mismatch_error;
 pub use results::{Durations, SweepError, SweepResult, ThreadTotals, WindowResult, WindowTotals};
 
 use pplib::log::{
@@ -49,7 +69,7 @@ use pplib::log::{
 };
 
 use crate::accum::ThreadNanos;
-use crate::stack::{Construct, Mismatch, StackOp, ThreadStack, ThreadState};
+use crate::stack::{Construct, Mismatch, ThreadStack, ThreadState};
 
 #[derive(Debug, Clone, Copy, Default)]
 struct SegStart {
@@ -92,6 +112,9 @@ struct Slot {
     /// read), which spares [`Sweep::close_segment`] a branch.
     tasks: Vec<(usize, usize)>,
     pending: Vec<ThreadNanos>,
+    /// Where in `pending` the innermost open task's charge for the session window is (0:
+    /// no task; see [`Slot::owner_of`]).
+    owner0: usize,
     cpu: Option<CounterTrack>,
     misses: Option<CounterTrack>,
     /// Start of the current state interval (for observers).
@@ -109,7 +132,7 @@ fn as_f64(x: u64) -> f64 {
 
 /// `if on { x } else { 0.0 }` without a branch (bit masking).
 #[inline(always)]
-fn f64_if(on: bool, x: f64) -> f64 {
+pub(super) fn f64_if(on: bool, x: f64) -> f64 {
     f64::from_bits(x.to_bits() & u64::from(on).wrapping_neg())
 }
 
@@ -155,12 +178,20 @@ struct SessionSnapshot {
 pub struct Sweep {
     config: SweepConfig,
     names: Vec<String>,
+    /// Per name id: whether a fragment of that name has a window (see [`Sweep::is_inert`]).
+    selected: Vec<bool>,
     frag_window: Vec<u32>,
     windows: Vec<Window>,
     active: Vec<usize>,
     slots: Vec<Slot>,
     started: bool,
+    /// Whether per-thread amounts are kept (see [`Sweep::totals_only`]).
+    per_thread: bool,
+    /// The time up to which the windows are integrated (the last event that was not
+    /// inert, see [`Sweep::is_inert`]).
     now: u64,
+    /// The time of the last event, inert or not (the end of the log).
+    last_time: u64,
     /// Present threads per state, indexed by [`state_index`]: Idle, Busy, Spinning.
     counts: [u64; 3],
     par_open: u64,
@@ -193,6 +224,7 @@ impl Sweep {
         };
         Sweep {
             frag_window: vec![UNSEEN; names.len()],
+            selected: config.tags.selected_names(&names),
             names,
             windows: vec![session],
             active: vec![0],
@@ -207,6 +239,7 @@ impl Sweep {
                     acc: Vec::new(),
                     tasks: Vec::new(),
                     pending: vec![ThreadNanos::ZERO],
+                    owner0: 0,
                     cpu: None,
                     misses: None,
                     seg_time: 0,
@@ -214,7 +247,9 @@ impl Sweep {
                 .collect(),
             config,
             started: false,
+            per_thread: true,
             now: 0,
+            last_time: 0,
             counts: [0; 3],
             par_open: 0,
             session_seen: false,
@@ -229,9 +264,38 @@ impl Sweep {
         }
     }
 
-    /// The time of the last event consumed.
+    /// The time up to which the windows are integrated: the last event consumed that was
+    /// not inert (see [`Sweep::is_inert`]).
     pub fn now(&self) -> Nanos {
         Nanos(self.now)
+    }
+
+    /// Whether fragment name `name` has a window of its own (a selected tag).
+    #[inline(always)]
+    pub fn selects(&self, name: NameId) -> bool {
+        self.selected.get(name.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// An *inert* event changes nothing the sweep computes: a `frag_begin` or `frag_end`
+    /// of a fragment that has no window, on a present thread whose state it leaves as it
+    /// is. The sweep does not integrate up to an inert event (the next event that is not
+    /// inert, or the end of the log, integrates over it), so the intervals the windows
+    /// are integrated over, and with them every rounding, depend only on the events that
+    /// are not inert: a pipeline that drops inert events before the merge
+    /// ([`crate::lane`]) gives the same floating-point results, bit for bit.
+    /// `state_after` is the thread's state after the event.
+    #[inline(always)]
+    pub fn is_inert(
+        code: EventCode,
+        present: bool,
+        selected: bool,
+        state_before: ThreadState,
+        state_after: ThreadState,
+    ) -> bool {
+        matches!(code, EventCode::FragBegin | EventCode::FragEnd)
+            && present
+            && !selected
+            && state_before == state_after
     }
 
     /// Integrates the interval from the previous event to `t` into every active window.
@@ -260,19 +324,7 @@ impl Sweep {
         if n <= p {
             let idle_n = p - n;
             let idle = u128::from(idle_n) * dt;
-            // The share of the idle processors of each present Idle thread (none: nothing
-            // is attributed). `as_f64` is `as f64`, cheaper.
             let attributed = idle_present > 0;
-            let share = if !attributed {
-                0.0
-            } else if idle_n == idle_present && idle < 1 << 53 {
-                // As many idle processors as idle threads (the usual case once p threads
-                // are present): k·dt is exact in f64, so (k·dt)/k rounds to dt exactly,
-                // the value the division gives, without its latency.
-                as_f64(dt64)
-            } else {
-                as_f64(idle_n) * as_f64(dt64) / as_f64(idle_present)
-            };
             let sl = u128::from(spin) * dt;
             let b = u128::from(busy) * dt;
             let work_mask = u128::from(work).wrapping_neg();
@@ -285,8 +337,25 @@ impl Sweep {
                 // Work_Exists flips often (every fork and join): masks, not a branch.
                 a.li += idle & work_mask;
                 a.ip += idle & !work_mask;
-                a.g_li += f64_if(work, share);
-                a.g_ip += f64_if(!work, share);
+            }
+            if self.per_thread {
+                // The share of the idle processors of each present Idle thread (none:
+                // nothing is attributed). `as_f64` is `as f64`, cheaper.
+                let share = if !attributed {
+                    0.0
+                } else if idle_n == idle_present && idle < 1 << 53 {
+                    // As many idle processors as idle threads (the usual case once p
+                    // threads are present): k·dt is exact in f64, so (k·dt)/k rounds to
+                    // dt exactly, the value the division gives, without its latency.
+                    as_f64(dt64)
+                } else {
+                    as_f64(idle_n) * as_f64(dt64) / as_f64(idle_present)
+                };
+                for &w in &self.active {
+                    let a = &mut self.windows[w].totals;
+                    a.g_li += f64_if(work, share);
+                    a.g_ip += f64_if(!work, share);
+                }
             }
             if !attributed {
                 // Only before enough threads have appeared: a predictable branch.
@@ -316,7 +385,7 @@ impl Sweep {
     /// touches only the amounts of that state. Skipping an amount that does not apply is
     /// the same as adding an exact zero, as an unspecialized loop would.
     #[inline(always)]
-    fn close_segment(&mut self, slot: usize) {
+    pub(super) fn close_segment(&mut self, slot: usize) {
         let s = &mut self.slots[slot];
         let nw = self.windows.len();
         if s.seg.len() < nw {
@@ -369,7 +438,7 @@ impl Sweep {
 
     /// Moves a present thread from state `old` to `new` in the counts.
     #[inline(always)]
-    fn recount(&mut self, old: ThreadState, new: ThreadState) {
+    pub(super) fn recount(&mut self, old: ThreadState, new: ThreadState) {
         self.counts[state_index(old)] -= 1;
         self.counts[state_index(new)] += 1;
     }
@@ -417,7 +486,22 @@ impl Sweep {
     ) -> Result<(), SweepError> {
         self.events += 1;
         let t = time.max(self.now);
-        self.advance(t);
+        self.last_time = self.last_time.max(t);
+        let s = &self.slots[slot];
+        let inert = match code {
+            EventCode::FragBegin | EventCode::FragEnd => {
+                let after = if code == EventCode::FragBegin {
+                    ThreadState::Busy
+                } else {
+                    s.stack.state_after_pop()
+                };
+                Sweep::is_inert(code, s.present, self.selects(NameId(arg)), s.state, after)
+            }
+            _ => false,
+        };
+        if !inert {
+            self.advance(t);
+        }
         let ev = Step {
             code,
             arg,
@@ -483,58 +567,12 @@ impl Sweep {
     }
 
     fn mismatch(&self, slot: usize, ev: &Step<'_>, m: Mismatch) -> SweepError {
-        let found = match ev.code {
-            EventCode::FragEnd => format!("frag_end {}", self.name(NameId(ev.arg))),
-            EventCode::TaskEndWasted => "task_end wasted".to_owned(),
-            code => StackOp::of_code(code, ev.arg)
-                .popped()
-                .map_or("?", Construct::end_event)
-                .to_owned(),
-        };
-        let expected = match m {
-            Mismatch::NothingOpen => "a begin event (nothing is open on this thread)".to_owned(),
-            Mismatch::Innermost(f) => {
-                let (end, begin) = match f.construct {
-                    Construct::Frag(n) => (
-                        format!("frag_end {}", self.name(n)),
-                        format!("frag_begin {}", self.name(n)),
-                    ),
-                    Construct::Wait(n) => (
-                        "wait_end".to_owned(),
-                        format!("wait_begin {}", self.name(n)),
-                    ),
-                    c => (c.end_event().to_owned(), c.begin_event().to_owned()),
-                };
-                format!("{end} (for {begin} at {})", f.pos)
-            }
-        };
-        SweepError {
-            pos: ev.pos,
-            thread: self.slots[slot].id,
-            found,
-            expected,
-        }
+        mismatch_error(&self.names, self.slots[slot].id, ev.code, ev.arg, ev.pos, m)
     }
 
     fn name(&self, id: NameId) -> &str {
         self.names
             .get(id.0 as usize)
             .map_or("<undefined>", String::as_str)
-    }
-
-    #[inline]
-    fn task_closed(&mut self, slot: usize, wasted: bool) {
-        let s = &mut self.slots[slot];
-        let (off, width) = s.tasks.pop().expect("a task frame per open task");
-        if wasted {
-            for w in 0..width {
-                let d = s.pending[off + w];
-                if !d.is_zero() {
-                    s.acc[w].wasted += d;
-                    self.windows[w].totals.wasted += d;
-                }
-            }
-        }
-        s.pending.truncate(off);
     }
 }

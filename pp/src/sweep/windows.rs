@@ -3,9 +3,10 @@
 
 use pplib::log::NameId;
 
-use super::{Durations, SegStart, Sweep, ThreadTotals, Window, WindowTotals, IGNORED, UNSEEN};
+use super::{
+    Durations, SegStart, Slot, Sweep, ThreadTotals, Window, WindowTotals, IGNORED, UNSEEN,
+};
 use crate::accum::ThreadNanos;
-use crate::sweep::TagSelection;
 
 impl Sweep {
     pub(super) fn begin_session(&mut self) {
@@ -82,12 +83,7 @@ impl Sweep {
     fn frag_window_first_use(&mut self, name: NameId) -> Option<usize> {
         let i = name.0 as usize;
         let tag = self.name(name).to_owned();
-        let wanted = match &self.config.tags {
-            TagSelection::None => false,
-            TagSelection::One(t) => *t == tag,
-            TagSelection::All => true,
-        };
-        if wanted {
+        if self.config.tags.selects(&tag) {
             let w = self.windows.len();
             self.windows.push(Window {
                 tag: Some(tag),
@@ -121,6 +117,7 @@ impl Sweep {
                 *width = nw;
             }
             s.pending = pending;
+            s.owner0 = Slot::owner_of(&s.tasks);
         }
     }
 }

@@ -1,0 +1,497 @@
+//! Lanes: the per-thread pass of the fast pipeline.
+//!
+//! A [`Lane`] reads one thread's stream in batches and does, for that thread alone, what
+//! does not need the other threads: it keeps the thread's stack of open constructs (as
+//! their begin events; a [`ThreadStack`] for the end of the log), so it finds an end that
+//! matches no begin, works out the thread's state after each event, and drops
+//! the *inert* events (a `frag_begin` / `frag_end` of a fragment that has no window, which
+//! leaves the thread's state as it is: see [`Sweep::is_inert`]). What is left are
+//! [`Transition`]s: 16 bytes each (time, thread slot, event code, argument, new state),
+//! which the merge ([`crate::pipeline`]) puts in global time order for
+//! [`Sweep::transition`]. Lanes of different threads are independent, so they can run on
+//! different cores, and the merge and the global sweep see fewer, smaller items.
+//!
+//! A lane stops at its thread's first error: the stream's error (after the stream's last
+//! event), or an end that matches no begin (at that event). The error travels after the
+//! lane's transitions with the time it sorts at ([`LaneBatch::error`]), so the merge hands
+//! it to the sweep at the same point of the global order at which the reference pipeline
+//! ([`crate::merge`] into [`Sweep::event`]) meets it: the first error in global order is
+//! the one reported, in the same words.
+
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::Arc;
+
+use pplib::log::{CompactEvent, CounterId, EventBatch, EventCode, LogError, NameId, ThreadId};
+
+use crate::merge::{BatchSource, QUEUE};
+use crate::stack::{Construct, Frame, Mismatch, ThreadStack, ThreadState};
+use crate::sweep::{mismatch_error, Sweep, SweepError};
+
+/// One event of a thread as the global sweep needs it: 16 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transition {
+    /// When (nanoseconds).
+    pub time: u64,
+    /// Bits 0..4: event code; 4..6: the thread's new state; 8..32: thread slot; 32..64:
+    /// the event's argument.
+    word: u64,
+}
+
+impl Transition {
+    /// The most thread slots a transition can name (lanes are used for logs with fewer
+    /// threads).
+    pub const MAX_SLOTS: usize = 1 << 24;
+
+    /// A transition of slot `slot` (< [`Transition::MAX_SLOTS`]).
+    #[inline(always)]
+    pub fn new(time: u64, slot: usize, code: EventCode, arg: u32, state: ThreadState) -> Self {
+        let state = match state {
+            ThreadState::Idle => 0u64,
+            ThreadState::Busy => 1,
+            ThreadState::Spinning => 2,
+        };
+        Transition {
+            time,
+            word: code as u64 | state << 4 | (slot as u64) << 8 | u64::from(arg) << 32,
+        }
+    }
+
+    /// The code bits of a marker (see [`Transition::marker`]).
+    const MARKER: u64 = 0xF;
+
+    /// A marker: not an event but the place (time `time`, thread slot `slot`) where the
+    /// merge meets a lane's error, number `index` of its run.
+    #[inline]
+    pub fn marker(time: u64, slot: usize, index: u32) -> Transition {
+        Transition {
+            time,
+            word: Transition::MARKER | (slot as u64) << 8 | u64::from(index) << 32,
+        }
+    }
+
+    /// Whether this is a marker (see [`Transition::marker`]).
+    #[inline(always)]
+    pub fn is_marker(&self) -> bool {
+        self.word & 0xF == Transition::MARKER
+    }
+
+    /// The same transition with argument `arg`.
+    #[inline(always)]
+    pub fn with_arg(self, arg: u32) -> Transition {
+        Transition {
+            time: self.time,
+            word: (self.word & 0xFFFF_FFFF) | u64::from(arg) << 32,
+        }
+    }
+
+    /// The thread slot.
+    #[inline(always)]
+    pub fn slot(&self) -> usize {
+        ((self.word >> 8) & 0xFF_FFFF) as usize
+    }
+
+    /// The event code.
+    #[inline(always)]
+    pub fn code(&self) -> EventCode {
+        const CODES: [EventCode; 16] = [
+            EventCode::SessionBegin,
+            EventCode::SessionEnd,
+            EventCode::FragBegin,
+            EventCode::FragEnd,
+            EventCode::ParBegin,
+            EventCode::ParEnd,
+            EventCode::TaskBegin,
+            EventCode::TaskEnd,
+            EventCode::TaskEndWasted,
+            EventCode::WaitBegin,
+            EventCode::WaitEnd,
+            EventCode::Counters,
+            // Never made (codes have 12 values; 15 is a marker's).
+            EventCode::Counters,
+            EventCode::Counters,
+            EventCode::Counters,
+            EventCode::Counters,
+        ];
+        CODES[(self.word & 0xF) as usize]
+    }
+
+    /// The event's argument (a name id; the number of values of `counters`).
+    #[inline(always)]
+    pub fn arg(&self) -> u32 {
+        (self.word >> 32) as u32
+    }
+
+    /// The thread's state after the event.
+    #[inline(always)]
+    pub fn state(&self) -> ThreadState {
+        const STATES: [ThreadState; 4] = [
+            ThreadState::Idle,
+            ThreadState::Busy,
+            ThreadState::Spinning,
+            ThreadState::Idle,
+        ];
+        STATES[((self.word >> 4) & 3) as usize]
+    }
+}
+
+/// The first error of a lane's thread.
+#[derive(Debug)]
+pub enum LaneError {
+    /// The stream's error (bad bytes, time going backwards, truncation, ...).
+    Log(LogError),
+    /// An end event that matches no begin.
+    Mismatch(SweepError),
+}
+
+/// A run of a lane's transitions, with the counter values of its `counters` transitions
+/// and, last, the lane's error if it stopped at one.
+#[derive(Debug, Default)]
+pub struct LaneBatch {
+    /// Transitions in the thread's order.
+    pub items: Vec<Transition>,
+    /// The values of the `counters` transitions, in order ([`Transition::arg`] each).
+    pub values: Vec<(CounterId, u64)>,
+    /// The number of `counters` transitions among the items.
+    pub counters: usize,
+    /// The error after the items, with the time it sorts at in the merge: the time of the
+    /// offending event (the last event read before a stream error); `None` when the
+    /// thread had no event at all (the reference pipeline reports such an error before
+    /// any event).
+    pub error: Option<(Option<u64>, LaneError)>,
+}
+
+impl LaneBatch {
+    /// Empties the batch (keeps its memory).
+    pub fn clear(&mut self) {
+        self.items.clear();
+        self.values.clear();
+        self.counters = 0;
+        self.error = None;
+    }
+}
+
+/// What a lane leaves for the end of the sweep.
+#[derive(Debug, Default)]
+pub struct LaneSummary {
+    /// Events read (inert ones included).
+    pub events: u64,
+    /// Time of the last event read.
+    pub last_time: Option<u64>,
+    /// What is still open.
+    pub stack: ThreadStack,
+}
+
+/// The per-thread pass over one thread's stream (see the module docs).
+#[derive(Debug)]
+pub struct Lane<S> {
+    source: S,
+    slot: usize,
+    thread: ThreadId,
+    /// The open constructs, outermost first, as their begin events.
+    open: Vec<CompactEvent>,
+    state: ThreadState,
+    present: bool,
+    selected: Arc<[bool]>,
+    names: Arc<[String]>,
+    batch: EventBatch,
+    events: u64,
+    last_time: Option<u64>,
+    done: bool,
+}
+
+impl<S: BatchSource> Lane<S> {
+    /// Transitions a lane batch is filled up to (fewer, larger hand-offs between threads;
+    /// a few of them per thread bound the memory).
+    pub const BATCH: usize = 4096;
+
+    /// A lane over `source`, the stream of thread `thread` in slot `slot`; `names` is the
+    /// log's string table and `selected[id]` says whether fragment `id` has a window.
+    pub fn new(
+        source: S,
+        slot: usize,
+        thread: ThreadId,
+        names: Arc<[String]>,
+        selected: Arc<[bool]>,
+    ) -> Lane<S> {
+        assert!(slot < Transition::MAX_SLOTS, "too many threads for a lane");
+        Lane {
+            source,
+            slot,
+            thread,
+            open: Vec::new(),
+            state: ThreadState::Idle,
+            present: false,
+            selected,
+            names,
+            batch: EventBatch::new(),
+            events: 0,
+            last_time: None,
+            done: false,
+        }
+    }
+
+    /// The end-of-log summary (call after the lane's last batch).
+    pub fn summary(self) -> LaneSummary {
+        LaneSummary {
+            events: self.events,
+            last_time: self.last_time,
+            stack: {
+                let mut stack = ThreadStack::new();
+                for e in &self.open {
+                    stack.push(frame_of(e));
+                }
+                stack
+            },
+        }
+    }
+
+    /// Replaces `out`'s contents with the lane's next transitions (at least
+    /// [`Lane::BATCH`] unless the stream ends or fails first); `out` comes back without
+    /// items and without error only at the end of the stream.
+    pub fn next_batch(&mut self, out: &mut LaneBatch) {
+        out.clear();
+        while !self.done && out.items.len() < Lane::<S>::BATCH && out.error.is_none() {
+            let result = self.source.next_batch(&mut self.batch);
+            if self.batch.is_empty() && result.is_ok() {
+                self.done = true;
+                break;
+            }
+            if let Err(error) = self.scan(out) {
+                self.done = true;
+                out.error = Some(error);
+                break;
+            }
+            if let Err(e) = result {
+                self.done = true;
+                out.error = Some((self.last_time, LaneError::Log(e)));
+            }
+        }
+    }
+
+    /// Turns the events of `self.batch` into transitions in `out`.
+    #[inline(never)]
+    fn scan(&mut self, out: &mut LaneBatch) -> Result<(), (Option<u64>, LaneError)> {
+        let mut value_at = 0usize;
+        let slot = self.slot;
+        for e in self.batch.events() {
+            let t = e.time.0;
+            let code = e.code;
+            self.events += 1;
+            self.last_time = Some(t);
+            let old = self.state;
+            let new = match OPEN_STATE[code as usize] {
+                Some(state) => {
+                    // A begin event: the event itself is the open construct.
+                    self.open.push(*e);
+                    state
+                }
+                None if code == EventCode::Counters => {
+                    let n = e.arg as usize;
+                    out.values
+                        .extend_from_slice(&self.batch.counter_values()[value_at..value_at + n]);
+                    value_at += n;
+                    out.counters += 1;
+                    old
+                }
+                None => {
+                    // An end event: it must close the innermost open construct.
+                    let closes = match self.open.last() {
+                        Some(top) => {
+                            top.code == BEGIN_OF[code as usize]
+                                && (code != EventCode::FragEnd || top.arg == e.arg)
+                        }
+                        None => false,
+                    };
+                    if !closes {
+                        let m = match self.open.last() {
+                            Some(top) => Mismatch::Innermost(frame_of(top)),
+                            None => Mismatch::NothingOpen,
+                        };
+                        let err = mismatch_error(&self.names, self.thread, code, e.arg, e.pos(), m);
+                        return Err((Some(t), LaneError::Mismatch(err)));
+                    }
+                    self.open.pop();
+                    self.open.last().map_or(ThreadState::Idle, |top| {
+                        OPEN_STATE[top.code as usize].unwrap_or(ThreadState::Idle)
+                    })
+                }
+            };
+            self.state = new;
+            let selected = matches!(code, EventCode::FragBegin | EventCode::FragEnd)
+                && self.selected.get(e.arg as usize).copied().unwrap_or(false);
+            if Sweep::is_inert(code, self.present, selected, old, new) {
+                continue;
+            }
+            self.present = true;
+            out.items.push(Transition::new(t, slot, code, e.arg, new));
+        }
+        Ok(())
+    }
+}
+
+/// Per event code: the state a thread is in with that begin event's construct innermost
+/// (`None` for end events and counters).
+const OPEN_STATE: [Option<ThreadState>; 12] = [
+    Some(ThreadState::Busy),     // session_begin
+    None,                        // session_end
+    Some(ThreadState::Busy),     // frag_begin
+    None,                        // frag_end
+    Some(ThreadState::Idle),     // par_begin
+    None,                        // par_end
+    Some(ThreadState::Busy),     // task_begin
+    None,                        // task_end
+    None,                        // task_end wasted
+    Some(ThreadState::Spinning), // wait_begin
+    None,                        // wait_end
+    None,                        // counters
+];
+
+/// Per end event code: the begin event it closes (`Counters`, which no begin is, for the
+/// others).
+const BEGIN_OF: [EventCode; 12] = [
+    EventCode::Counters,
+    EventCode::SessionBegin,
+    EventCode::Counters,
+    EventCode::FragBegin,
+    EventCode::Counters,
+    EventCode::ParBegin,
+    EventCode::Counters,
+    EventCode::TaskBegin,
+    EventCode::TaskBegin,
+    EventCode::Counters,
+    EventCode::WaitBegin,
+    EventCode::Counters,
+];
+
+/// The open construct a begin event stands for (as [`ThreadStack`] keeps it).
+fn frame_of(begin: &CompactEvent) -> Frame {
+    let n = NameId(begin.arg);
+    let construct = match begin.code {
+        EventCode::SessionBegin => Construct::Session,
+        EventCode::FragBegin => Construct::Frag(n),
+        EventCode::ParBegin => Construct::Par,
+        EventCode::TaskBegin => Construct::Task,
+        _ => Construct::Wait(n),
+    };
+    Frame {
+        construct,
+        begin: begin.time,
+        pos: begin.pos(),
+    }
+}
+
+/// Where the merge gets a lane's transitions from: a [`Lane`], or a lane running on a
+/// thread of its own ([`spawn_lanes`]).
+pub trait LaneSource {
+    /// Replaces `out`'s contents with the lane's next transitions; `out` comes back
+    /// without items and without error only at the end.
+    fn next_batch(&mut self, out: &mut LaneBatch);
+    /// The end-of-log summary (after the last batch).
+    fn summary(self) -> LaneSummary;
+}
+
+impl<S: BatchSource> LaneSource for Lane<S> {
+    #[inline]
+    fn next_batch(&mut self, out: &mut LaneBatch) {
+        Lane::next_batch(self, out);
+    }
+
+    fn summary(self) -> LaneSummary {
+        Lane::summary(self)
+    }
+}
+
+/// A lane running on a scoped thread of its own (see [`spawn_lanes`]).
+#[derive(Debug)]
+pub struct ThreadedLane<'scope> {
+    rx: Receiver<LaneBatch>,
+    free: Sender<LaneBatch>,
+    handle: std::thread::ScopedJoinHandle<'scope, LaneSummary>,
+}
+
+impl LaneSource for ThreadedLane<'_> {
+    fn next_batch(&mut self, out: &mut LaneBatch) {
+        match self.rx.recv() {
+            Ok(mut batch) => {
+                std::mem::swap(out, &mut batch);
+                batch.clear();
+                // The lane may be gone already (after its last batch).
+                let _ = self.free.send(batch);
+            }
+            Err(_) => out.clear(),
+        }
+    }
+
+    fn summary(self) -> LaneSummary {
+        drop(self.rx);
+        drop(self.free);
+        self.handle.join().expect("a lane thread does not panic")
+    }
+}
+
+/// Runs every lane on a scoped thread of its own, at most [`QUEUE`] batches ahead of the
+/// merge: the per-thread work (decoding, stacks) of all threads runs in parallel with the
+/// merge and the sweep, and the operating system spreads it over the cores. A lane stops
+/// after its end or error, or when its [`ThreadedLane`] is dropped.
+pub fn spawn_lanes<'scope, S>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    lanes: Vec<Lane<S>>,
+) -> Vec<ThreadedLane<'scope>>
+where
+    S: BatchSource + Send + 'scope,
+{
+    lanes
+        .into_iter()
+        .map(|mut lane| {
+            let (tx, rx) = sync_channel::<LaneBatch>(QUEUE);
+            let (free, free_rx) = channel::<LaneBatch>();
+            let handle = scope.spawn(move || {
+                loop {
+                    let mut batch = free_rx.try_recv().unwrap_or_default();
+                    lane.next_batch(&mut batch);
+                    let error = batch.error.is_some();
+                    if batch.items.is_empty() && !error {
+                        break;
+                    }
+                    if tx.send(batch).is_err() || error {
+                        break;
+                    }
+                }
+                lane.summary()
+            });
+            ThreadedLane { rx, free, handle }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transitions_pack_and_unpack() {
+        let codes = [
+            EventCode::SessionBegin,
+            EventCode::FragEnd,
+            EventCode::TaskEndWasted,
+            EventCode::Counters,
+        ];
+        for (i, code) in codes.into_iter().enumerate() {
+            for state in [ThreadState::Idle, ThreadState::Busy, ThreadState::Spinning] {
+                let slot = (i * 977_123) % Transition::MAX_SLOTS;
+                let tr = Transition::new(u64::MAX - i as u64, slot, code, u32::MAX - 3, state);
+                assert_eq!(tr.time, u64::MAX - i as u64);
+                assert_eq!(tr.slot(), slot);
+                assert_eq!(tr.code(), code);
+                assert_eq!(tr.arg(), u32::MAX - 3);
+                assert_eq!(tr.state(), state);
+                assert!(!tr.is_marker());
+                assert_eq!(tr.with_arg(7).arg(), 7);
+                assert_eq!(tr.with_arg(7).code(), code);
+            }
+        }
+        let m = Transition::marker(5, 3, 9);
+        assert!(m.is_marker());
+        assert_eq!((m.time, m.slot(), m.arg()), (5, 3, 9));
+    }
+}
