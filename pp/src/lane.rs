@@ -250,7 +250,15 @@ impl<S: BatchSource> Lane<S> {
     /// items and without error only at the end of the stream.
     pub fn next_batch(&mut self, out: &mut LaneBatch) {
         out.clear();
-        while !self.done && out.items.len() < Lane::<S>::BATCH && out.error.is_none() {
+        self.append_batch(out);
+    }
+
+    /// [`Lane::next_batch`] that appends to `out` (which must have no error) instead of
+    /// replacing its contents. At the end of the stream it appends nothing.
+    pub fn append_batch(&mut self, out: &mut LaneBatch) {
+        debug_assert!(out.error.is_none());
+        let limit = out.items.len() + Lane::<S>::BATCH;
+        while !self.done && out.items.len() < limit && out.error.is_none() {
             let result = self.source.next_batch(&mut self.batch);
             if self.batch.is_empty() && result.is_ok() {
                 self.done = true;
@@ -271,31 +279,40 @@ impl<S: BatchSource> Lane<S> {
     /// Turns the events of `self.batch` into transitions in `out`.
     #[inline(never)]
     fn scan(&mut self, out: &mut LaneBatch) -> Result<(), (Option<u64>, LaneError)> {
+        let events = self.batch.events();
+        let Some(last) = events.last() else {
+            return Ok(());
+        };
+        let values = self.batch.counter_values();
         let mut value_at = 0usize;
         let slot = self.slot;
-        for e in self.batch.events() {
+        // The thread's state and presence live in locals meanwhile.
+        let mut state = self.state;
+        let mut present = self.present;
+        let selected = &*self.selected;
+        let open = &mut self.open;
+        out.items.reserve(events.len());
+        for (i, e) in events.iter().enumerate() {
             let t = e.time.0;
             let code = e.code;
-            self.events += 1;
-            self.last_time = Some(t);
-            let old = self.state;
+            let old = state;
             let new = match OPEN_STATE[code as usize] {
                 Some(state) => {
                     // A begin event: the event itself is the open construct.
-                    self.open.push(*e);
+                    open.push(*e);
                     state
                 }
                 None if code == EventCode::Counters => {
                     let n = e.arg as usize;
                     out.values
-                        .extend_from_slice(&self.batch.counter_values()[value_at..value_at + n]);
+                        .extend_from_slice(&values[value_at..value_at + n]);
                     value_at += n;
                     out.counters += 1;
                     old
                 }
                 None => {
                     // An end event: it must close the innermost open construct.
-                    let closes = match self.open.last() {
+                    let closes = match open.last() {
                         Some(top) => {
                             top.code == BEGIN_OF[code as usize]
                                 && (code != EventCode::FragEnd || top.arg == e.arg)
@@ -303,28 +320,46 @@ impl<S: BatchSource> Lane<S> {
                         None => false,
                     };
                     if !closes {
-                        let m = match self.open.last() {
+                        let m = match open.last() {
                             Some(top) => Mismatch::Innermost(frame_of(top)),
                             None => Mismatch::NothingOpen,
                         };
                         let err = mismatch_error(&self.names, self.thread, code, e.arg, e.pos(), m);
+                        // Read up to and with this event.
+                        self.events += i as u64 + 1;
+                        self.last_time = Some(t);
+                        self.state = state;
+                        self.present = present;
                         return Err((Some(t), LaneError::Mismatch(err)));
                     }
-                    self.open.pop();
-                    self.open.last().map_or(ThreadState::Idle, |top| {
+                    open.pop();
+                    open.last().map_or(ThreadState::Idle, |top| {
                         OPEN_STATE[top.code as usize].unwrap_or(ThreadState::Idle)
                     })
                 }
             };
-            self.state = new;
-            let selected = matches!(code, EventCode::FragBegin | EventCode::FragEnd)
-                && self.selected.get(e.arg as usize).copied().unwrap_or(false);
-            if Sweep::is_inert(code, self.present, selected, old, new) {
+            state = new;
+            // `Sweep::is_inert`, with the fragment's selection looked up only for
+            // fragment events.
+            let frag = matches!(code, EventCode::FragBegin | EventCode::FragEnd);
+            if frag
+                && Sweep::is_inert(
+                    code,
+                    present,
+                    selected.get(e.arg as usize).copied().unwrap_or(false),
+                    old,
+                    new,
+                )
+            {
                 continue;
             }
-            self.present = true;
+            present = true;
             out.items.push(Transition::new(t, slot, code, e.arg, new));
         }
+        self.events += events.len() as u64;
+        self.last_time = Some(last.time.0);
+        self.state = state;
+        self.present = present;
         Ok(())
     }
 }
@@ -386,6 +421,10 @@ pub trait LaneSource {
     /// Replaces `out`'s contents with the lane's next transitions; `out` comes back
     /// without items and without error only at the end.
     fn next_batch(&mut self, out: &mut LaneBatch);
+    /// Appends the lane's next transitions to `out` (which must have no error): what
+    /// [`LaneSource::next_batch`] would give, added after what `out` holds (items,
+    /// values, the count of `counters` transitions). Appends nothing at the end.
+    fn append_batch(&mut self, out: &mut LaneBatch);
     /// The end-of-log summary (after the last batch).
     fn summary(self) -> LaneSummary;
 }
@@ -394,6 +433,11 @@ impl<S: BatchSource> LaneSource for Lane<S> {
     #[inline]
     fn next_batch(&mut self, out: &mut LaneBatch) {
         Lane::next_batch(self, out);
+    }
+
+    #[inline]
+    fn append_batch(&mut self, out: &mut LaneBatch) {
+        Lane::append_batch(self, out);
     }
 
     fn summary(self) -> LaneSummary {
@@ -419,6 +463,20 @@ impl LaneSource for ThreadedLane<'_> {
                 let _ = self.free.send(batch);
             }
             Err(_) => out.clear(),
+        }
+    }
+
+    fn append_batch(&mut self, out: &mut LaneBatch) {
+        if out.items.is_empty() && out.values.is_empty() && out.counters == 0 {
+            return self.next_batch(out);
+        }
+        if let Ok(mut batch) = self.rx.recv() {
+            out.items.extend_from_slice(&batch.items);
+            out.values.extend_from_slice(&batch.values);
+            out.counters += batch.counters;
+            out.error = batch.error.take();
+            batch.clear();
+            let _ = self.free.send(batch);
         }
     }
 

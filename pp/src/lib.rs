@@ -86,6 +86,7 @@ pub mod plot;
 pub mod profile;
 pub mod record;
 pub mod report;
+pub mod sort;
 pub mod stack;
 pub mod sweep;
 pub mod table;

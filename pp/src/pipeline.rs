@@ -27,6 +27,10 @@ use crate::lane::{LaneBatch, LaneError, LaneSource, LaneSummary, Transition};
 use crate::merge::LoserTree;
 use crate::sweep::Sweep;
 
+pub use crate::sort::{
+    merge_runs, sort_runs, sort_runs_but_last, LastPass, RadixCounts, DIGIT, PASSES,
+};
+
 /// Runs a merge on its own thread may be ahead of the sweep (see [`spawn_lane_merger`]).
 /// The sweep is the slowest stage; a deep queue lets it go on while the merge thread
 /// waits for a core (on two cores the lanes, the merge and the sweep share them), and
@@ -46,6 +50,11 @@ pub struct TransitionRun {
     pub slices: Vec<(u32, u32)>,
     /// Lane errors with their slot (taken when applied).
     pub errors: Vec<Option<(usize, LaneError)>>,
+    /// The last pass of the sort of `items`, when the merge left it to the thread that
+    /// applies the run (see [`TransitionRun::finish_sort`]).
+    last_pass: Option<LastPass>,
+    /// Reused memory for the last pass.
+    scratch: Vec<Transition>,
 }
 
 impl TransitionRun {
@@ -55,6 +64,17 @@ impl TransitionRun {
         self.values.clear();
         self.slices.clear();
         self.errors.clear();
+        self.last_pass = None;
+    }
+
+    /// Puts `items` in global time order: makes the last pass of their sort if the merge
+    /// left it to this thread (on two cores, the merge thread is the busier one). Until
+    /// then `items` holds the order of the previous pass. [`TransitionRun::apply`] calls
+    /// it; idempotent.
+    pub fn finish_sort(&mut self) {
+        if let Some(pass) = self.last_pass.take() {
+            pass.apply(&mut self.items, &mut self.scratch);
+        }
     }
 
     /// Applies the run to `sweep`; hands each lane error (slot, error) to `on_error`, and
@@ -64,6 +84,7 @@ impl TransitionRun {
         sweep: &mut Sweep,
         mut on_error: impl FnMut(usize, LaneError) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.finish_sort();
         let mut at = 0;
         while at < self.items.len() {
             // The plain transitions in one go, then the marker or `counters` one.
@@ -137,11 +158,18 @@ impl<L: LaneSource> LaneMerge<L> {
             buf.values.clear();
             buf.value_at = 0;
         }
-        self.lanes[slot].next_batch(&mut self.batch);
-        buf.items.extend_from_slice(&self.batch.items);
-        buf.values.extend_from_slice(&self.batch.values);
-        buf.counters += self.batch.counters;
-        match self.batch.error.take() {
+        // The lane appends to the buffer itself (no copy through a batch).
+        let had = buf.items.len();
+        let batch = &mut self.batch;
+        batch.clear();
+        std::mem::swap(&mut batch.items, &mut buf.items);
+        std::mem::swap(&mut batch.values, &mut buf.values);
+        self.lanes[slot].append_batch(batch);
+        std::mem::swap(&mut batch.items, &mut buf.items);
+        std::mem::swap(&mut batch.values, &mut buf.values);
+        buf.counters += batch.counters;
+        let appended = buf.items.len() > had;
+        match batch.error.take() {
             Some((Some(t), e)) => {
                 buf.items.push(Transition::marker(t, slot, 0));
                 buf.error = Some(e);
@@ -154,7 +182,7 @@ impl<L: LaneSource> LaneMerge<L> {
                 first.errors.push(Some((slot, e)));
                 buf.ended = true;
             }
-            None => buf.ended = self.batch.items.is_empty(),
+            None => buf.ended = !appended,
         }
     }
 
@@ -250,7 +278,8 @@ impl<L: LaneSource> LaneMerge<L> {
             }
             let done = frontier == LoserTree::DONE;
             if !run.items.is_empty() {
-                sort_runs(&mut run.items, &mut bounds, &mut scratch, &mut counts);
+                run.last_pass =
+                    sort_runs_but_last(&mut run.items, &mut bounds, &mut scratch, &mut counts);
                 match emit(run) {
                     Some(next) => run = next,
                     None => break,
@@ -268,144 +297,6 @@ impl<L: LaneSource> LaneMerge<L> {
     fn summaries(self) -> Vec<LaneSummary> {
         self.lanes.into_iter().map(LaneSource::summary).collect()
     }
-}
-
-/// Bits per radix digit of [`sort_runs`].
-pub const DIGIT: u32 = 11;
-
-/// Most radix passes [`sort_runs`] makes before it merges instead.
-pub const PASSES: usize = 3;
-
-/// Reused histograms of [`sort_runs`], one per pass.
-#[derive(Debug)]
-pub struct RadixCounts(Vec<[u32; 1 << DIGIT]>);
-
-impl RadixCounts {
-    /// Histograms for [`PASSES`] passes.
-    pub fn new() -> RadixCounts {
-        RadixCounts(vec![[0; 1 << DIGIT]; PASSES])
-    }
-}
-
-impl Default for RadixCounts {
-    fn default() -> RadixCounts {
-        RadixCounts::new()
-    }
-}
-
-/// Sorts `items`, made of sorted runs `items[bounds[i]..bounds[i + 1]]`, by time, stably
-/// (equal times keep their order: the runs' order, then each run's own).
-///
-/// Times within a frontier are close together, so a least-significant-digit radix sort
-/// on `time - min` ([`DIGIT`] bits a pass, at most [`PASSES`] passes, each stable) costs
-/// a few operations per transition and no comparisons; when the times span more than
-/// `PASSES * DIGIT` bits, or there are few transitions, it merges the runs
-/// ([`merge_runs`]) instead.
-pub fn sort_runs(
-    items: &mut Vec<Transition>,
-    bounds: &mut Vec<usize>,
-    scratch: &mut Vec<Transition>,
-    counts: &mut RadixCounts,
-) {
-    if bounds.len() <= 2 {
-        return;
-    }
-    let lo = bounds[..bounds.len() - 1]
-        .iter()
-        .map(|&b| items[b].time)
-        .min()
-        .expect("runs");
-    let hi = bounds[1..]
-        .iter()
-        .map(|&b| items[b - 1].time)
-        .max()
-        .expect("runs");
-    let bits = 64 - (hi - lo).leading_zeros();
-    let passes = bits.div_ceil(DIGIT) as usize;
-    if passes > PASSES || items.len() < 256 {
-        return merge_runs(items, bounds, scratch);
-    }
-    let mask = (1u64 << DIGIT) - 1;
-    let counts = &mut counts.0[..passes];
-    for c in counts.iter_mut() {
-        c.fill(0);
-    }
-    // The histograms of all passes in one read (the usual two passes written out).
-    let digit = |key: u64, p: usize| ((key >> (DIGIT as usize * p)) & mask) as usize;
-    if let [c0, c1] = counts {
-        for tr in items.iter() {
-            let key = tr.time - lo;
-            c0[digit(key, 0)] += 1;
-            c1[digit(key, 1)] += 1;
-        }
-    } else {
-        for tr in items.iter() {
-            let key = tr.time - lo;
-            for (p, c) in counts.iter_mut().enumerate() {
-                c[digit(key, p)] += 1;
-            }
-        }
-    }
-    scratch.resize(items.len(), Transition::marker(0, 0, 0));
-    for (p, c) in counts.iter_mut().enumerate() {
-        // Offsets: where each digit's transitions start.
-        let mut at = 0u32;
-        for n in c.iter_mut() {
-            let here = *n;
-            *n = at;
-            at += here;
-        }
-        for tr in items.iter() {
-            let d = digit(tr.time - lo, p);
-            scratch[c[d] as usize] = *tr;
-            c[d] += 1;
-        }
-        std::mem::swap(items, scratch);
-    }
-}
-
-/// Sorts `items`, made of sorted runs `items[bounds[i]..bounds[i + 1]]`, by time, stably
-/// (equal times keep the order of the runs), by merging neighbouring runs pairwise
-/// (⌈log2 runs⌉ passes, each without branches on the data); `scratch` is reused memory.
-pub fn merge_runs(
-    items: &mut Vec<Transition>,
-    bounds: &mut Vec<usize>,
-    scratch: &mut Vec<Transition>,
-) {
-    while bounds.len() > 2 {
-        scratch.resize(items.len(), Transition::marker(0, 0, 0));
-        let mut merged = Vec::with_capacity(bounds.len() / 2 + 1);
-        merged.push(0);
-        let mut k = 0;
-        while k + 1 < bounds.len() {
-            let (a, mid) = (bounds[k], bounds[k + 1]);
-            let b = bounds.get(k + 2).copied().unwrap_or(mid);
-            merge_two(&items[a..mid], &items[mid..b], &mut scratch[a..b]);
-            merged.push(b);
-            k += 2;
-        }
-        std::mem::swap(items, scratch);
-        *bounds = merged;
-    }
-}
-
-/// Merges sorted `a` and `b` into `out` (`a.len() + b.len()` long) by time; on equal
-/// times `a` comes first.
-#[inline(never)]
-fn merge_two(a: &[Transition], b: &[Transition], out: &mut [Transition]) {
-    let (mut i, mut j, mut k) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        // Which run goes on is data: a select, not a branch.
-        let take_b = y.time < x.time;
-        out[k] = if take_b { y } else { x };
-        j += usize::from(take_b);
-        i += usize::from(!take_b);
-        k += 1;
-    }
-    let rest_a = a.len() - i;
-    out[k..k + rest_a].copy_from_slice(&a[i..]);
-    out[k + rest_a..].copy_from_slice(&b[j..]);
 }
 
 /// The output of a [`LaneMerge`] running on its own thread (see [`spawn_lane_merger`]).
@@ -459,43 +350,12 @@ where
 mod tests {
     use super::*;
     use crate::lane::{spawn_lanes, Lane};
-    use crate::stack::ThreadState;
-    use pplib::log::EventCode;
-
-    /// Sorted runs of random times (spread `spread` ns, many ties), one run per slot.
-    fn runs(seed: u64, lengths: &[usize], spread: u64) -> (Vec<Transition>, Vec<usize>) {
-        let mut x = seed | 1;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let base = next() % (u64::MAX / 2);
-        let (mut items, mut bounds) = (Vec::new(), vec![0]);
-        for (slot, &len) in lengths.iter().enumerate() {
-            let mut times: Vec<u64> = (0..len).map(|_| base + next() % spread).collect();
-            times.sort_unstable();
-            for (i, t) in times.into_iter().enumerate() {
-                // The argument numbers the transitions of a run: checks the order of ties.
-                let state = ThreadState::Busy;
-                items.push(Transition::new(
-                    t,
-                    slot,
-                    EventCode::TaskBegin,
-                    i as u32,
-                    state,
-                ));
-            }
-            bounds.push(items.len());
-        }
-        (items, bounds)
-    }
 
     /// Every transition of every run (marker or not), in order, and the lanes' summaries.
     fn merged<L: LaneSource>(merge: LaneMerge<L>) -> (Vec<Transition>, Vec<(u64, Option<u64>)>) {
         let mut all = Vec::new();
         let summaries = merge.run(|mut run| {
+            run.finish_sort();
             all.extend_from_slice(&run.items);
             run.clear();
             Some(run)
@@ -541,31 +401,5 @@ mod tests {
         assert_eq!(in_line, threaded);
         assert_eq!(in_line.0.len(), 3 * 8_000 + 2);
         assert!(in_line.0.windows(2).all(|w| w[0].time <= w[1].time));
-    }
-
-    #[test]
-    fn sort_runs_orders_by_time_then_run_then_position() {
-        let cases: [(&[usize], u64); 6] = [
-            (&[300, 500, 0, 700, 1], 1 << 20),
-            (&[1000, 1000], 3),
-            (&[400; 8], 1 << 30),
-            (&[400; 8], u64::MAX / 4),
-            (&[10, 20, 30], 100),
-            (&[2000, 10, 2000], 1 << 40),
-        ];
-        for (seed, (lengths, spread)) in cases.into_iter().enumerate() {
-            let (mut items, mut bounds) = runs(seed as u64 + 7, lengths, spread);
-            let mut expected = items.clone();
-            // A stable sort by time keeps ties in run (slot) order, then run order.
-            expected.sort_by_key(|tr| tr.time);
-            let mut scratch = Vec::new();
-            sort_runs(
-                &mut items,
-                &mut bounds,
-                &mut scratch,
-                &mut RadixCounts::new(),
-            );
-            assert_eq!(items, expected, "case {seed}");
-        }
     }
 }

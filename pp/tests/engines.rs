@@ -397,3 +397,70 @@ fn mismatches_on_two_threads_report_the_earlier_in_time() {
         assert!(err.contains(line), "{err} should name {line}");
     }
 }
+
+/// A text trace for the limits of the fast sweep's hot loop: `rounds` rounds of a par
+/// construct with a task per thread (some with waits), enough transitions to cross its
+/// chunks of `u64` sums (2^14 transitions); clock steps of a few ns up to hours (those
+/// of 2^32 ns or more go to the general path) on epoch-scale times; `processors` as given.
+fn hot_loop_limits_trace(rng: &mut ChaCha8Rng, processors: u64, rounds: usize) -> String {
+    let threads = 3u64;
+    let mut now = 1_700_000_000_000_000_000u64;
+    let step = |rng: &mut ChaCha8Rng| -> u64 {
+        match rng.gen_range(0..100) {
+            // Hours: summed in u64 over a chunk, these would overflow.
+            0 => 1 << 44,
+            4 => 1 << 32,
+            1 => (1 << 32) + rng.gen_range(0..1_000_000_000),
+            2 => (1 << 32) - 1,
+            3 => 0,
+            _ => rng.gen_range(1..2_000),
+        }
+    };
+    let mut lines = vec![
+        "pptrace 1".to_owned(),
+        format!("processors {processors}"),
+        format!("{now} 0 session_begin"),
+    ];
+    for _ in 0..rounds {
+        now += step(rng);
+        lines.push(format!("{now} 0 par_begin"));
+        for t in 0..threads {
+            now += step(rng);
+            lines.push(format!("{now} {t} task_begin"));
+            if rng.gen_bool(0.5) {
+                now += step(rng);
+                lines.push(format!("{now} {t} wait_begin lock"));
+                now += step(rng);
+                lines.push(format!("{now} {t} wait_end"));
+            }
+        }
+        for t in 0..threads {
+            now += step(rng);
+            let wasted = if rng.gen_bool(0.2) { " wasted" } else { "" };
+            lines.push(format!("{now} {t} task_end{wasted}"));
+        }
+        now += step(rng);
+        lines.push(format!("{now} 0 par_end"));
+    }
+    now += step(rng);
+    lines.push(format!("{now} 0 session_end"));
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn hot_loop_limits_give_identical_outputs_with_every_engine() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x407);
+    // 2 and 3 processors (over- and not oversubscribed), the most the hot loop takes
+    // (2^16) and one more.
+    for processors in [2u64, 3, 1 << 16, (1 << 16) + 1] {
+        let trace = hot_loop_limits_trace(&mut rng, processors, 2_500);
+        let seen = check_engines(
+            trace.as_bytes(),
+            "limits.pptrace",
+            &Options::default(),
+            &format!("hot loop limits, p = {processors}"),
+        )
+        .expect("a valid trace");
+        assert!(seen.events > 20_000, "{} events", seen.events);
+    }
+}

@@ -49,18 +49,39 @@ impl Sweep {
     /// totals live in locals meanwhile.
     fn hot_run(&mut self, items: &[Transition]) -> usize {
         let p = u64::from(self.config.processors);
-        if !self.started || self.snapshot_due {
+        if !self.started || self.snapshot_due || p > MAX_HOT_PROCESSORS {
             return 0;
         }
+        let mut done = 0;
+        for chunk in items.chunks(HOT_CHUNK) {
+            let n = self.hot_chunk(chunk, p);
+            done += n;
+            if n < chunk.len() {
+                break;
+            }
+        }
+        done
+    }
+
+    /// [`Sweep::hot_run`] on at most [`HOT_CHUNK`] transitions. The time amounts of the
+    /// chunk are summed in `u64` (each step is under 2^[`MAX_HOT_STEP_BITS`] ns times at
+    /// most [`MAX_HOT_PROCESSORS`] threads, so a chunk's sums cannot overflow) and added
+    /// to the window's exact `u128` totals at the end: integer sums, so the totals are
+    /// the same as adding step by step.
+    #[inline(always)]
+    fn hot_chunk(&mut self, items: &[Transition], p: u64) -> usize {
         let mut now = self.now;
         let mut last_time = self.last_time;
         let mut counts = self.counts;
         let mut par_open = self.par_open;
         let totals = &self.windows[0].totals;
-        let (mut span, mut unit, mut sl, mut busy_t) =
-            (totals.span, totals.unit, totals.sl.exact, totals.busy.exact);
-        let (mut li, mut ip) = (totals.li, totals.ip);
-        let (mut un_li, mut un_ip) = (totals.unattributed_li, totals.unattributed_ip);
+        let mut unit = totals.unit;
+        // Sums of the chunk: time, spinning, busy, idle under a par construct, idle that
+        // no present idle thread takes, and the part of it under a par construct. Idle
+        // time outside par constructs follows from them (p * time - busy - spinning -
+        // idle under par; likewise for the unattributed part).
+        let (mut span, mut sl, mut busy_t, mut li, mut un, mut un_li) =
+            (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
         let mut done = items.len();
         for (i, tr) in items.iter().enumerate() {
             let code = tr.code();
@@ -73,31 +94,31 @@ impl Sweep {
                     | EventCode::FragEnd
                     | EventCode::Counters
             );
-            if rare_code | tr.is_marker() | (busy + spin > p) {
+            let t = tr.time;
+            let long_step = t.saturating_sub(now) >> MAX_HOT_STEP_BITS != 0;
+            if rare_code | tr.is_marker() | (busy + spin > p) | long_step {
                 done = i;
                 break;
             }
-            let t = tr.time;
             let slot = tr.slot();
             let new = tr.state();
             // `Sweep::advance` with one active window, n <= p, without the idle shares.
             last_time = last_time.max(t);
             if t > now {
-                let dt = u128::from(t - now);
+                let dt = t - now;
                 now = t;
-                let idle = u128::from(p - busy - spin) * dt;
-                let work_mask = u128::from(par_open > 0).wrapping_neg();
+                let idle = (p - busy - spin) * dt;
+                let work_mask = u64::from(par_open > 0).wrapping_neg();
                 span += dt;
-                unit.exact += dt;
-                sl += u128::from(spin) * dt;
-                busy_t += u128::from(busy) * dt;
+                unit.exact += u128::from(dt);
+                sl += spin * dt;
+                busy_t += busy * dt;
                 li += idle & work_mask;
-                ip += idle & !work_mask;
                 // Idle time no present idle thread takes (adding an exact 0 otherwise):
                 // whether there is one is data, so no branch.
-                let unattributed = idle & u128::from(idle_present == 0).wrapping_neg();
+                let unattributed = idle & u64::from(idle_present == 0).wrapping_neg();
+                un += unattributed;
                 un_li += unattributed & work_mask;
-                un_ip += unattributed & !work_mask;
             }
             // `Sweep::transition` for par, task and wait events, with
             // `Sweep::close_segment_charges` for one window.
@@ -147,14 +168,27 @@ impl Sweep {
         self.counts = counts;
         self.par_open = par_open;
         let totals = &mut self.windows[0].totals;
-        totals.span = span;
+        let idle = p * span - busy_t - sl;
+        totals.span += u128::from(span);
         totals.unit = unit;
-        totals.sl.exact = sl;
-        totals.busy.exact = busy_t;
-        totals.li = li;
-        totals.ip = ip;
-        totals.unattributed_li = un_li;
-        totals.unattributed_ip = un_ip;
+        totals.sl.exact += u128::from(sl);
+        totals.busy.exact += u128::from(busy_t);
+        totals.li += u128::from(li);
+        totals.ip += u128::from(idle - li);
+        totals.unattributed_li += u128::from(un_li);
+        totals.unattributed_ip += u128::from(un - un_li);
         done
     }
 }
+
+/// Most transitions [`Sweep::hot_chunk`] sums in `u64` before adding to the totals.
+const HOT_CHUNK: usize = 1 << 14;
+
+/// Steps of the clock the hot loop takes: under 2^`MAX_HOT_STEP_BITS` ns (longer ones go
+/// to [`Sweep::transition`]).
+const MAX_HOT_STEP_BITS: u32 = 32;
+
+/// Most processors the hot loop handles (more go to [`Sweep::transition`]): with
+/// [`HOT_CHUNK`] and [`MAX_HOT_STEP_BITS`], a chunk's sums stay under 2^(14 + 32 + 16)
+/// = 2^62.
+const MAX_HOT_PROCESSORS: u64 = 1 << 16;

@@ -76,7 +76,7 @@ impl BinaryStream {
                 };
             };
             self.next_chunk += 1;
-            self.buf.clear();
+            // Every byte is read over (or the chunk is not used): only new room is zeroed.
             self.buf.resize(next.events_len as usize, 0);
             match log.data.read_at(next.events_at, &mut self.buf) {
                 Ok(n) if n == self.buf.len() => {}
@@ -343,6 +343,20 @@ fn uvarint(buf: &[u8], at: &mut usize) -> Option<u64> {
         *at += 1;
         return Some(u64::from(b0));
     }
+    // Two bytes (time deltas of 128 ns .. 16 us) without the loop.
+    if let Some(&b1) = buf.get(*at + 1) {
+        if b1 < 0x80 {
+            *at += 2;
+            return Some(u64::from(b0 & 0x7f) | u64::from(b1) << 7);
+        }
+    }
+    uvarint_long(buf, at)
+}
+
+/// The rest of [`uvarint`]: three bytes or more, or cut.
+#[inline(never)]
+fn uvarint_long(buf: &[u8], at: &mut usize) -> Option<u64> {
+    let b0 = *buf.get(*at)?;
     let mut value = u64::from(b0 & 0x7f);
     for i in 1..10 {
         let b = *buf.get(*at + i)?;
