@@ -6,7 +6,13 @@
 use examples::study::design::ProgramKind;
 use examples::study::{run_study, Config};
 
+/// pplib records one session per process at a time: the studies of this file take turns.
+static ONE_STUDY_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn quick(program: ProgramKind) -> (examples::study::StudyResult, tempfile::TempDir) {
+    let _turn = ONE_STUDY_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = Config::new(program);
     cfg.quick = true;
@@ -54,6 +60,21 @@ fn fft_quick_study_predicts_every_point() {
             "{file} missing from the report"
         );
     }
+    // Every timing says how quiet it was, and the report says under what load it measured.
+    assert_eq!(
+        r.conditions.timings.len(),
+        // dp at every p and beside the co-runner per size; tp and dp again per point.
+        r.design.sizes.len() * (r.design.measured_ps.len() + 1) + 2 * r.points.len()
+    );
+    for t in &r.conditions.timings {
+        assert!(t.reps >= 1 && t.quiet <= t.reps, "{t:?}");
+        assert!(t.seconds > 0.0 && t.spread >= 0.0, "{t:?}");
+    }
+    let readme = std::fs::read_to_string(report.join("README.md")).unwrap();
+    assert!(readme.contains("## Measurement conditions"), "{readme}");
+    // The hand-off between TP's tasks was priced at every TP point before TP ran.
+    assert_eq!(r.handoffs.len(), r.points.len());
+    assert!(r.handoffs.iter().all(|h| h.seconds.is_finite()));
     let tp = std::fs::read_to_string(report.join("tp.rs")).unwrap();
     assert!(
         tp.contains("// lcm: fragment cols\n        // lcm: pc = "),
@@ -69,4 +90,24 @@ fn fft_quick_study_predicts_every_point() {
         r.summary.ranking_correct,
         r.points.len()
     )));
+}
+
+#[test]
+fn histogram_quick_study_predicts_every_point() {
+    let (r, _dir) = quick(ProgramKind::Histogram);
+    assert_eq!(
+        r.points.len(),
+        r.design.sizes.len() * r.design.predicted_ps.len()
+    );
+    for p in &r.points {
+        assert!(
+            p.predicted.is_finite() && p.predicted > 0.0,
+            "no prediction at {p:?}"
+        );
+        assert!(p.measured > 0.0, "not measured at {p:?}");
+        assert!(p.err_pct().is_finite(), "error not finite at {p:?}");
+    }
+    // No pipeline, no co-runner: nothing of the kind was measured.
+    assert!(r.handoffs.is_empty());
+    assert!(r.co_run.is_empty());
 }

@@ -29,8 +29,9 @@ struct Cli {
     #[arg(long, short)]
     quiet: bool,
     /// Print the per-point results as JSON (fields: n, p, iters, predicted_s, measured_s,
-    /// err_pct, base_predicted_s, base_measured_s, ranking_correct, uncertainty (relative),
-    /// too_close_to_call) before the summary line.
+    /// err_pct, base_predicted_s, base_measured_s (timed round robin with the predicted
+    /// version), base_calibrated_s (in the calibration phase), ranking_correct, uncertainty
+    /// (relative), too_close_to_call) before the summary line.
     #[arg(long)]
     json: bool,
 }
@@ -66,6 +67,7 @@ fn main() -> Result<()> {
                     "n": p.n, "p": p.p, "iters": p.iters,
                     "predicted_s": p.predicted, "measured_s": p.measured, "err_pct": p.err_pct(),
                     "base_predicted_s": p.predicted_base, "base_measured_s": p.measured_base,
+                    "base_calibrated_s": p.calibrated_base,
                     "ranking_correct": p.ranking_correct(),
                     "uncertainty": p.uncertainty, "too_close_to_call": p.too_close_to_call(),
                 })
@@ -108,6 +110,17 @@ fn main() -> Result<()> {
             println!("shortfall: {f}");
         }
     }
+    let c = &r.conditions;
+    let quiet: usize = c.timings.iter().map(|t| t.quiet).sum();
+    let reps: usize = c.timings.iter().map(|t| t.reps).sum();
+    let la = |l: Option<(f64, f64, f64)>| l.map_or("?".to_string(), |(a, _, _)| format!("{a:.2}"));
+    println!(
+        "load: average {} before, {} after; {quiet}/{reps} repetitions quiet; waited {:.1} s for other load; study took {:.1} s",
+        la(c.load_before),
+        la(c.load_after),
+        c.waited,
+        r.elapsed
+    );
     println!("report: {}", cfg.out.join("README.md").display());
     println!("{}", r.summary.line());
     Ok(())

@@ -25,6 +25,7 @@
 //! [`DP_SOURCE`], [`TP_SOURCE`]) and writes the fitted models under those comments.
 
 pub mod dp;
+pub mod handoff;
 pub mod tp;
 
 use rustfft::num_complex::Complex64;

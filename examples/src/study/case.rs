@@ -24,6 +24,42 @@ pub struct Version {
     pub min_p: usize,
 }
 
+/// The other version's tasks as a pipeline: which fragments each stage runs, and the
+/// machine's price of a hand-off between stages (see [`crate::fft::handoff`]).
+#[derive(Clone, Copy)]
+pub struct Pipeline {
+    /// Fragments of each stage, in order (the first of each carries the hand-off's cost).
+    pub stages: [&'static [&'static str]; 2],
+    /// Seconds per item the pipeline loses to its hand-offs, for stage times (a, b): one
+    /// run of the microbenchmark (the study repeats it and keeps the least of the quiet
+    /// runs).
+    pub overhead: fn(f64, f64) -> f64,
+}
+
+/// Name of the variable that carries the hand-off cost per item (seconds) into `lcm`.
+pub const HANDOFF_VAR: &str = "handoff_s";
+
+/// Name of the variable that carries the private (L2) cache size per core (bytes).
+pub const CACHE_VAR: &str = "l2_bytes";
+
+/// The private cache per core in bytes (Linux sysfs: the level-2 cache of cpu0, when not
+/// shared between processors), or 1 MiB where it cannot be read.
+pub fn private_cache_bytes() -> f64 {
+    let base = "/sys/devices/system/cpu/cpu0/cache/index2";
+    let size = std::fs::read_to_string(format!("{base}/size")).ok();
+    let parsed = size.as_deref().map(str::trim).and_then(|s| {
+        let (num, mult) = match s.strip_suffix('K') {
+            Some(k) => (k, 1024.0),
+            None => match s.strip_suffix('M') {
+                Some(m) => (m, 1024.0 * 1024.0),
+                None => (s, 1.0),
+            },
+        };
+        num.parse::<f64>().ok().map(|v| v * mult)
+    });
+    parsed.filter(|v| *v > 0.0).unwrap_or(1024.0 * 1024.0)
+}
+
 /// A program of the study.
 #[derive(Clone, Copy)]
 pub struct Case {
@@ -64,6 +100,10 @@ pub struct Case {
     /// coherence misses on the lines the threads write) is kept: the threads still write the
     /// same randomly chosen lines, so splitting the lock does not make those misses rarer.
     pub lock_ratio: Option<f64>,
+    /// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the study
+    /// measures the hand-off's cost at the predicted stage times and adds it to the first
+    /// fragment of each stage (bound as [`HANDOFF_VAR`]).
+    pub pipeline: Option<Pipeline>,
 }
 
 /// n-queens board size the queens study uses: 73712 solutions, found in 13 depth-1 groups
@@ -109,6 +149,10 @@ impl Case {
                 co_runner: Some(|n, stop| fft::co_run(n as usize, stop) as u64),
                 groups: None,
                 lock_ratio: None,
+                pipeline: Some(Pipeline {
+                    stages: [&["init", "cols"], &["transpose", "rows"]],
+                    overhead: fft::handoff::handoff_overhead_once,
+                }),
             },
             ProgramKind::Queens => Case {
                 program,
@@ -142,6 +186,7 @@ impl Case {
                 co_runner: None,
                 groups: Some(|k| queens::groups_needed(QUEENS_BOARD, k) as f64),
                 lock_ratio: None,
+                pipeline: None,
             },
             ProgramKind::Histogram => Case {
                 program,
@@ -175,14 +220,16 @@ impl Case {
                 co_runner: None,
                 groups: None,
                 lock_ratio: Some(histogram::SHARDS as f64),
+                pipeline: None,
             },
         }
     }
 
     /// The base version's and the other version's fragment models from the fitted ones
     /// (per run of the base version): the structural rules of [`Case::groups`] and
-    /// [`Case::lock_ratio`], and the co-run slowdown `co_run` (per fragment, a share of pure
-    /// computation) for the other version's tasks that share the machine.
+    /// [`Case::lock_ratio`], the co-run slowdown `co_run` (per fragment, a share of pure
+    /// computation) for the other version's tasks that share the machine, and for a
+    /// [`Pipeline`] the hand-off (a variable, [`HANDOFF_VAR`]).
     pub fn version_fits(
         &self,
         fits: &[FragmentFit],
@@ -205,8 +252,24 @@ impl Case {
                 .iter()
                 .find(|(name, _)| *name == f.name)
                 .map_or(0.0, |(_, k)| *k);
+            let mut o = o.with_co_run(k);
+            if let Some(pl) = &self.pipeline {
+                if pl
+                    .stages
+                    .iter()
+                    .any(|st| st.first() == Some(&f.name.as_str()))
+                {
+                    // Per execution, on the stage's p processors: handoff_s * p / p.
+                    let h = Expr::bin(
+                        BinOp::Mul,
+                        Expr::Var(HANDOFF_VAR.into()),
+                        Expr::Var("p".into()),
+                    );
+                    o = o.with_extra("sl", h, "hand-off (measured) * p");
+                }
+            }
             base.push(b);
-            other.push(o.with_co_run(k));
+            other.push(o);
         }
         (base, other)
     }
@@ -224,6 +287,19 @@ impl Case {
         if let Some(g) = self.groups {
             v.push(("groups".to_string(), g(size)));
         }
+        if self.pipeline.is_some() {
+            v.push((CACHE_VAR.to_string(), private_cache_bytes()));
+        }
         v
     }
+}
+
+/// The variables of a point as `lcm` binds them ([`Case::bindings`]), with the hand-off
+/// price per item when the case's other version is a pipeline.
+pub fn point_vars(case: &Case, n: u64, p: usize, iters: u64, handoff: f64) -> Vec<(String, f64)> {
+    let mut v = case.bindings(n, p, iters);
+    if case.pipeline.is_some() {
+        v.push((HANDOFF_VAR.to_string(), handoff));
+    }
+    v
 }

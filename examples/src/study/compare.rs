@@ -12,8 +12,12 @@ pub struct PointResult {
     pub p: usize,
     /// Iterations (or the program's second variable) at this point.
     pub iters: u64,
-    /// Measured time of the measured version (e.g. DP), seconds.
+    /// Measured time of the measured version (e.g. DP), seconds, timed again round robin
+    /// with the predicted version (the ranking compares these two).
     pub measured_base: f64,
+    /// The measured version's time here in the calibration phase (the data its models were
+    /// fitted to), seconds; NaN where it was not measured.
+    pub calibrated_base: f64,
     /// Predicted time of the measured version (from its own models), seconds; NaN if lcm
     /// failed there.
     pub predicted_base: f64,
@@ -25,6 +29,15 @@ pub struct PointResult {
     /// predicted version ran: how far the measured version's own prediction is from its
     /// measurement here, at least [`MIN_UNCERTAINTY`].
     pub uncertainty: f64,
+}
+
+impl PointResult {
+    /// How much the measured version's time changed between the calibration phase and the
+    /// validation phase (measured_base / calibrated_base − 1): the machine's speed drifting
+    /// between the phases, which no model carries.
+    pub fn drift(&self) -> f64 {
+        self.measured_base / self.calibrated_base - 1.0
+    }
 }
 
 /// Smallest relative uncertainty a prediction is given (run-to-run spread on a quiet
@@ -179,6 +192,24 @@ pub fn crossovers(points: &[PointResult], better: impl Fn(&PointResult) -> bool)
     out
 }
 
+/// A fragment of the predicted version at one point: predicted vs measured time per
+/// execution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FragmentCheck {
+    /// Size.
+    pub n: u64,
+    /// Processors of the run.
+    pub p: usize,
+    /// Fragment.
+    pub fragment: String,
+    /// Processors the fragment runs on (its task's share).
+    pub p_fragment: f64,
+    /// Predicted seconds per execution.
+    pub predicted: f64,
+    /// Measured seconds per execution (window length / iterations).
+    pub measured: f64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +220,7 @@ mod tests {
             p,
             iters: 1,
             measured_base: mb,
+            calibrated_base: mb,
             predicted_base: pb,
             measured: m,
             predicted: pr,

@@ -42,10 +42,19 @@ pub struct Design {
     pub measured_ps: Vec<usize>,
     /// Processor counts the predicted version runs at.
     pub predicted_ps: Vec<usize>,
-    /// Runs per point; the fastest is kept (the machine may be shared).
+    /// Repetitions per thing measured at a point (up to three times as many while fewer
+    /// than half were quiet); the fastest quiet one is kept (the machine may be shared).
     pub reps: usize,
     /// Target run time per run (seconds at p = 1) from which the iterations are chosen.
     pub target_seconds: f64,
+    /// Longest wait for other load to pass before a point (seconds).
+    pub point_wait: f64,
+    /// Longest wait for other load over the whole study (seconds): what keeps a study on
+    /// a busy machine within its time limit.
+    pub wait_budget: f64,
+    /// Seconds each measuring phase (calibration, validation) may take before it stops
+    /// adding rounds of repetitions (after a few: [`super::measure::MIN_ROUNDS`]).
+    pub phase_budget: f64,
 }
 
 impl Design {
@@ -62,25 +71,33 @@ impl Design {
                 vec![1, 10, 100, 1_000, 10_000, 30_000, 73_712],
                 all_ps.clone(),
             ),
-            ProgramKind::Histogram if quick => (vec![1 << 16, 1 << 18], all_ps.clone()),
-            ProgramKind::Histogram => (vec![1 << 16, 1 << 18, 1 << 20, 1 << 22], all_ps.clone()),
+            // At least 2^18 keys (some 10 ms at p = 1): shorter runs are too short to time
+            // on a shared machine, or to tell whether other load disturbed them.
+            ProgramKind::Histogram if quick => (vec![1 << 18, 1 << 20], all_ps.clone()),
+            ProgramKind::Histogram => (
+                vec![1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22],
+                all_ps.clone(),
+            ),
         };
         Design {
             sizes,
             measured_ps: all_ps,
             predicted_ps,
-            reps: if quick { 5 } else { 7 },
-            target_seconds: if quick { 0.04 } else { 0.25 },
+            reps: if quick { 15 } else { 21 },
+            target_seconds: if quick { 0.08 } else { 0.2 },
+            point_wait: if quick { 3.0 } else { 6.0 },
+            wait_budget: if quick { 40.0 } else { 240.0 },
+            phase_budget: if quick { 30.0 } else { 150.0 },
         }
     }
 }
 
 /// Iterations of the 2D FFT at size n so one run at p = 1 takes about `target` seconds
-/// (≈ 1.5 ns per n²·log2 n per iteration on a current core), between 4 and 2048.
+/// (≈ 1.5 ns per n²·log2 n per iteration on a current core), between 4 and 16384.
 pub fn fft_iterations(n: u64, target: f64) -> u64 {
     let n = n.max(2) as f64;
     let per_iter = 1.5e-9 * n * n * n.log2();
-    ((target / per_iter).round() as u64).clamp(4, 2048)
+    ((target / per_iter).round() as u64).clamp(4, 16384)
 }
 
 /// Seconds one count of n-queens costs at p = 1 beyond its search: the parallel loops' fork
@@ -132,7 +149,7 @@ mod tests {
     #[test]
     fn iterations_shrink_with_n_and_stay_in_range() {
         assert!(fft_iterations(1024, 0.25) < fft_iterations(256, 0.25));
-        assert_eq!(fft_iterations(64, 100.0), 2048);
+        assert_eq!(fft_iterations(64, 100.0), 16384);
         assert_eq!(fft_iterations(4096, 0.001), 4);
     }
 }

@@ -106,10 +106,15 @@ pub fn fit_fragments(
                 // serves the largest sizes and misses the small ones by far, relatively.
                 // Fit its logarithm too (relative errors) and keep whichever misses the
                 // measured points less, relatively.
+                // Work is positive: a model that gives 0 or less at a measured point (a
+                // search without a constant term at the smallest size, `log2(k)` at k = 1)
+                // loses to the logarithm's fit, positive everywhere.
                 if let Some(log) =
                     fit_log_space(&data, &opts).map_err(|e| data_err(e.to_string()))?
                 {
-                    if mean_rel_err(&data, &log.expr) < mean_rel_err(&data, &best.expr) {
+                    if !positive_at_points(&data, &best.expr)
+                        || mean_rel_err(&data, &log.expr) < mean_rel_err(&data, &best.expr)
+                    {
                         best = log;
                     }
                 }
@@ -149,8 +154,9 @@ pub const VANISHING: [&str; 5] = ["ml", "li", "sl", "ip", "wc"];
 
 /// Fits a [`VANISHING`] category: `y / (p - 1)` on the records with p > 1, as a function of
 /// the other variables (and of p too when there are three or more p > 1), with lca's
-/// automatic search when there are at least three distinct sizes and the best model explains
-/// at least [`MIN_R2`]; otherwise (too few sizes to tell a form, or noise) as a share of the
+/// automatic search (of the values, or of their logarithms where all are positive: whichever
+/// misses the points less, relatively) when there are at least three distinct sizes and the
+/// best model explains at least [`MIN_R2`]; otherwise (too few sizes to tell a form, or noise) as a share of the
 /// fragment's pure computation, `k * pc` (least squares), which carries the size dependence
 /// that was fitted well. None when every p > 1 value is zero, or there is no p.
 pub fn fit_vanishing(
@@ -201,21 +207,28 @@ pub fn fit_vanishing(
         .map(|i| scaled.distinct(i).len())
         .max()
         .unwrap_or(0);
+    let mut searched = None;
     if sizes >= 3 && !vars.is_empty() {
         let opts = SearchOptions {
             max_terms: max_terms(&scaled),
             ..SearchOptions::default()
         };
         let fit = auto_fit(&scaled, &opts)?;
-        let best = fit.best();
+        let mut best = fit.best().clone();
+        // As for pure computation: the overheads span decades over the sizes, and a fit in
+        // linear space serves the largest sizes only. Fit the logarithm too (relative
+        // errors, where every value is positive) and keep whichever misses the measured
+        // points less, relatively.
+        if let Some(log) = fit_log_space(&scaled, &opts)? {
+            if log.quality.r2.is_finite()
+                && log.quality.r2 >= MIN_R2
+                && mean_rel_err(&scaled, &log.expr) < mean_rel_err(&scaled, &best.expr)
+            {
+                best = log;
+            }
+        }
         if best.quality.r2.is_finite() && best.quality.r2 >= MIN_R2 {
-            return Ok(Some(CategoryFit {
-                category: data.category.clone(),
-                expr: Expr::bin(BinOp::Mul, p_minus_1, best.expr.clone()),
-                form: format!("(p-1)*({})", best.label),
-                r2: best.quality.r2,
-                points: scaled.points.len(),
-            }));
+            searched = Some(best);
         }
     }
     // A share of pure computation (or of the mean when there is none).
@@ -228,6 +241,47 @@ pub fn fit_vanishing(
         let vars = scaled.bindings(pt);
         e.eval(&vars).unwrap_or(f64::NAN)
     };
+    // A fixed cost per execution (a parallel loop's fork and join, waking the other
+    // threads) plus a share of pure computation, fitted to relative errors: the
+    // overheads of the small sizes are mostly the fixed part, which a share of pc alone
+    // misses by far. Kept when it misses the points less, relatively, than the search.
+    // Only where every value is positive (relative errors of values near 0 weigh without
+    // bound; `ml`, a difference of two times, changes sign with noise).
+    let positive = scaled.points.iter().all(|pt| pt.y > 0.0);
+    let share = if positive {
+        fixed_plus_share(&scaled.points, &at)
+    } else {
+        None
+    };
+    if let (Some(b), Some((c, k))) = (base, share) {
+        let expr = Expr::bin(
+            BinOp::Add,
+            Expr::Num(c),
+            Expr::bin(BinOp::Mul, Expr::Num(k), b.clone()),
+        );
+        let err = mean_rel_err(&scaled, &expr);
+        if searched
+            .as_ref()
+            .is_none_or(|s| err < mean_rel_err(&scaled, &s.expr))
+        {
+            return Ok(Some(CategoryFit {
+                category: data.category.clone(),
+                r2: r_squared(&scaled, &expr),
+                expr: Expr::bin(BinOp::Mul, p_minus_1, expr),
+                form: format!("(p-1)*({c:.3e} + {k:.4}*pc)"),
+                points: scaled.points.len(),
+            }));
+        }
+    }
+    if let Some(best) = searched {
+        return Ok(Some(CategoryFit {
+            category: data.category.clone(),
+            expr: Expr::bin(BinOp::Mul, p_minus_1, best.expr.clone()),
+            form: format!("(p-1)*({})", best.label),
+            r2: best.quality.r2,
+            points: scaled.points.len(),
+        }));
+    }
     let (mut num, mut den) = (0.0, 0.0);
     for pt in &scaled.points {
         let b = at(pt);
@@ -271,6 +325,61 @@ pub fn fit_vanishing(
         r2,
         points: scaled.points.len(),
     }))
+}
+
+/// `y ≈ c + k·b(x)` by least squares of the relative errors (weights 1/y²) over `points`
+/// whose y is not 0, `b` the pure-computation model at a point. None with fewer than two
+/// such points or a singular system.
+pub fn fixed_plus_share(
+    points: &[lca::dataset::DataPoint],
+    b: &dyn Fn(&lca::dataset::DataPoint) -> f64,
+) -> Option<(f64, f64)> {
+    // Normal equations of min Σ ((c + k·b − y) / y)².
+    let (mut s11, mut s12, mut s22, mut t1, mut t2, mut count) = (0.0, 0.0, 0.0, 0.0, 0.0, 0);
+    for pt in points {
+        let x = b(pt);
+        if pt.y == 0.0 || !x.is_finite() || !pt.y.is_finite() {
+            continue;
+        }
+        let w = 1.0 / (pt.y * pt.y);
+        s11 += w;
+        s12 += w * x;
+        s22 += w * x * x;
+        t1 += w * pt.y;
+        t2 += w * x * pt.y;
+        count += 1;
+    }
+    let det = s11 * s22 - s12 * s12;
+    if count < 2 || det.abs() <= f64::EPSILON * s11 * s22 {
+        return None;
+    }
+    let c = (t1 * s22 - t2 * s12) / det;
+    let k = (s11 * t2 - s12 * t1) / det;
+    (c.is_finite() && k.is_finite()).then_some((c, k))
+}
+
+/// Whether `expr` is positive (and can be evaluated) at every point of `data`.
+pub fn positive_at_points(data: &Dataset, expr: &Expr) -> bool {
+    data.points
+        .iter()
+        .all(|pt| expr.eval(&data.bindings(pt)).is_ok_and(|v| v > 0.0))
+}
+
+/// R² of `expr` on `data` (NaN when the values do not vary).
+pub fn r_squared(data: &Dataset, expr: &Expr) -> f64 {
+    let n = data.points.len().max(1) as f64;
+    let mean = data.points.iter().map(|pt| pt.y).sum::<f64>() / n;
+    let (mut res, mut tot) = (0.0, 0.0);
+    for pt in &data.points {
+        let v = expr.eval(&data.bindings(pt)).unwrap_or(f64::NAN);
+        res += (pt.y - v) * (pt.y - v);
+        tot += (pt.y - mean) * (pt.y - mean);
+    }
+    if tot > 0.0 {
+        1.0 - res / tot
+    } else {
+        f64::NAN
+    }
 }
 
 /// Mean relative error (a fraction) of `expr` on the points of `data` (infinite when it
@@ -351,6 +460,22 @@ mod tests {
     use super::*;
     use lca::record::parse_records;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn fixed_plus_share_recovers_a_fixed_cost_and_a_share() {
+        let pts: Vec<lca::dataset::DataPoint> = [1.0, 10.0, 100.0]
+            .iter()
+            .enumerate()
+            .map(|(i, b)| lca::dataset::DataPoint {
+                x: vec![*b],
+                y: 2e-6 + 0.1 * b,
+                line: i + 1,
+            })
+            .collect();
+        let (c, k) = fixed_plus_share(&pts, &|pt| pt.x[0]).unwrap();
+        assert!((c - 2e-6).abs() < 1e-9 && (k - 0.1).abs() < 1e-9, "{c} {k}");
+        assert!(fixed_plus_share(&pts[..1], &|pt| pt.x[0]).is_none());
+    }
 
     #[test]
     fn fits_each_fragment_and_skips_all_zero_categories() {

@@ -1,18 +1,110 @@
-//! Measuring a version at a design point: repeated runs under a pplib session, the fastest
-//! kept, profiled with `pp` (session and every fragment, with a p = 1 baseline).
+//! Measuring versions at a design point: repeated runs under a pplib session, profiled with
+//! `pp` (session and every fragment, with a p = 1 baseline).
+//!
+//! Everything measured in one phase of the study is timed together, round robin
+//! ([`time_round_robin`]): one repetition of each thing (version, size, p) in turn, then the
+//! next round (in the opposite order), so the repetitions of every point are spread over
+//! the whole phase, and a disturbance from other load, or a drift of the machine's speed
+//! (on a virtual machine, other guests on the same host slow it in ways no counter here
+//! shows), hits all points alike instead of one of them wholesale. A first round runs each
+//! once unrecorded and is discarded (warm-up: thread creation, page faults, clock ramp). During every repetition
+//! the other load on the machine is measured ([`super::load`]); only quiet repetitions
+//! count, a disturbed one is repeated (after waiting for quiet) up to a limit, and the
+//! fastest quiet repetition is kept (other load only ever makes a run slower).
 
 use super::case::Version;
+use super::load::{Gate, Probe, QUIET_SHARE};
 use super::run::{Categories, Run};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-/// A measured point: the run (fastest repetition) and its `pp` analysis.
+/// An uninstrumented instance of a program's kernels at a size, run until the flag is set;
+/// returns the iterations it did (see [`super::case::Case::co_runner`]).
+pub type CoRunner = fn(u64, &AtomicBool) -> u64;
+
+/// One thing to time: a version at a design point (size, p, iterations), alone or beside
+/// a co-runner.
+#[derive(Clone, Copy)]
+pub struct Spec<'a> {
+    /// The version.
+    pub version: &'a Version,
+    /// Size.
+    pub n: u64,
+    /// Iterations.
+    pub iters: u64,
+    /// Its processors.
+    pub p: usize,
+    /// A co-runner on another thread during every repetition (co-run calibration).
+    pub beside: Option<CoRunner>,
+}
+
+impl Spec<'_> {
+    /// Name used in file names and messages (`dp`, `dp-corun`).
+    pub fn label(&self) -> String {
+        match self.beside {
+            Some(_) => format!("{}-corun", self.version.name),
+            None => self.version.name.to_string(),
+        }
+    }
+}
+
+/// How often to repeat.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Repeats {
+    /// Repetitions per thing measured; more (up to `most`) while fewer than half of them
+    /// were quiet.
+    pub quiet: usize,
+    /// Most repetitions per thing (quiet or not).
+    pub most: usize,
+    /// Longest wait for quiet before a point (and before repeating a disturbed repetition,
+    /// a third of it).
+    pub wait: Duration,
+    /// Time for the whole phase: no round starts after it has passed, once every thing has
+    /// [`MIN_ROUNDS`] repetitions (what keeps a study of many slow points in its time).
+    pub budget: Duration,
+}
+
+/// Fewest rounds of repetitions, whatever the budget.
+pub const MIN_ROUNDS: usize = 5;
+
+/// The repetitions of one [`Spec`] at one point.
+#[derive(Clone, Debug)]
+pub struct Timing {
+    /// Seconds of the kept repetition: the fastest quiet one (the fastest of all when none
+    /// was quiet).
+    pub seconds: f64,
+    /// Median seconds of the quiet repetitions (of all when none was quiet).
+    pub median: f64,
+    /// Quiet repetitions.
+    pub quiet: usize,
+    /// All recorded repetitions (warm-up not counted).
+    pub reps: usize,
+    /// Other load's share of the machine during the kept repetition (None: not measurable).
+    pub foreign: Option<f64>,
+    /// For a spec beside a co-runner: the co-runner's pace during the repetitions against
+    /// its pace alone (NaN otherwise).
+    pub pace: f64,
+    /// The kept repetition's log.
+    pub log: PathBuf,
+}
+
+impl Timing {
+    /// (median − fastest) / fastest of the counted repetitions: how much they spread.
+    pub fn spread(&self) -> f64 {
+        (self.median - self.seconds) / self.seconds
+    }
+}
+
+/// A measured point: the run (fastest quiet repetition), its `pp` analysis and its timing.
 pub struct Measured {
     /// Time and categories.
     pub run: Run,
-    /// The `pp` analysis of the fastest repetition's log (the baseline of later points when
+    /// The `pp` analysis of the kept repetition's log (the baseline of later points when
     /// p = 1).
     pub analysis: pp::Analysis,
+    /// How it was timed.
+    pub timing: Timing,
 }
 
 /// Errors of a measurement.
@@ -44,88 +136,190 @@ pub fn categories_of(profile: &pp::Profile) -> Categories {
         .collect()
 }
 
-/// [`measure`] with `co_runner` running on another thread for the whole measurement (started
-/// before the first repetition, stopped after the last), `baseline` the lone run at p = 1.
-/// Returns also the co-runner's pace beside the measurement relative to its pace alone
-/// (measured just before, for [`LONE_PACE_SECONDS`]), so the caller can tell whether it
-/// really ran beside the measurement (near 1, or somewhat below from sharing caches and
-/// memory) or shared a core with it because other load held the other cores (1/2 or below).
-#[allow(clippy::too_many_arguments)]
-pub fn measure_beside(
-    version: &Version,
-    n: u64,
-    p: usize,
-    iters: u64,
-    reps: usize,
-    dir: &Path,
-    baseline: &pp::Analysis,
-    co_runner: fn(u64, &AtomicBool) -> u64,
-) -> Result<(Measured, f64), MeasureError> {
-    let timed = |f: &mut dyn FnMut()| {
-        let stop = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            let start = std::time::Instant::now();
-            let co = s.spawn(|| co_runner(n, &stop));
-            f();
-            stop.store(true, Ordering::Relaxed);
-            let done = co.join().unwrap_or(0);
-            done as f64 / start.elapsed().as_secs_f64().max(1e-9)
-        })
-    };
-    let lone =
-        timed(&mut || std::thread::sleep(std::time::Duration::from_secs_f64(LONE_PACE_SECONDS)));
-    let mut out = None;
-    let beside = timed(&mut || {
-        // Let the co-runner get going (its first iteration touches fresh memory).
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        out = Some(measure(version, n, p, iters, reps, dir, Some(baseline)));
-    });
-    let m = out.expect("the measurement ran")?;
-    Ok((m, if lone > 0.0 { beside / lone } else { f64::NAN }))
-}
-
 /// Seconds the co-runner runs alone to set its reference pace.
 pub const LONE_PACE_SECONDS: f64 = 0.2;
 
-/// Runs `version` at (n, p, iters) `reps` times, each recorded by pplib into a log in
-/// `dir`, keeps the fastest, profiles it with `pp` (with `baseline` for `pc`/`ml`).
-pub fn measure(
-    version: &Version,
-    n: u64,
-    p: usize,
-    iters: u64,
-    reps: usize,
+/// Runs `co` alone for [`LONE_PACE_SECONDS`]: its iterations per second.
+fn lone_pace(co: CoRunner, n: u64) -> f64 {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let start = Instant::now();
+        let h = s.spawn(|| co(n, &stop));
+        std::thread::sleep(Duration::from_secs_f64(LONE_PACE_SECONDS));
+        stop.store(true, Ordering::Relaxed);
+        let done = h.join().unwrap_or(0);
+        done as f64 / start.elapsed().as_secs_f64().max(1e-9)
+    })
+}
+
+/// One repetition of `spec`: its seconds and, beside a co-runner, the co-runner's
+/// (iterations, seconds).
+fn run_once(spec: &Spec, log: Option<&Path>) -> Result<(f64, Option<(u64, f64)>), MeasureError> {
+    let (n, iters) = (spec.n, spec.iters);
+    let err = |message| MeasureError::Program {
+        version: spec.label(),
+        n,
+        p: spec.p,
+        message,
+    };
+    let Some(co) = spec.beside else {
+        return (spec.version.run)(n, spec.p, iters, log)
+            .map(|s| (s, None))
+            .map_err(err);
+    };
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let start = Instant::now();
+        let h = s.spawn(|| co(n, &stop));
+        // Let the co-runner get going (its first iteration touches fresh memory).
+        std::thread::sleep(Duration::from_millis(5));
+        let r = (spec.version.run)(n, spec.p, iters, log);
+        stop.store(true, Ordering::Relaxed);
+        let done = h.join().unwrap_or(0);
+        r.map(|secs| (secs, Some((done, start.elapsed().as_secs_f64()))))
+            .map_err(err)
+    })
+}
+
+/// Times every spec of `specs`, round robin, as the module docs say; every recorded
+/// repetition logs into `dir`, and the kept one's log is left there ([`Timing::log`]) for
+/// [`profile`]. `progress` is told after every round.
+pub fn time_round_robin(
+    specs: &[Spec],
+    rep: &Repeats,
     dir: &Path,
-    baseline: Option<&pp::Analysis>,
-) -> Result<Measured, MeasureError> {
-    let mut best: Option<(f64, PathBuf)> = None;
-    for rep in 0..reps.max(1) {
-        let path = dir.join(format!("{}-n{}-p{}-r{}.pplog", version.name, n, p, rep));
-        let seconds =
-            (version.run)(n, p, iters, Some(&path)).map_err(|message| MeasureError::Program {
-                version: version.name.to_string(),
-                n,
-                p,
-                message,
-            })?;
-        match &best {
-            Some((s, _)) if *s <= seconds => {
+    gate: &mut Gate,
+    progress: &dyn Fn(usize),
+) -> Result<Vec<Timing>, MeasureError> {
+    let lone: Vec<f64> = specs
+        .iter()
+        .map(|s| s.beside.map_or(f64::NAN, |co| lone_pace(co, s.n)))
+        .collect();
+    struct Reps {
+        all: Vec<(f64, Option<f64>, PathBuf)>,
+        quiet: Vec<usize>,
+        co: (u64, f64),
+        /// The repetition kept so far (a quiet one before any other, then the fastest):
+        /// only its log stays on disk.
+        best: Option<usize>,
+    }
+    let mut acc: Vec<Reps> = specs
+        .iter()
+        .map(|_| Reps {
+            all: Vec::new(),
+            quiet: Vec::new(),
+            co: (0, 0.0),
+            best: None,
+        })
+        .collect();
+    gate.wait_quiet(rep.wait);
+    // Warm-up round, unrecorded.
+    for s in specs {
+        run_once(s, None)?;
+    }
+    let most = rep.most.max(rep.quiet).max(1);
+    let started = Instant::now();
+    for round in 0..most {
+        if round >= MIN_ROUNDS && started.elapsed() > rep.budget {
+            break;
+        }
+        let order: Vec<usize> = if round % 2 == 0 {
+            (0..specs.len()).collect()
+        } else {
+            (0..specs.len()).rev().collect()
+        };
+        let mut any = false;
+        for i in order {
+            let a = &mut acc[i];
+            // After the planned rounds, only what still lacks quiet repetitions (half the
+            // planned number) runs again.
+            if round >= rep.quiet && a.quiet.len() >= rep.quiet.div_ceil(2) {
+                continue;
+            }
+            any = true;
+            let s = &specs[i];
+            let path = dir.join(format!("{}-n{}-p{}-r{}.pplog", s.label(), s.n, s.p, round));
+            let probe = Probe::start();
+            let (secs, co) = run_once(s, Some(&path))?;
+            let share = probe.share();
+            if let Some((d, t)) = co {
+                a.co.0 += d;
+                a.co.1 += t;
+            }
+            let quiet = share.is_none_or(|x| x < QUIET_SHARE);
+            let k = a.all.len();
+            if quiet {
+                a.quiet.push(k);
+            }
+            let better = match a.best {
+                None => true,
+                Some(b) => {
+                    let b_quiet = a.quiet.contains(&b);
+                    (quiet && !b_quiet) || (quiet == b_quiet && secs < a.all[b].0)
+                }
+            };
+            if better {
+                if let Some(b) = a.best {
+                    let _ = std::fs::remove_file(&a.all[b].2);
+                }
+                a.best = Some(k);
+            } else {
                 let _ = std::fs::remove_file(&path);
             }
-            _ => {
-                if let Some((_, old)) = best.take() {
-                    let _ = std::fs::remove_file(old);
-                }
-                best = Some((seconds, path));
+            a.all.push((secs, share, path));
+            if !quiet {
+                gate.wait_quiet(rep.wait / 3);
             }
         }
+        if !any {
+            break;
+        }
+        progress(round + 1);
+        gate.wait_quiet(rep.wait / 3);
     }
-    let (seconds, path) = best.expect("at least one repetition");
-    let mut analysis = pp::analyze(&path, &pp::Options::all_tags())?;
+    let mut out = Vec::new();
+    for (i, a) in acc.into_iter().enumerate() {
+        let counted: Vec<usize> = if a.quiet.is_empty() {
+            (0..a.all.len()).collect()
+        } else {
+            a.quiet.clone()
+        };
+        let best = a.best.expect("at least one repetition");
+        let mut secs: Vec<f64> = counted.iter().map(|k| a.all[*k].0).collect();
+        secs.sort_by(f64::total_cmp);
+        let median = secs[secs.len() / 2];
+        let pace = if a.co.1 > 0.0 && lone[i] > 0.0 {
+            a.co.0 as f64 / a.co.1 / lone[i]
+        } else {
+            f64::NAN
+        };
+        let (seconds, foreign, log) = a.all[best].clone();
+        out.push(Timing {
+            seconds,
+            median,
+            quiet: a.quiet.len(),
+            reps: a.all.len(),
+            foreign,
+            pace,
+            log,
+        });
+    }
+    Ok(out)
+}
+
+/// Profiles the kept repetition of `timing` (of `spec`) with `pp`, with `baseline` for
+/// `pc`/`ml`, and removes its log.
+pub fn profile(
+    spec: &Spec,
+    timing: Timing,
+    baseline: Option<&pp::Analysis>,
+) -> Result<Measured, MeasureError> {
+    let analysis = pp::analyze(&timing.log, &pp::Options::all_tags());
+    let _ = std::fs::remove_file(&timing.log);
+    let mut analysis = analysis?;
     if let Some(b) = baseline {
         analysis.apply_baseline(b);
     }
-    let _ = std::fs::remove_file(&path);
     let session = categories_of(analysis.session());
     let fragments = analysis
         .profiles
@@ -134,14 +328,15 @@ pub fn measure(
         .collect();
     Ok(Measured {
         run: Run {
-            version: version.name.to_string(),
-            n,
-            p,
-            iters,
-            seconds,
+            version: spec.version.name.to_string(),
+            n: spec.n,
+            p: spec.p,
+            iters: spec.iters,
+            seconds: timing.seconds,
             session,
             fragments,
         },
         analysis,
+        timing,
     })
 }

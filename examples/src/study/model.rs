@@ -93,6 +93,26 @@ impl FragmentFit {
         out
     }
 
+    /// This fragment with `expr` added to its `category` model (inserted when it has none);
+    /// `why` describes the term in its form.
+    pub fn with_extra(&self, category: &str, expr: Expr, why: &str) -> FragmentFit {
+        let mut out = self.clone();
+        match out.categories.iter_mut().find(|c| c.category == category) {
+            Some(c) => {
+                c.expr = Expr::bin(BinOp::Add, c.expr.clone(), expr);
+                c.form = format!("{} + {why}", c.form);
+            }
+            None => out.categories.push(CategoryFit {
+                category: category.into(),
+                expr,
+                form: why.into(),
+                r2: f64::NAN,
+                points: 0,
+            }),
+        }
+        out
+    }
+
     /// The fragment's predicted time per execution at `vars` (seconds): the sum of its
     /// category models divided by p (Crovella's T = Σ C / p). NaN when a model cannot be
     /// evaluated.

@@ -85,3 +85,41 @@ pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]
         })
         .unwrap_or((p, 0.0))
 }
+
+/// The predicted seconds per item of each stage of `pipeline` at `vars` (the point's
+/// bindings, with the hand-off cost bound to 0): the sum of its fragments' models at their
+/// processors, with the data-trace communication before them.
+pub fn stage_times(
+    model: &Predictor,
+    fits: &[super::model::FragmentFit],
+    pipeline: &super::case::Pipeline,
+    vars: &[(String, f64)],
+) -> [f64; 2] {
+    pipeline.stages.map(|stage| {
+        stage
+            .iter()
+            .map(|name| {
+                let Some(f) = fits.iter().find(|f| f.name == *name) else {
+                    return 0.0;
+                };
+                let (p_f, comm) = fragment_processors(model, name, vars);
+                let mut b: BTreeMap<String, f64> = vars.iter().cloned().collect();
+                b.insert("p".into(), p_f);
+                f.seconds(&b) + comm
+            })
+            .sum()
+    })
+}
+
+/// The hand-off price of the other version's pipeline at one point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Handoff {
+    /// Size.
+    pub n: u64,
+    /// Processors.
+    pub p: usize,
+    /// Predicted seconds per item of each stage (without hand-offs).
+    pub stages: [f64; 2],
+    /// Measured hand-off seconds per item on the pipeline's critical path.
+    pub seconds: f64,
+}

@@ -85,6 +85,92 @@ fn crossover_text(c: &[Crossover], base: &str, other: &str, size: &str) -> Strin
         .join("; ")
 }
 
+fn load(l: Option<(f64, f64, f64)>) -> String {
+    l.map_or("unknown".to_string(), |(a, b, c)| {
+        format!("{a:.2}, {b:.2}, {c:.2}")
+    })
+}
+
+/// The report's section on how quiet the machine was during the measurements.
+pub fn conditions(r: &StudyResult) -> String {
+    let c = &r.conditions;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## Measurement conditions
+"
+    );
+    let _ = writeln!(
+        s,
+        "Load average (1, 5, 15 min) before the measurements: {}; after: {}. Everything \
+         measured at one point (every p of `{}`, its co-run calibration; later `{}` and `{}` \
+         again) was timed round robin, one repetition of each in turn after an unrecorded \
+         warm-up round, so a disturbance hits all alike.",
+        load(c.load_before),
+        load(c.load_after),
+        r.case.base.name,
+        r.case.other.name,
+        r.case.base.name
+    );
+    if c.probed {
+        let quiet: usize = c.timings.iter().map(|t| t.quiet).sum();
+        let reps: usize = c.timings.iter().map(|t| t.reps).sum();
+        let none: Vec<String> = c
+            .timings
+            .iter()
+            .filter(|t| t.quiet == 0)
+            .map(|t| format!("{} {}={} p={}", t.label, r.case.size_var, t.n, t.p))
+            .collect();
+        let _ = writeln!(
+            s,
+            "During every repetition the other load on the machine (other processes, and the \
+             host's steal time, from `/proc/stat`) was measured: {quiet} of {reps} repetitions \
+             were quiet (other load under {:.0}% of the machine) and counted; the study waited \
+             {:.1} s in all for other load to pass ({} busy 100 ms windows). {}\n",
+            100.0 * super::load::QUIET_SHARE,
+            c.waited,
+            c.busy_windows,
+            if none.is_empty() {
+                "Every timing kept a quiet repetition.".to_string()
+            } else {
+                format!(
+                    "No quiet repetition (the fastest of all kept, a disturbed one): {}.",
+                    none.join(", ")
+                )
+            }
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "Other load could not be measured here (no `/proc`): the fastest repetition was \
+             kept.\n"
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| what | {} | p | kept | median − kept | quiet / reps | other load during kept |",
+        r.case.size_var
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for t in &c.timings {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} / {} | {} |",
+            t.label,
+            t.n,
+            t.p,
+            secs(t.seconds),
+            pct(100.0 * t.spread),
+            t.quiet,
+            t.reps,
+            t.foreign
+                .map_or("—".to_string(), |f| format!("{:.0}%", 100.0 * f))
+        );
+    }
+    let _ = writeln!(s);
+    s
+}
+
 /// The markdown text of the report.
 pub fn markdown(r: &StudyResult) -> String {
     let (base, other) = (r.case.base.name, r.case.other.name);
@@ -99,7 +185,8 @@ pub fn markdown(r: &StudyResult) -> String {
     let _ = writeln!(
         s,
         "Machine: {} cores. Design: {size} ∈ {:?}, {base} at p ∈ {:?}, {other} at p ∈ {:?}, \
-         {} repetitions per point (fastest kept). Study time {:.1} s{}.\n",
+         {} quiet repetitions wanted per point and version (fastest quiet one kept; see \
+         *Measurement conditions*). Study time {:.1} s{}.\n",
         r.cores,
         r.design.sizes,
         r.design.measured_ps,
@@ -194,14 +281,21 @@ pub fn markdown(r: &StudyResult) -> String {
     let _ = writeln!(s, "## Predicted vs measured\n");
     let _ = writeln!(
         s,
-        "| {size} | p | iters | {other} predicted | {other} measured | error | {base} predicted | {base} measured | {base} error | better (pred / meas) | ranking |"
+        "`{base} measured` was timed again round robin with `{other}` (the ranking compares \
+         those two); `{base} when calibrated` is the time of the calibration phase its models \
+         were fitted to: their difference is how much the machine's speed changed between the \
+         phases.\n"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| {size} | p | iters | {other} predicted | {other} measured | error | {base} predicted | {base} measured | {base} error | {base} when calibrated | better (pred / meas) | ranking |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|");
     for p in &r.points {
         let better = |b: bool| if b { other } else { base };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
             p.n,
             p.p,
             p.iters,
@@ -211,6 +305,7 @@ pub fn markdown(r: &StudyResult) -> String {
             secs(p.predicted_base),
             secs(p.measured_base),
             pct(p.base_err_pct()),
+            secs(p.calibrated_base),
             better(p.predicted_better()),
             better(p.measured_better()),
             match (p.ranking_correct(), p.too_close_to_call()) {
@@ -315,6 +410,7 @@ pub fn markdown(r: &StudyResult) -> String {
         let _ = writeln!(s);
     }
 
+    s.push_str(&conditions(r));
     let _ = writeln!(s, "## Where the predictions fall short, and why\n");
     if r.findings.is_empty() {
         let _ = writeln!(s, "Every point is within 15% and ranked right.\n");

@@ -1,0 +1,193 @@
+//! Where and why the predictions fall short: the report's and the binary's explanations.
+
+use super::design::ProgramKind;
+use super::{FragmentCheck, StudyResult};
+use std::fmt::Write as _;
+
+/// Where and why predictions fall short: every point over 15% error or ranked wrong, with
+/// the fragments whose per-execution time was mispredicted most and the lost-cycles
+/// categories of the measured run that the models did not foresee.
+pub fn findings(r: &StudyResult) -> Vec<String> {
+    let (base, other) = (r.case.base.name, r.case.other.name);
+    let mut out = Vec::new();
+    for pt in &r.points {
+        let err = pt.err_pct();
+        if err <= 15.0 && pt.ranking_correct() {
+            continue;
+        }
+        let mut text = format!(
+            "{}={} p={}: {other} predicted {:.4} s, measured {:.4} s ({}{:.1}%)",
+            r.case.size_var,
+            pt.n,
+            pt.p,
+            pt.predicted,
+            pt.measured,
+            if pt.predicted < pt.measured {
+                "under by "
+            } else {
+                "over by "
+            },
+            err
+        );
+        let drift = pt.drift();
+        if drift.is_finite() && drift.abs() > 0.1 {
+            let _ = write!(
+                text,
+                "; {base} took {:.4} s here when calibrated and {:.4} s again beside {other} \
+                 ({:+.0}%): the machine's speed changed between the phases by that much, \
+                 which no model carries",
+                pt.calibrated_base,
+                pt.measured_base,
+                100.0 * drift
+            );
+        }
+        if !pt.ranking_correct() && pt.too_close_to_call() {
+            let _ = write!(
+                text,
+                "; the two predictions ({other} {:.4} s, {base} {:.4} s) differ by less than their uncertainty (±{:.0}%, {base}'s own prediction error here): too close to call",
+                pt.predicted,
+                pt.predicted_base,
+                100.0 * pt.uncertainty
+            );
+        }
+        if !pt.ranking_correct() {
+            let _ = write!(
+                text,
+                "; ranking wrong: predicted {} faster, measured {} faster ({base} {:.4} s predicted, {:.4} s measured)",
+                if pt.predicted_better() { other } else { base },
+                if pt.measured_better() { other } else { base },
+                pt.predicted_base,
+                pt.measured_base
+            );
+        }
+        let mut worst: Vec<&FragmentCheck> = r
+            .fragment_checks
+            .iter()
+            .filter(|c| c.n == pt.n && c.p == pt.p && c.measured > 0.0)
+            .collect();
+        worst.sort_by(|a, b| {
+            let ea = (a.predicted - a.measured).abs() * r.iters_of(a.n) as f64;
+            let eb = (b.predicted - b.measured).abs() * r.iters_of(b.n) as f64;
+            eb.total_cmp(&ea)
+        });
+        for c in worst.iter().take(2) {
+            let _ = write!(
+                text,
+                "; fragment {} on {} thread(s): {:.3e} s per execution predicted, {:.3e} s measured",
+                c.fragment, c.p_fragment, c.predicted, c.measured
+            );
+        }
+        if let Some(run) = r.other_runs.iter().find(|x| x.n == pt.n && x.p == pt.p) {
+            let tt = run.session.get("tt").copied().unwrap_or(0.0);
+            if tt > 0.0 {
+                let share = |k: &str| 100.0 * run.session.get(k).copied().unwrap_or(0.0) / tt;
+                let _ = write!(
+                    text,
+                    "; measured {other} session: sl {:.0}%, li {:.0}%, ip {:.0}%, ml {:.0}% of tt",
+                    share("sl"),
+                    share("li"),
+                    share("ip"),
+                    share("ml")
+                );
+                if share("sl") > 10.0 {
+                    let _ = write!(text, " (the tasks wait for each other on the channel: the stages are unbalanced, or the hand-off per iteration costs more than the fragment models carry)");
+                }
+                if share("ml") > 10.0 {
+                    let _ = write!(text, " (work inflation at p = {}: the tasks run at once and share caches and memory bandwidth, which the p_f = 1 fragment models, measured alone, do not carry)", pt.p);
+                }
+            }
+        }
+        out.push(text);
+    }
+    if r.case.program == ProgramKind::Fft {
+        let co: Vec<String> = r
+            .co_run
+            .iter()
+            .map(|(f, k)| format!("{f} +{:.0}%", 100.0 * k))
+            .collect();
+        out.push(format!(
+            "How {other} is predicted from {base}: with {} cores each task of {other} gets {} \
+             thread(s); its fragments are {base}'s models at that p, plus (a) the slowdown \
+             measured when {base} runs beside a second instance of the program's kernels \
+             (co-run calibration, as a share of pure computation: {}), since {other}'s two tasks \
+             share the machine, and (b) lcm's data trace for the matrix that task A hands to \
+             task B (`// lcm: input a` on transpose, {} bytes priced by the machine file \
+             `machine.txt`: the matrix when it fits in the private cache of {:.0} KiB, where \
+             {base}'s p = 1 run found it, none when it does not, since {base} then streamed \
+             it from the shared cache too), and (c) the hand-off between the tasks, measured \
+             by a microbenchmark of the pipeline's wiring at the predicted stage times \
+             (blocked threads are woken through the kernel) and added to the first fragment \
+             of each stage as `sl`: {}. Not priced: the matrix's cache lines going back to \
+             task A when its `init` overwrites the matrix B has read (lcm's data traces do \
+             not follow a loop's carried dependences; whole lines overwritten are only \
+             invalidated in B's cache, not copied back).",
+            r.cores,
+            (r.cores / 2).max(1),
+            if co.is_empty() {
+                "none".to_string()
+            } else {
+                co.join(", ")
+            },
+            "16·n²·min(1, floor(l2_bytes/(16·n²)))",
+            super::case::private_cache_bytes() / 1024.0,
+            r.handoffs
+                .iter()
+                .map(|h| format!(
+                    "{}={} p={}: {:.1} µs per item (stages {:.1} µs and {:.1} µs)",
+                    r.case.size_var,
+                    h.n,
+                    h.p,
+                    1e6 * h.seconds,
+                    1e6 * h.stages[0],
+                    1e6 * h.stages[1]
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if r.case.program == ProgramKind::Histogram {
+        out.push(format!(
+            "How {other} is predicted from {base}: the same fragment models, with the \
+             synchronization loss (sl) divided by the {} shards (with keys spread evenly an \
+             increment finds its shard's lock held 1/{} as often). The memory loss (ml: \
+             coherence misses on the bucket and lock lines both threads write) is kept as \
+             measured: the threads write the same random lines whatever the number of locks. \
+             Not modelled: in {base} the lock serializes the threads (one waits while the \
+             other works), which hides part of those misses; {other}'s threads run at once and \
+             pay them all, so {other} can be slower at p > 1 than this predicts.",
+            crate::histogram::SHARDS,
+            crate::histogram::SHARDS
+        ));
+    }
+    if r.case.program == ProgramKind::Queens {
+        out.push(format!(
+            "How {other} is predicted from {base}: {base}'s models per run, divided by its trip \
+             count `groups` (the depth-1 groups holding the first k solutions) for {base}'s own \
+             loop; {other} is one parallel loop over all groups' items, so the load imbalance and \
+             insufficient parallelism paid at the end of each of {base}'s loops are paid once. \
+             Not modelled: {other}'s extra speculation when k is small (other threads start on \
+             subtrees far after the one that completes the quota), which {base}'s measurements, \
+             speculating only within one group, do not show."
+        ));
+    }
+    if r.points.iter().any(|p| p.p > 1) {
+        out.push(format!(
+            "All p > 1 measurements are sensitive to other load on the machine. The study \
+                 times every point's repetitions round robin with all other points of its phase, \
+                 counts only repetitions during which other processes held less than {:.0}% of \
+                 the machine, and keeps the fastest (see *Measurement conditions*: load average \
+                 {} before, {} after). On a virtual machine, other guests on the same host slow \
+                 it in ways no counter inside shows: the spread of the counted repetitions \
+                 (median − kept) measures that; run the study on a quiet machine for numbers \
+                 that reflect the programs.",
+            100.0 * super::load::QUIET_SHARE,
+            r.conditions
+                .load_before
+                .map_or("unknown".to_string(), |l| format!("{:.2}", l.0)),
+            r.conditions
+                .load_after
+                .map_or("unknown".to_string(), |l| format!("{:.2}", l.0)),
+        ));
+    }
+    out
+}
