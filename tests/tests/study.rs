@@ -1,4 +1,4 @@
-//! End to end: `study --quick` through the library entry point. Every point of the predicted
+//! End to end: `study --quick` (FFT, histogram, queens) through the library entry point. Every point of the predicted
 //! version gets a prediction and a finite error, the report directory holds what the steps
 //! wrote, and the summary line has the documented shape. (How large the errors are is the
 //! benchmark's business, not this test's.)
@@ -22,10 +22,8 @@ fn quick(program: ProgramKind) -> (examples::study::StudyResult, tempfile::TempD
     (run_study(&cfg).unwrap(), dir)
 }
 
-#[test]
-fn fft_quick_study_predicts_every_point() {
-    let (r, dir) = quick(ProgramKind::Fft);
-    assert!(!r.points.is_empty());
+/// Every point of the predicted version got a positive prediction and a finite error.
+fn assert_every_point_predicted(r: &examples::study::StudyResult) {
     assert_eq!(
         r.points.len(),
         r.design.sizes.len() * r.design.predicted_ps.len()
@@ -35,9 +33,18 @@ fn fft_quick_study_predicts_every_point() {
             p.predicted.is_finite() && p.predicted > 0.0,
             "no prediction at {p:?}"
         );
+        assert!(p.err_pct().is_finite(), "error not finite at {p:?}");
+    }
+}
+
+#[test]
+fn fft_quick_study_predicts_every_point() {
+    let (r, dir) = quick(ProgramKind::Fft);
+    assert!(!r.points.is_empty());
+    assert_every_point_predicted(&r);
+    for p in &r.points {
         assert!(p.predicted_base.is_finite(), "no DP prediction at {p:?}");
         assert!(p.measured > 0.0, "not measured at {p:?}");
-        assert!(p.err_pct().is_finite(), "error not finite at {p:?}");
     }
     // Every fragment of both sources was fitted and written into the TP copy.
     let names: Vec<&str> = r.fits.iter().map(|f| f.name.as_str()).collect();
@@ -95,19 +102,51 @@ fn fft_quick_study_predicts_every_point() {
 #[test]
 fn histogram_quick_study_predicts_every_point() {
     let (r, _dir) = quick(ProgramKind::Histogram);
-    assert_eq!(
-        r.points.len(),
-        r.design.sizes.len() * r.design.predicted_ps.len()
-    );
+    assert_every_point_predicted(&r);
     for p in &r.points {
-        assert!(
-            p.predicted.is_finite() && p.predicted > 0.0,
-            "no prediction at {p:?}"
-        );
         assert!(p.measured > 0.0, "not measured at {p:?}");
-        assert!(p.err_pct().is_finite(), "error not finite at {p:?}");
     }
     // No pipeline, no co-runner: nothing of the kind was measured.
     assert!(r.handoffs.is_empty());
     assert!(r.co_run.is_empty());
+}
+
+#[test]
+fn queens_quick_study_repeats_counts_and_predicts_every_point() {
+    // Every point of the tree version is predicted; every run repeats the count enough
+    // times to be timed; both source copies carry the repetition loop lcm predicted with.
+    let (r, dir) = quick(ProgramKind::Queens);
+    assert_every_point_predicted(&r);
+    for p in &r.points {
+        assert!(p.predicted_base.is_finite(), "no loop prediction at {p:?}");
+        assert!(p.iters >= 1, "no iterations at {p:?}");
+    }
+    // Small k: one count is some 10 µs; the study must repeat it (thousands of times).
+    let small = r.points.iter().find(|p| p.n == r.design.sizes[0]).unwrap();
+    assert!(
+        small.iters >= 100,
+        "k={} repeated only {}",
+        small.n,
+        small.iters
+    );
+    // The runs at p = 1 last milliseconds, not microseconds (quick target: 40 ms; a loaded
+    // machine only makes them longer).
+    for run in r.base_runs.iter().filter(|run| run.p == 1) {
+        assert!(
+            run.seconds >= 0.004,
+            "loop k={} p=1 iters={} took only {} s",
+            run.n,
+            run.iters,
+            run.seconds
+        );
+    }
+    let report = dir.path().join("report");
+    for file in ["tree.rs", "loop_par.rs"] {
+        let src = std::fs::read_to_string(report.join(file)).unwrap();
+        assert!(
+            src.contains("// lcm: iterations = iters"),
+            "{file} lacks the repetition loop"
+        );
+        assert!(src.contains("// lcm: pc = "), "{file} not annotated");
+    }
 }
