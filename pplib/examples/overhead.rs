@@ -6,11 +6,19 @@
 //!   16 384 events of two bytes fills about one 32 KiB buffer, so that nearly every round
 //!   hands one off and the median round includes it);
 //! - `disabled_ns`: one instrumentation call (a begin or an end) with no session recording;
-//! - `dilation_pct`: wall-time dilation of a rayon `par_iter` over 1 µs tasks recorded with
-//!   `pp_for_each` (one `par` plus one `task` per item) versus a plain `for_each`; a line
-//!   before the last also gives the dilation of one bare clock reading per item, recording
-//!   nothing: the floor of any per-item timing on this machine, and the dilation of
-//!   `pp_for_each_run` (one task per rayon run of items instead of per item).
+//! - `dilation_pct`: wall-time dilation of a rayon `par_iter` over 20 000 items of about
+//!   1 µs that compute over their own data (a polynomial over a 4 KiB block: loads and
+//!   independent floating-point work, the body of a typical `par_iter` map), recorded with
+//!   `pp_for_each` (one `par` plus one `task` per item) versus a plain `for_each`.
+//!
+//! Lines before the last give, for that loop and for one whose items are each a single
+//! serial dependency chain, the dilation of one bare clock reading per item (recording
+//! nothing: the floor of any per-item timing on this machine) and of `pp_for_each_run` (one
+//! task per rayon run of items instead of per item). Chains are the worst case: a TSC
+//! reading waits for the instructions before it to finish, as `lfence` does, so it stops
+//! the CPU from running the end of one item's chain beside the start of the next, an
+//! overlap the plain loop enjoys (in a KVM guest on a Xeon, ~80 ns per item: ~8 % of 1 µs;
+//! a C loop with `lfence` in place of `rdtsc` loses the same).
 //!
 //! Timing uses many short rounds and takes medians, so that a loaded machine (a round
 //! preempted by another process) does not inflate the figures; the dilation is the median
@@ -38,11 +46,35 @@ fn round(n: u64, f: &mut impl FnMut()) -> f64 {
     t.elapsed().as_nanos() as f64 / n as f64
 }
 
-/// Busy computation (`iterations` dependent multiply-adds). Never inlined, so that the plain
-/// and the recorded loops run the very same machine code (an inlined copy per loop would
-/// let code placement alone change the work's speed by several percent).
+/// Items of the `data` kind read one of `BLOCKS` blocks of `BLOCK` values (64 KiB in all,
+/// resident in L2).
+const BLOCKS: usize = 16;
+const BLOCK: usize = 512;
+
+/// An item that computes over its own data, the body of a typical `par_iter` map: `passes`
+/// over `block`, a degree-4 polynomial per value into four accumulators (loads and
+/// independent floating-point work, one result). Never inlined, so that the plain and the
+/// recorded loops run the very same machine code (an inlined copy per loop would let code
+/// placement alone change the work's speed by several percent).
 #[inline(never)]
-fn work(iterations: u64) -> u64 {
+fn work_data(block: &[f64], passes: u64) -> f64 {
+    let mut acc = [0.0f64; 4];
+    for _ in 0..passes {
+        for xs in block.chunks_exact(4) {
+            for (a, &x) in acc.iter_mut().zip(xs) {
+                *a += (((0.5 * x + 0.25) * x + 0.125) * x + 0.0625) * x;
+            }
+        }
+        black_box(&mut acc);
+    }
+    acc.iter().sum()
+}
+
+/// An item that is one serial dependency chain (`iterations` dependent multiply-adds),
+/// started afresh by every item: the worst case for any per-item clock reading (see the
+/// output's note). Never inlined, like [`work_data`].
+#[inline(never)]
+fn work_chain(iterations: u64) -> u64 {
     let mut x = 0x9E37_79B9u64;
     for _ in 0..iterations {
         x = black_box(
@@ -51,6 +83,93 @@ fn work(iterations: u64) -> u64 {
         );
     }
     x
+}
+
+/// Wall-time dilation of a rayon `for_each` over 20 000 items of about 1 µs on the pool:
+/// recorded with `pp_for_each` (one `par` plus one `task` per item), with one bare clock
+/// reading per item (recording nothing: the floor of any per-item timing), and recorded
+/// with `pp_for_each_run` (one task per rayon run of items), each against the plain loop.
+struct Dilation {
+    /// µs per item in the plain loop (median wall time × threads / items).
+    item_us: f64,
+    plain_ms: f64,
+    recorded_ms: f64,
+    recorded_pct: f64,
+    clocked_pct: f64,
+    per_run_pct: f64,
+}
+
+impl Dilation {
+    /// Measures with `item(i, n)`, the work of item `i` at size `n` (sized to 1 µs here).
+    fn measure(pool: &rayon::ThreadPool, p: usize, item: impl Fn(u64, u64) + Sync) -> Dilation {
+        const ITEMS: u64 = 20_000;
+        let per_unit = median(
+            (0..200)
+                .map(|i| round(1, &mut || item(i, 1000)) / 1000.0)
+                .collect(),
+        );
+        let n = (1000.0 / per_unit).max(1.0) as u64;
+        let timed = |f: &(dyn Fn() + Sync)| {
+            let t = Instant::now();
+            pool.install(f);
+            t.elapsed().as_secs_f64()
+        };
+        let plain = || timed(&|| (0..ITEMS).into_par_iter().for_each(|i| item(i, n)));
+        let recorded = || timed(&|| (0..ITEMS).into_par_iter().pp_for_each(|i| item(i, n)));
+        // pplib reads the clock once per item (one item's end is the next's begin).
+        let clocked = || {
+            timed(&|| {
+                (0..ITEMS).into_par_iter().for_each(|i| {
+                    item(i, n);
+                    black_box(pplib::clock::raw_now());
+                })
+            })
+        };
+        let per_run = || timed(&|| (0..ITEMS).into_par_iter().pp_for_each_run(|i| item(i, n)));
+        plain();
+        recorded();
+        clocked();
+        per_run();
+        let (mut ratios, mut plain_s, mut recorded_s) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut clock_ratios, mut run_ratios) = (Vec::new(), Vec::new());
+        for i in 0..41 {
+            // Each pair in both orders, alternately: neither variant always runs first.
+            let (a, b) = if i % 2 == 0 {
+                let a = plain();
+                (a, recorded())
+            } else {
+                let b = recorded();
+                (plain(), b)
+            };
+            ratios.push(b / a);
+            plain_s.push(a);
+            recorded_s.push(b);
+            clock_ratios.push(clocked() / plain());
+            run_ratios.push(per_run() / plain());
+        }
+        let plain_ms = median(plain_s) * 1e3;
+        Dilation {
+            item_us: plain_ms * 1e3 * p as f64 / ITEMS as f64,
+            plain_ms,
+            recorded_ms: median(recorded_s) * 1e3,
+            recorded_pct: (median(ratios) - 1.0) * 100.0,
+            clocked_pct: (median(clock_ratios) - 1.0) * 100.0,
+            per_run_pct: (median(run_ratios) - 1.0) * 100.0,
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{:.2} µs/item, plain {:.3} ms, recorded {:.3} ms (medians): pp_for_each {:+.2} %, \
+             bare clock reading per item {:+.2} %, pp_for_each_run {:+.2} %",
+            self.item_us,
+            self.plain_ms,
+            self.recorded_ms,
+            self.recorded_pct,
+            self.clocked_pct,
+            self.per_run_pct
+        )
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -114,98 +233,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         size as f64 / events as f64
     );
 
-    // Dilation: par_iter over 1 µs tasks on all CPUs.
+    // Dilation: par_iter over 1 µs tasks on all CPUs, for two kinds of item.
     let p = std::thread::available_parallelism().map_or(2, |n| n.get());
     let pool = pplib::pool(p)?;
-    let per_iteration = median(
-        (0..200)
-            .map(|_| {
-                round(1, &mut || {
-                    black_box(work(10_000));
-                }) / 10_000.0
-            })
-            .collect(),
-    );
-    let iterations = (1000.0 / per_iteration).max(1.0) as u64;
-    let items = 20_000u64;
-    let plain = || {
-        let t = Instant::now();
-        pool.install(|| {
-            (0..items).into_par_iter().for_each(|_| {
-                black_box(work(iterations));
-            })
-        });
-        t.elapsed().as_secs_f64()
-    };
     let session = Session::builder().path(&log).processors(p).start()?;
-    let recorded = || {
-        let t = Instant::now();
-        pool.install(|| {
-            (0..items).into_par_iter().pp_for_each(|_| {
-                black_box(work(iterations));
-            })
-        });
-        t.elapsed().as_secs_f64()
-    };
-    // The floor of any per-item timing: the same loop reading the clock once per item and
-    // recording nothing (pplib reads it once per item: one item's end is the next's begin).
-    let clocked = || {
-        let t = Instant::now();
-        pool.install(|| {
-            (0..items).into_par_iter().for_each(|_| {
-                black_box(work(iterations));
-                black_box(pplib::clock::raw_now());
-            })
-        });
-        t.elapsed().as_secs_f64()
-    };
-    // The same loop recorded with one task per sequential run of items (`pp_for_each_run`).
-    let per_run = || {
-        let t = Instant::now();
-        pool.install(|| {
-            (0..items).into_par_iter().pp_for_each_run(|_| {
-                black_box(work(iterations));
-            })
-        });
-        t.elapsed().as_secs_f64()
-    };
-    plain();
-    recorded();
-    clocked();
-    per_run();
-    let (mut ratios, mut plain_s, mut recorded_s) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut clock_ratios, mut run_ratios) = (Vec::new(), Vec::new());
-    for i in 0..41 {
-        // Each pair in both orders, alternately: neither variant always runs first.
-        let (a, b) = if i % 2 == 0 {
-            let a = plain();
-            (a, recorded())
-        } else {
-            let b = recorded();
-            (plain(), b)
-        };
-        ratios.push(b / a);
-        plain_s.push(a);
-        recorded_s.push(b);
-        clock_ratios.push(clocked() / plain());
-        run_ratios.push(per_run() / plain());
-    }
+    let input: Vec<f64> = (0..BLOCKS * BLOCK).map(|i| 1.0 + i as f64 * 1e-6).collect();
+    let data = Dilation::measure(&pool, p, |i, n| {
+        let block = &input[(i as usize % BLOCKS) * BLOCK..][..BLOCK];
+        black_box(work_data(block, n));
+    });
+    let chain = Dilation::measure(&pool, p, |_, n| {
+        black_box(work_chain(n));
+    });
     session.finish()?;
-    let task_us = iterations as f64 * per_iteration / 1000.0;
     println!(
-        "par_iter: {items} tasks of {task_us:.2} µs on {p} threads: plain {:.3} ms, recorded {:.3} ms (medians)",
-        median(plain_s) * 1e3,
-        median(recorded_s) * 1e3
-    );
-    let dilation_pct = (median(ratios) - 1.0) * 100.0;
-    println!(
-        "par_iter with one bare clock reading per item (nothing recorded): {:+.2} % (the floor of per-item timing here)",
-        (median(clock_ratios) - 1.0) * 100.0
+        "par_iter over 1 µs items that compute over their own data (the last line's dilation): {}",
+        data.summary()
     );
     println!(
-        "par_iter recorded with pp_for_each_run (one task per rayon run of items): {:+.2} %",
-        (median(run_ratios) - 1.0) * 100.0
+        "par_iter over 1 µs items that are one dependency chain each: {}",
+        chain.summary()
     );
+    println!(
+        "  (a clock reading waits for earlier instructions, as lfence does: it stops the CPU from \
+         overlapping the end of one chain with the start of the next, which the plain loop enjoys)"
+    );
+    let dilation_pct = data.recorded_pct;
     std::fs::remove_dir_all(&dir).ok();
     println!(
         "overhead: clock_ns={clock_ns:.2} event_ns={event_ns:.2} disabled_ns={disabled_ns:.2} dilation_pct={dilation_pct:.2}"
