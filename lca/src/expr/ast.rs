@@ -83,7 +83,15 @@ impl Func {
 
     /// Applies the function to evaluated arguments (arity already checked by the parser).
     pub fn apply(self, args: &[f64]) -> f64 {
-        let x = args.first().copied().unwrap_or(f64::NAN);
+        match self {
+            Func::Min => args.iter().copied().fold(f64::INFINITY, f64::min),
+            Func::Max => args.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            _ => self.apply1(args.first().copied().unwrap_or(f64::NAN)),
+        }
+    }
+
+    /// Applies the function to one argument (`min` and `max` of one value give it back).
+    pub fn apply1(self, x: f64) -> f64 {
         match self {
             Func::Log2 => x.log2(),
             Func::Ln => x.ln(),
@@ -93,8 +101,7 @@ impl Func {
             Func::Abs => x.abs(),
             Func::Ceil => x.ceil(),
             Func::Floor => x.floor(),
-            Func::Min => args.iter().copied().fold(f64::INFINITY, f64::min),
-            Func::Max => args.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            Func::Min | Func::Max => x,
         }
     }
 }

@@ -12,78 +12,8 @@ use super::normal::NProc;
 
 mod display;
 
-/// Functions of the expression grammar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Func {
-    /// Base-2 logarithm.
-    Log2,
-    /// Natural logarithm.
-    Ln,
-    /// Base-10 logarithm.
-    Log10,
-    /// Square root.
-    Sqrt,
-    /// e^x.
-    Exp,
-    /// Absolute value.
-    Abs,
-    /// Round up.
-    Ceil,
-    /// Round down.
-    Floor,
-    /// Minimum of 2+ arguments.
-    Min,
-    /// Maximum of 2+ arguments.
-    Max,
-}
-
-impl Func {
-    /// The function's name in the grammar.
-    pub fn name(self) -> &'static str {
-        match self {
-            Func::Log2 => "log2",
-            Func::Ln => "ln",
-            Func::Log10 => "log10",
-            Func::Sqrt => "sqrt",
-            Func::Exp => "exp",
-            Func::Abs => "abs",
-            Func::Ceil => "ceil",
-            Func::Floor => "floor",
-            Func::Min => "min",
-            Func::Max => "max",
-        }
-    }
-    /// Looks a function up by name.
-    pub fn from_name(s: &str) -> Option<Func> {
-        Some(match s {
-            "log2" => Func::Log2,
-            "ln" => Func::Ln,
-            "log10" => Func::Log10,
-            "sqrt" => Func::Sqrt,
-            "exp" => Func::Exp,
-            "abs" => Func::Abs,
-            "ceil" => Func::Ceil,
-            "floor" => Func::Floor,
-            "min" => Func::Min,
-            "max" => Func::Max,
-            _ => return None,
-        })
-    }
-    /// Applies a one-argument function.
-    pub fn apply1(self, x: f64) -> f64 {
-        match self {
-            Func::Log2 => x.log2(),
-            Func::Ln => x.ln(),
-            Func::Log10 => x.log10(),
-            Func::Sqrt => x.sqrt(),
-            Func::Exp => x.exp(),
-            Func::Abs => x.abs(),
-            Func::Ceil => x.ceil(),
-            Func::Floor => x.floor(),
-            Func::Min | Func::Max => x,
-        }
-    }
-}
+/// Functions of the expression grammar: the same as `lca`'s (names, arities, values).
+pub use lca::expr::Func;
 
 /// Comparison operators (value 1 when true, 0 when false).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
