@@ -2,6 +2,11 @@
 
 use std::process::Command;
 
+/// Runs `lca` with the whitespace-separated words of `line` as its arguments.
+fn lca_words(line: &str) -> (i32, String, String) {
+    lca(&line.split_whitespace().collect::<Vec<_>>())
+}
+
 fn lca(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_lca"))
         .args(args)
@@ -17,48 +22,19 @@ fn lca(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn figure_5_2_table() {
-    let (code, out, err) = lca(&[
-        "-c",
-        "li",
-        "-v",
-        "p",
-        "-f",
-        "tests/data/runfast.pp",
-        "-x",
-        "d=32",
-    ]);
+    let (code, out, err) = lca_words("-c li -v p -f tests/data/runfast.pp -x d=32");
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!(out);
 }
 
 #[test]
 fn emit_annotation_and_json() {
-    let (code, out, _) = lca(&[
-        "-c",
-        "ip",
-        "-v",
-        "p",
-        "-f",
-        "tests/data/runfast.pp",
-        "--auto",
-        "--emit",
-        "annotation",
-        "--tag",
-        "session",
-    ]);
+    let (code, out, _) =
+        lca_words("-c ip -v p -f tests/data/runfast.pp --auto --emit annotation --tag session");
     // --tag selects tag=session records: there are none in this file (bad input).
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    let (code, out, err) = lca(&[
-        "-c",
-        "ip",
-        "-v",
-        "p",
-        "-f",
-        "tests/data/runfast.pp",
-        "--auto",
-        "--json",
-    ]);
+    let (code, out, err) = lca_words("-c ip -v p -f tests/data/runfast.pp --auto --json");
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     let sel = j["selected"].as_u64().unwrap() as usize;
@@ -70,18 +46,10 @@ fn emit_annotation_and_json() {
 
 #[test]
 fn model_subcommand() {
-    let (code, out, err) = lca(&["model", "-f", "tests/data/runfast.pp", "-v", "p"]);
+    let (code, out, err) = lca_words("model -f tests/data/runfast.pp -v p");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Mean relative error"), "{out}");
-    let (code, out, _) = lca(&[
-        "model",
-        "-f",
-        "tests/data/runfast.pp",
-        "-v",
-        "p",
-        "--emit",
-        "annotation",
-    ]);
+    let (code, out, _) = lca_words("model -f tests/data/runfast.pp -v p --emit annotation");
     assert_eq!(code, 0);
     let m = lca::annotation::parse_models(&out).unwrap();
     assert_eq!(m[0].name, "session");
@@ -115,27 +83,14 @@ fn bad_input_exits_1_naming_the_line() {
 
 #[test]
 fn usage_errors_exit_2() {
-    assert_eq!(lca(&["-v", "p", "-f", "tests/data/runfast.pp"]).0, 2);
+    assert_eq!(lca_words("-v p -f tests/data/runfast.pp").0, 2);
     assert_eq!(
         lca(&["-c", "li", "-v", "p", "-f", "tests/data/runfast.pp", "p +"]).0,
         2
     );
-    assert_eq!(
-        lca(&[
-            "-c",
-            "li",
-            "-v",
-            "p",
-            "-f",
-            "tests/data/runfast.pp",
-            "-x",
-            "p"
-        ])
-        .0,
-        2
-    );
-    assert_eq!(lca(&["--frobnicate"]).0, 2);
-    let (code, out, _) = lca(&["--help"]);
+    assert_eq!(lca_words("-c li -v p -f tests/data/runfast.pp -x p").0, 2);
+    assert_eq!(lca_words("--frobnicate").0, 2);
+    let (code, out, _) = lca_words("--help");
     assert_eq!(code, 0);
     assert!(out.contains("Examples:"));
 }
@@ -143,17 +98,8 @@ fn usage_errors_exit_2() {
 #[test]
 fn model_of_a_two_variable_fragment() {
     // Fixture tests/data/fft.pp: see its header for how it was made and what it must give.
-    let (code, out, err) = lca(&[
-        "model",
-        "-f",
-        "tests/data/fft.pp",
-        "-v",
-        "n,p",
-        "--tag",
-        "cols",
-        "--emit",
-        "annotation",
-    ]);
+    let (code, out, err) =
+        lca_words("model -f tests/data/fft.pp -v n,p --tag cols --emit annotation");
     assert_eq!(code, 0, "{err}");
     let m = lca::annotation::parse_models(&out).unwrap();
     assert_eq!(m[0].name, "cols");
@@ -161,30 +107,13 @@ fn model_of_a_two_variable_fragment() {
     assert!(text("rt").ends_with("*n^2*log2(n)"), "{out}");
     assert!(text("li").ends_with("*n^2*log2(p)"), "{out}");
     assert_eq!(text("ip"), "3.3e-5*p - 3.3e-5");
-    let (code, out, _) = lca(&[
-        "model",
-        "-f",
-        "tests/data/fft.pp",
-        "-v",
-        "n,p",
-        "--tag",
-        "cols",
-        "--json",
-    ]);
+    let (code, out, _) = lca_words("model -f tests/data/fft.pp -v n,p --tag cols --json");
     assert_eq!(code, 0);
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(j["mean_relative_error"].as_f64().unwrap() < 0.02);
     assert_eq!(j["rows"].as_array().unwrap().len(), 25);
     // Without --tag the session records (no tag) are modeled, not mixed with `cols`.
-    let (code, out, _) = lca(&[
-        "model",
-        "-f",
-        "tests/data/fft.pp",
-        "-v",
-        "n,p",
-        "--emit",
-        "annotation",
-    ]);
+    let (code, out, _) = lca_words("model -f tests/data/fft.pp -v n,p --emit annotation");
     assert_eq!(code, 0);
     assert!(out.contains("// lcm: rt = 0.001*p"), "{out}");
 }
@@ -299,35 +228,15 @@ fn forms_file_option() {
 #[test]
 fn zero_at_option() {
     // ip = 0.002*(p - 1) exactly in the fixture: constrained, no constant is fitted.
-    let (code, out, err) = lca(&[
-        "-c",
-        "ip",
-        "-v",
-        "p",
-        "-f",
-        "tests/data/runfast.pp",
-        "--auto",
-        "--zero-at",
-        "p=1",
-        "--json",
-    ]);
+    let (code, out, err) =
+        lca_words("-c ip -v p -f tests/data/runfast.pp --auto --zero-at p=1 --json");
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     let sel = j["selected"].as_u64().unwrap() as usize;
     assert_eq!(j["models"][sel]["model"], "0.002*(p - 1)");
     assert_eq!(j["models"][sel]["selected"], true);
     assert_eq!(j["zero_at"], "p=1");
-    let (code, out, err) = lca(&[
-        "-c",
-        "ip",
-        "-v",
-        "p",
-        "-f",
-        "tests/data/runfast.pp",
-        "--auto",
-        "--zero-at",
-        "p=1",
-    ]);
+    let (code, out, err) = lca_words("-c ip -v p -f tests/data/runfast.pp --auto --zero-at p=1");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Zero at: p=1"), "{out}");
     assert!(out.contains("*(p - 1)  "), "{out}");
