@@ -1,13 +1,14 @@
 //! Lanes: the per-thread pass of the fast pipeline.
 //!
-//! A [`Lane`] reads one thread's stream in batches and does, for that thread alone, what
-//! does not need the other threads: it keeps the thread's stack of open constructs (as
-//! their begin events; a [`ThreadStack`] for the end of the log), so it finds an end that
-//! matches no begin, works out the thread's state after each event, and drops
-//! the *inert* events (a `frag_begin` / `frag_end` of a fragment that has no window, which
-//! leaves the thread's state as it is: see [`Sweep::is_inert`]). What is left are
-//! [`Transition`]s: 16 bytes each (time, thread slot, event code, argument, new state),
-//! which the merge ([`crate::pipeline`]) puts in global time order for
+//! A [`Lane`] reads one thread's stream (the decoder hands it each event as it decodes
+//! it: [`pplib::log::EventSink`], no event batch in between) and does, for that thread
+//! alone, what does not need the other threads: it keeps the thread's stack of open
+//! constructs (as their begin events; a [`ThreadStack`] for the end of the log), so it
+//! finds an end that matches no begin, works out the thread's state after each event, and
+//! drops the *inert* events (a `frag_begin` / `frag_end` of a fragment that has no
+//! window, which leaves the thread's state as it is: see [`Sweep::is_inert`]). What is
+//! left are [`Transition`]s: 16 bytes each (time, thread slot, event code, argument, new
+//! state), which the merge ([`crate::pipeline`]) puts in global time order for
 //! [`Sweep::transition`]. Lanes of different threads are independent, so they can run on
 //! different cores, and the merge and the global sweep see fewer, smaller items.
 //!
@@ -21,7 +22,9 @@
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::Arc;
 
-use pplib::log::{CompactEvent, CounterId, EventBatch, EventCode, LogError, NameId, ThreadId};
+use pplib::log::{
+    CompactEvent, CounterId, EventBatch, EventCode, EventSink, LogError, NameId, ThreadId,
+};
 
 use crate::merge::{BatchSource, QUEUE};
 use crate::stack::{Construct, Frame, Mismatch, ThreadStack, ThreadState};
@@ -88,6 +91,12 @@ impl Transition {
     #[inline(always)]
     pub fn slot(&self) -> usize {
         ((self.word >> 8) & 0xFF_FFFF) as usize
+    }
+
+    /// The code bits: the event code as a number (see [`EventCode`]), or 15 for a marker.
+    #[inline(always)]
+    pub fn code_bits(&self) -> u32 {
+        (self.word & 0xF) as u32
     }
 
     /// The event code.
@@ -193,6 +202,7 @@ pub struct Lane<S> {
     present: bool,
     selected: Arc<[bool]>,
     names: Arc<[String]>,
+    /// Room for sources that decode into a batch first (see [`BatchSource::next_into`]).
     batch: EventBatch,
     events: u64,
     last_time: Option<u64>,
@@ -201,8 +211,9 @@ pub struct Lane<S> {
 
 impl<S: BatchSource> Lane<S> {
     /// Transitions a lane batch is filled up to (fewer, larger hand-offs between threads;
-    /// a few of them per thread bound the memory).
-    pub const BATCH: usize = 4096;
+    /// a few of them per thread bound the memory; see [`crate::pipeline::RUNS_AHEAD`] for
+    /// why not more).
+    pub const BATCH: usize = 2048;
 
     /// A lane over `source`, the stream of thread `thread` in slot `slot`; `names` is the
     /// log's string table and `selected[id]` says whether fragment `id` has a window.
@@ -258,109 +269,129 @@ impl<S: BatchSource> Lane<S> {
     pub fn append_batch(&mut self, out: &mut LaneBatch) {
         debug_assert!(out.error.is_none());
         let limit = out.items.len() + Lane::<S>::BATCH;
-        while !self.done && out.items.len() < limit && out.error.is_none() {
-            let result = self.source.next_batch(&mut self.batch);
-            if self.batch.is_empty() && result.is_ok() {
+        out.items.reserve(Lane::<S>::BATCH + EventBatch::CAPACITY);
+        while !self.done && out.items.len() < limit {
+            // The stream decodes straight into the scan (no event batch in between).
+            let mut scan = Scan {
+                out: &mut *out,
+                open: &mut self.open,
+                selected: &self.selected,
+                slot: self.slot,
+                state: self.state,
+                present: self.present,
+                events: 0,
+                last_time: self.last_time,
+                mismatch: None,
+            };
+            let result = self.source.next_into(&mut scan, &mut self.batch);
+            let (state, present, events, last_time, mismatch) = (
+                scan.state,
+                scan.present,
+                scan.events,
+                scan.last_time,
+                scan.mismatch.take(),
+            );
+            self.state = state;
+            self.present = present;
+            self.events += events;
+            self.last_time = last_time;
+            if let Some((e, m)) = mismatch {
                 self.done = true;
+                let err = mismatch_error(&self.names, self.thread, e.code, e.arg, e.pos(), m);
+                out.error = Some((Some(e.time.0), LaneError::Mismatch(err)));
                 break;
             }
-            if let Err(error) = self.scan(out) {
-                self.done = true;
-                out.error = Some(error);
-                break;
-            }
-            if let Err(e) = result {
-                self.done = true;
-                out.error = Some((self.last_time, LaneError::Log(e)));
+            match result {
+                Ok(0) => self.done = true,
+                Ok(_) => {}
+                Err(e) => {
+                    self.done = true;
+                    out.error = Some((self.last_time, LaneError::Log(e)));
+                }
             }
         }
     }
+}
 
-    /// Turns the events of `self.batch` into transitions in `out`.
-    #[inline(never)]
-    fn scan(&mut self, out: &mut LaneBatch) -> Result<(), (Option<u64>, LaneError)> {
-        let events = self.batch.events();
-        let Some(last) = events.last() else {
-            return Ok(());
-        };
-        let values = self.batch.counter_values();
-        let mut value_at = 0usize;
-        let slot = self.slot;
-        // The thread's state and presence live in locals meanwhile.
-        let mut state = self.state;
-        let mut present = self.present;
-        let selected = &*self.selected;
-        let open = &mut self.open;
-        out.items.reserve(events.len());
-        for (i, e) in events.iter().enumerate() {
-            let t = e.time.0;
-            let code = e.code;
-            let old = state;
-            let new = match OPEN_STATE[code as usize] {
-                Some(state) => {
-                    // A begin event: the event itself is the open construct.
-                    open.push(*e);
-                    state
-                }
-                None if code == EventCode::Counters => {
-                    let n = e.arg as usize;
-                    out.values
-                        .extend_from_slice(&values[value_at..value_at + n]);
-                    value_at += n;
-                    out.counters += 1;
-                    old
-                }
-                None => {
-                    // An end event: it must close the innermost open construct.
-                    let closes = match open.last() {
-                        Some(top) => {
-                            top.code == BEGIN_OF[code as usize]
-                                && (code != EventCode::FragEnd || top.arg == e.arg)
-                        }
-                        None => false,
-                    };
-                    if !closes {
-                        let m = match open.last() {
-                            Some(top) => Mismatch::Innermost(frame_of(top)),
-                            None => Mismatch::NothingOpen,
-                        };
-                        let err = mismatch_error(&self.names, self.thread, code, e.arg, e.pos(), m);
-                        // Read up to and with this event.
-                        self.events += i as u64 + 1;
-                        self.last_time = Some(t);
-                        self.state = state;
-                        self.present = present;
-                        return Err((Some(t), LaneError::Mismatch(err)));
-                    }
-                    open.pop();
-                    open.last().map_or(ThreadState::Idle, |top| {
-                        OPEN_STATE[top.code as usize].unwrap_or(ThreadState::Idle)
-                    })
-                }
-            };
-            state = new;
-            // `Sweep::is_inert`, with the fragment's selection looked up only for
-            // fragment events.
-            let frag = matches!(code, EventCode::FragBegin | EventCode::FragEnd);
-            if frag
-                && Sweep::is_inert(
-                    code,
-                    present,
-                    selected.get(e.arg as usize).copied().unwrap_or(false),
-                    old,
-                    new,
-                )
-            {
-                continue;
+/// A lane's pass over its thread's events as the stream decodes them ([`EventSink`]):
+/// the stack, the thread's state, the transitions.
+struct Scan<'a> {
+    out: &'a mut LaneBatch,
+    /// The open constructs, outermost first, as their begin events.
+    open: &'a mut Vec<CompactEvent>,
+    selected: &'a [bool],
+    slot: usize,
+    state: ThreadState,
+    present: bool,
+    /// Events taken (inert ones and the offending one included).
+    events: u64,
+    last_time: Option<u64>,
+    /// An end event that matches no begin (the scan stops at it), and what is innermost.
+    mismatch: Option<(CompactEvent, Mismatch)>,
+}
+
+impl EventSink for Scan<'_> {
+    #[inline(always)]
+    fn event(&mut self, e: CompactEvent, values: &[(CounterId, u64)]) -> bool {
+        let t = e.time.0;
+        let code = e.code;
+        self.events += 1;
+        self.last_time = Some(t);
+        let old = self.state;
+        let new = match OPEN_STATE[code as usize] {
+            Some(state) => {
+                // A begin event: the event itself is the open construct.
+                self.open.push(e);
+                state
             }
-            present = true;
-            out.items.push(Transition::new(t, slot, code, e.arg, new));
+            None if code == EventCode::Counters => {
+                self.out.values.extend_from_slice(values);
+                self.out.counters += 1;
+                old
+            }
+            None => {
+                // An end event: it must close the innermost open construct.
+                let closes = match self.open.last() {
+                    Some(top) => {
+                        top.code == BEGIN_OF[code as usize]
+                            && (code != EventCode::FragEnd || top.arg == e.arg)
+                    }
+                    None => false,
+                };
+                if !closes {
+                    let m = match self.open.last() {
+                        Some(top) => Mismatch::Innermost(frame_of(top)),
+                        None => Mismatch::NothingOpen,
+                    };
+                    self.mismatch = Some((e, m));
+                    return false;
+                }
+                self.open.pop();
+                self.open.last().map_or(ThreadState::Idle, |top| {
+                    OPEN_STATE[top.code as usize].unwrap_or(ThreadState::Idle)
+                })
+            }
+        };
+        self.state = new;
+        // `Sweep::is_inert`, with the fragment's selection looked up only for fragment
+        // events.
+        let frag = matches!(code, EventCode::FragBegin | EventCode::FragEnd);
+        if frag
+            && Sweep::is_inert(
+                code,
+                self.present,
+                self.selected.get(e.arg as usize).copied().unwrap_or(false),
+                old,
+                new,
+            )
+        {
+            return true;
         }
-        self.events += events.len() as u64;
-        self.last_time = Some(last.time.0);
-        self.state = state;
-        self.present = present;
-        Ok(())
+        self.present = true;
+        self.out
+            .items
+            .push(Transition::new(t, self.slot, code, e.arg, new));
+        true
     }
 }
 

@@ -87,6 +87,7 @@ pub mod profile;
 pub mod record;
 pub mod report;
 pub mod sort;
+pub mod source;
 pub mod stack;
 pub mod sweep;
 pub mod table;

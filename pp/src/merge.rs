@@ -14,21 +14,9 @@
 
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 
-use pplib::log::{CompactEvent, CounterId, EventBatch, LogError, ThreadStream};
+use pplib::log::{CompactEvent, CounterId, EventBatch, LogError};
 
-/// Where the merge gets a thread's batches from.
-pub trait BatchSource {
-    /// Replaces `batch`'s contents with the thread's next events; an empty batch at the
-    /// end of the stream; `Err` (the stream's final error) after the events in `batch`.
-    fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError>;
-}
-
-impl BatchSource for ThreadStream {
-    #[inline]
-    fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError> {
-        ThreadStream::next_batch(self, batch)
-    }
-}
+pub use crate::source::BatchSource;
 
 /// Batches in flight per decoded stream (bounds memory: about `QUEUE + 2` batches of
 /// [`EventBatch::CAPACITY`] events per thread).

@@ -5,9 +5,9 @@
 //! and what was left of the previous one); no lane can still produce a transition ordered
 //! before the frontier `(time, slot)` = the smallest `(last buffered time, slot)` over the
 //! lanes that have not ended. So every buffered transition ordered before the frontier is
-//! gathered (lane by lane, in slot order) and sorted by time with a stable sort (which
+//! taken (lane by lane, in slot order) and sorted by time with a stable sort (which
 //! merges the lanes' sorted runs without a comparison per transition and level of a
-//! tree), giving the order `(time, slot, order within the thread)` of the reference merge
+//! tree; its first pass reads them in the lanes' buffers, without a copy), giving the order `(time, slot, order within the thread)` of the reference merge
 //! ([`crate::merge::BatchMerge`]). Then the lane that set the frontier gets its next batch.
 //! A lane's error is a marker transition after its last one, at the time it sorts at
 //! ([`crate::lane::LaneBatch::error`]), so it comes at the same point of the global order
@@ -28,14 +28,18 @@ use crate::merge::LoserTree;
 use crate::sweep::Sweep;
 
 pub use crate::sort::{
-    merge_runs, sort_runs, sort_runs_but_last, LastPass, RadixCounts, DIGIT, PASSES,
+    merge_runs, sort_runs, sort_runs_but_last, sort_slices_but_last, LastPass, RadixCounts, DIGIT,
+    PASSES,
 };
 
 /// Runs a merge on its own thread may be ahead of the sweep (see [`spawn_lane_merger`]).
 /// The sweep is the slowest stage; a deep queue lets it go on while the merge thread
 /// waits for a core (on two cores the lanes, the merge and the sweep share them), and
-/// bounds memory (a run holds a frontier's transitions: a few lane batches).
-pub const RUNS_AHEAD: usize = 32;
+/// bounds memory (a run holds a frontier's transitions: a few lane batches, 256 KiB for 8
+/// threads). The runs in flight (4 MiB for 8 threads) stay about the size of the cores'
+/// second-level caches: the sweep's last sort pass ([`TransitionRun::finish_sort`])
+/// measured cheaper with them than with twice as many, twice as large.
+pub const RUNS_AHEAD: usize = 16;
 
 /// Merged transitions in global time order, with the counter values of the `counters`
 /// transitions and the lane errors met on the way.
@@ -186,10 +190,13 @@ impl<L: LaneSource> LaneMerge<L> {
         }
     }
 
-    /// Moves lane `slot`'s transitions ordered before `frontier` into `run`.
-    fn gather(&mut self, slot: usize, frontier: u128, run: &mut TransitionRun) {
+    /// How many of lane `slot`'s buffered transitions are ordered before `frontier`; gives
+    /// their `counters` transitions their values' place in `run` and the lane's error
+    /// marker (if they end with it) its error's (the transitions stay in the buffer).
+    fn ready(&mut self, slot: usize, frontier: u128, run: &mut TransitionRun) -> usize {
         let buf = &mut self.buffers[slot];
-        let rest = &buf.items[buf.start..];
+        let (start, len) = (buf.start, buf.items.len());
+        let rest = &mut buf.items[start..];
         let take = if frontier == LoserTree::DONE {
             rest.len()
         } else {
@@ -201,14 +208,11 @@ impl<L: LaneSource> LaneMerge<L> {
             }
         };
         if take == 0 {
-            return;
+            return 0;
         }
-        let from = run.items.len();
-        run.items.extend_from_slice(&rest[..take]);
-        buf.start += take;
+        let taken = &mut rest[..take];
         if buf.counters > 0 {
-            // Give `counters` transitions their values' place in the run.
-            for tr in &mut run.items[from..] {
+            for tr in taken.iter_mut() {
                 if tr.code() == EventCode::Counters && !tr.is_marker() {
                     let n = tr.arg() as usize;
                     let at = run.values.len();
@@ -221,13 +225,14 @@ impl<L: LaneSource> LaneMerge<L> {
                 }
             }
         }
-        if buf.start == buf.items.len() {
+        if start + take == len {
             if let Some(e) = buf.error.take() {
-                let last = run.items.last_mut().expect("the marker was taken");
+                let last = taken.last_mut().expect("the marker is taken");
                 *last = last.with_arg(run.errors.len() as u32);
                 run.errors.push(Some((slot, e)));
             }
         }
+        take
     }
 
     /// Merges everything, handing runs to `emit` (which gives back an empty run to fill,
@@ -241,6 +246,7 @@ impl<L: LaneSource> LaneMerge<L> {
         let mut bounds = Vec::with_capacity(n + 1);
         let mut scratch = Vec::new();
         let mut counts = RadixCounts::new();
+        let mut takes = vec![0usize; n];
         for slot in 0..n {
             self.refill(slot, &mut run);
         }
@@ -268,18 +274,37 @@ impl<L: LaneSource> LaneMerge<L> {
                     frontier = frontier.min(LoserTree::key(last.time, slot));
                 }
             }
-            bounds.clear();
-            bounds.push(0);
-            for slot in 0..n {
-                self.gather(slot, frontier, &mut run);
-                if run.items.len() > *bounds.last().expect("starts with 0") {
-                    bounds.push(run.items.len());
-                }
+            for (slot, take) in takes.iter_mut().enumerate() {
+                *take = self.ready(slot, frontier, &mut run);
+            }
+            // Markers of threads without events, put there by `refill`: a run before all.
+            let early = (!run.items.is_empty()).then(|| std::mem::take(&mut run.items));
+            let runs: Vec<&[Transition]> = early
+                .iter()
+                .map(|e| &e[..])
+                .chain(
+                    self.buffers
+                        .iter()
+                        .zip(&takes)
+                        .map(|(buf, &take)| &buf.items[buf.start..buf.start + take]),
+                )
+                .filter(|r| !r.is_empty())
+                .collect();
+            let any = !runs.is_empty();
+            if any {
+                run.last_pass = sort_slices_but_last(
+                    &runs,
+                    &mut run.items,
+                    &mut bounds,
+                    &mut scratch,
+                    &mut counts,
+                );
+            }
+            for (buf, &take) in self.buffers.iter_mut().zip(&takes) {
+                buf.start += take;
             }
             let done = frontier == LoserTree::DONE;
-            if !run.items.is_empty() {
-                run.last_pass =
-                    sort_runs_but_last(&mut run.items, &mut bounds, &mut scratch, &mut counts);
+            if any {
                 match emit(run) {
                     Some(next) => run = next,
                     None => break,

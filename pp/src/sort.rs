@@ -154,6 +154,106 @@ pub fn sort_runs_but_last(
     })
 }
 
+/// [`sort_runs_but_last`] of the runs `runs` (each sorted by time, in run order; empty ones
+/// are skipped) into
+/// `items` (whose contents it replaces), without copying them there first: the first
+/// radix pass reads the runs where they are. `bounds` and `scratch` are reused memory.
+pub fn sort_slices_but_last(
+    runs: &[&[Transition]],
+    items: &mut Vec<Transition>,
+    bounds: &mut Vec<usize>,
+    scratch: &mut Vec<Transition>,
+    counts: &mut RadixCounts,
+) -> Option<LastPass> {
+    let total: usize = runs.iter().map(|r| r.len()).sum();
+    let nonempty = runs.iter().filter(|r| !r.is_empty());
+    if nonempty.clone().nth(1).is_some() && total >= 256 {
+        let lo = nonempty.clone().map(|r| r[0].time).min().expect("runs");
+        let hi = nonempty.map(|r| r[r.len() - 1].time).max().expect("runs");
+        let bits = 64 - (hi - lo).leading_zeros();
+        let passes = bits.div_ceil(DIGIT) as usize;
+        // One pass only: it is the last, which reads `items`; so copy (below).
+        if (2..=PASSES).contains(&passes) {
+            return Some(radix_from(runs, total, lo, passes, items, scratch, counts));
+        }
+    }
+    items.clear();
+    bounds.clear();
+    bounds.push(0);
+    for r in runs.iter().filter(|r| !r.is_empty()) {
+        items.extend_from_slice(r);
+        bounds.push(items.len());
+    }
+    sort_runs_but_last(items, bounds, scratch, counts)
+}
+
+/// The radix passes of [`sort_slices_but_last`] but the last (`passes` >= 2 of them on
+/// `time - lo`): the first scatters from `runs` into `items`.
+fn radix_from(
+    runs: &[&[Transition]],
+    total: usize,
+    lo: u64,
+    passes: usize,
+    items: &mut Vec<Transition>,
+    scratch: &mut Vec<Transition>,
+    counts: &mut RadixCounts,
+) -> LastPass {
+    let mask = (1u64 << DIGIT) - 1;
+    let digit = |key: u64, p: usize| ((key >> (DIGIT as usize * p)) & mask) as usize;
+    let counts = &mut counts.0[..passes];
+    for c in counts.iter_mut() {
+        c.fill(0);
+    }
+    if let [c0, c1] = counts {
+        for tr in runs.iter().flat_map(|r| r.iter()) {
+            let key = tr.time - lo;
+            c0[digit(key, 0)] += 1;
+            c1[digit(key, 1)] += 1;
+        }
+    } else {
+        for tr in runs.iter().flat_map(|r| r.iter()) {
+            let key = tr.time - lo;
+            for (p, c) in counts.iter_mut().enumerate() {
+                c[digit(key, p)] += 1;
+            }
+        }
+    }
+    for c in counts.iter_mut() {
+        let mut at = 0u32;
+        for n in c.iter_mut() {
+            let here = *n;
+            *n = at;
+            at += here;
+        }
+    }
+    let (last, first) = counts.split_last_mut().expect("passes > 1");
+    let (c0, rest) = first.split_first_mut().expect("passes > 1");
+    items.resize(total, Transition::marker(0, 0, 0));
+    for r in runs {
+        for tr in r.iter() {
+            let d = digit(tr.time - lo, 0);
+            items[c0[d] as usize] = *tr;
+            c0[d] += 1;
+        }
+    }
+    if !rest.is_empty() {
+        scratch.resize(total, Transition::marker(0, 0, 0));
+    }
+    for (p, c) in rest.iter_mut().enumerate() {
+        for tr in items.iter() {
+            let d = digit(tr.time - lo, p + 1);
+            scratch[c[d] as usize] = *tr;
+            c[d] += 1;
+        }
+        std::mem::swap(items, scratch);
+    }
+    LastPass {
+        lo,
+        shift: DIGIT * (passes as u32 - 1),
+        starts: Box::new(*last),
+    }
+}
+
 /// Sorts `items`, made of sorted runs `items[bounds[i]..bounds[i + 1]]`, by time, stably
 /// (equal times keep the order of the runs), by merging neighbouring runs pairwise
 /// (⌈log2 runs⌉ passes, each without branches on the data); `scratch` is reused memory.
@@ -256,6 +356,41 @@ mod tests {
                 &mut scratch,
                 &mut RadixCounts::new(),
             );
+            assert_eq!(items, expected, "case {seed}");
+        }
+    }
+
+    #[test]
+    fn sorting_slices_orders_like_a_stable_sort_of_their_concatenation() {
+        // Spreads for one, two and three radix passes, the merge, and one instant.
+        let cases: [(&[usize], u64); 7] = [
+            (&[300, 500, 0, 700, 1], 1 << 10),
+            (&[300, 500, 0, 700, 1], 1 << 20),
+            (&[400; 8], 1 << 30),
+            (&[400; 8], u64::MAX / 4),
+            (&[10, 20, 30], 100),
+            (&[2000, 10, 2000], 1 << 40),
+            (&[600, 600], 1),
+        ];
+        let mut items = Vec::new();
+        let mut scratch = Vec::new();
+        let mut counts = RadixCounts::new();
+        for (seed, (lengths, spread)) in cases.into_iter().enumerate() {
+            let (all, bounds) = runs(seed as u64 + 11, lengths, spread);
+            let slices: Vec<&[Transition]> = bounds.windows(2).map(|b| &all[b[0]..b[1]]).collect();
+            let mut expected = all.clone();
+            expected.sort_by_key(|tr| tr.time);
+            // `items` and `scratch` come with leftovers of the previous case (reused memory).
+            let last = sort_slices_but_last(
+                &slices,
+                &mut items,
+                &mut Vec::new(),
+                &mut scratch,
+                &mut counts,
+            );
+            if let Some(pass) = last {
+                pass.apply(&mut items, &mut scratch);
+            }
             assert_eq!(items, expected, "case {seed}");
         }
     }

@@ -11,7 +11,8 @@
 
 use pplib::log::EventCode;
 
-use super::{state_index, SegStart, Sweep, ThreadTotals};
+use super::{state_index, SegStart, Slot, Sweep, ThreadTotals};
+use crate::accum::ThreadNanos;
 use crate::lane::Transition;
 use crate::stack::ThreadState;
 
@@ -74,8 +75,8 @@ impl Sweep {
         let mut last_time = self.last_time;
         let mut counts = self.counts;
         let mut par_open = self.par_open;
-        let totals = &self.windows[0].totals;
-        let mut unit = totals.unit;
+        let mut unit = self.windows[0].totals.unit;
+        let scaled_any = unit.scaled != 0.0;
         // Sums of the chunk: time, spinning, busy, idle under a par construct, idle that
         // no present idle thread takes, and the part of it under a par construct. Idle
         // time outside par constructs follows from them (p * time - busy - spinning -
@@ -86,17 +87,19 @@ impl Sweep {
         for (i, tr) in items.iter().enumerate() {
             let code = tr.code();
             let [idle_present, busy, spin] = counts;
-            let rare_code = matches!(
-                code,
-                EventCode::SessionBegin
-                    | EventCode::SessionEnd
-                    | EventCode::FragBegin
-                    | EventCode::FragEnd
-                    | EventCode::Counters
-            );
+            // par, task and wait events (not session, fragment or counters events, nor a
+            // marker): one table bit per code.
+            const COMMON: u16 = 1 << EventCode::ParBegin as u16
+                | 1 << EventCode::ParEnd as u16
+                | 1 << EventCode::TaskBegin as u16
+                | 1 << EventCode::TaskEnd as u16
+                | 1 << EventCode::TaskEndWasted as u16
+                | 1 << EventCode::WaitBegin as u16
+                | 1 << EventCode::WaitEnd as u16;
+            let common = (COMMON >> tr.code_bits()) & 1 != 0;
             let t = tr.time;
             let long_step = t.saturating_sub(now) >> MAX_HOT_STEP_BITS != 0;
-            if rare_code | tr.is_marker() | (busy + spin > p) | long_step {
+            if !common | (busy + spin > p) | long_step {
                 done = i;
                 break;
             }
@@ -139,13 +142,18 @@ impl Sweep {
                     s.acc.resize(1, ThreadTotals::default());
                 }
                 let busy_now = s.present & (old == ThreadState::Busy);
-                let d = unit - s.seg[0].unit;
+                let seg = &mut s.seg[0].unit;
                 let charge = &mut s.pending[s.owner0];
-                charge.exact += d.exact & u128::from(busy_now).wrapping_neg();
-                if d.scaled != 0.0 && busy_now {
-                    charge.scaled += d.scaled;
+                charge.exact += (unit.exact - seg.exact) & u128::from(busy_now).wrapping_neg();
+                // The scaled part of the unit only grows, from 0, and not in this loop:
+                // while it is 0 every segment's is too.
+                if scaled_any {
+                    let d = unit.scaled - seg.scaled;
+                    if d != 0.0 && busy_now {
+                        charge.scaled += d;
+                    }
                 }
-                s.seg[0].unit = unit;
+                *seg = unit;
             }
             if !s.present {
                 s.present = true;
@@ -154,14 +162,32 @@ impl Sweep {
             match code {
                 EventCode::ParBegin => par_open += 1,
                 EventCode::ParEnd => par_open -= 1,
-                EventCode::TaskBegin => self.task_opened(slot),
-                EventCode::TaskEnd => self.task_closed(slot, false),
-                EventCode::TaskEndWasted => self.task_closed(slot, true),
+                EventCode::TaskBegin => {
+                    // `Sweep::task_opened` with one window.
+                    let off = s.pending.len();
+                    s.pending.push(ThreadNanos::ZERO);
+                    s.tasks.push((off, 1));
+                    s.owner0 = off;
+                }
+                EventCode::TaskEnd | EventCode::TaskEndWasted => {
+                    // `Sweep::task_closed` with one window (a task opened when there were
+                    // more has no charge beyond the first: windows are never removed).
+                    let (off, width) = s.tasks.pop().expect("a task frame per open task");
+                    if code == EventCode::TaskEndWasted && width > 0 {
+                        let d = s.pending[off];
+                        if !d.is_zero() {
+                            s.acc[0].wasted += d;
+                            self.windows[0].totals.wasted += d;
+                        }
+                    }
+                    s.pending.truncate(off);
+                    s.owner0 = Slot::owner_of(&s.tasks);
+                }
                 _ => {}
             }
             counts[state_index(old)] -= 1;
             counts[state_index(new)] += 1;
-            self.slots[slot].state = new;
+            s.state = new;
         }
         self.now = now;
         self.last_time = last_time;

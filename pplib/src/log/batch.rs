@@ -179,6 +179,28 @@ impl CompactEvent {
     }
 }
 
+/// A consumer of one thread's events, fed by [`crate::log::ThreadStream::next_into`]
+/// straight from the decoder: no [`EventBatch`] in between, so a consumer that turns
+/// events into something else (`pp`'s per-thread lanes) reads each event once, from
+/// registers. An [`EventBatch`] is a sink that keeps them.
+pub trait EventSink {
+    /// Takes the next event; `values` are its counter values (empty but for
+    /// [`EventCode::Counters`], which has [`CompactEvent::arg`] of them). Returns `false`
+    /// to stop the decoding after this event.
+    fn event(&mut self, event: CompactEvent, values: &[(CounterId, u64)]) -> bool;
+}
+
+impl EventSink for EventBatch {
+    #[inline(always)]
+    fn event(&mut self, event: CompactEvent, values: &[(CounterId, u64)]) -> bool {
+        self.events.push(event);
+        if !values.is_empty() {
+            self.counters.extend_from_slice(values);
+        }
+        true
+    }
+}
+
 /// A reusable buffer of decoded events of one thread, in that thread's order.
 #[derive(Debug, Clone, Default)]
 pub struct EventBatch {

@@ -39,7 +39,7 @@ mod text;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use batch::{CompactEvent, EventBatch, EventCode};
+pub use batch::{CompactEvent, EventBatch, EventCode, EventSink};
 pub use error::LogError;
 pub use event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
 pub use header::{Header, ProcessInfo};
@@ -260,23 +260,52 @@ impl ThreadStream {
     /// later calls give empty batches.
     pub fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError> {
         batch.clear();
-        if self.done {
-            return Ok(());
+        self.next_into(batch, EventBatch::CAPACITY).map(|_| ())
+    }
+
+    /// Hands the thread's next events, at most `limit` (> 0) of them, to `sink` as they
+    /// are decoded, and returns how many it took; stops early after an event for which
+    /// the sink returns `false` (the stream goes on after that event). The same events
+    /// and errors as [`ThreadStream::next_batch`], without a batch in between.
+    ///
+    /// `Ok(0)`: the stream has ended. `Err`: the stream's final error (as the iterator
+    /// would yield it), which comes *after* the events handed over; later calls give
+    /// `Ok(0)`.
+    pub fn next_into<K: EventSink>(
+        &mut self,
+        sink: &mut K,
+        limit: usize,
+    ) -> Result<usize, LogError> {
+        if self.done || limit == 0 {
+            return Ok(0);
         }
         let result = match &mut self.inner {
-            StreamInner::Binary(s) => s.next_batch(batch),
-            StreamInner::Text(s) => loop {
-                if batch.len() >= EventBatch::CAPACITY {
-                    break Ok(());
+            StreamInner::Binary(s) => s.next_into(sink, limit),
+            StreamInner::Text(s) => {
+                let mut n = 0;
+                loop {
+                    if n >= limit {
+                        break Ok(n);
+                    }
+                    match s.next_event() {
+                        Some(Ok(e)) => {
+                            n += 1;
+                            let (code, arg) = EventCode::of(&e.kind);
+                            let values = match &e.kind {
+                                EventKind::Counters(values) => &values[..],
+                                _ => &[],
+                            };
+                            if !sink.event(CompactEvent::at(e.time, code, arg, e.pos), values) {
+                                break Ok(n);
+                            }
+                        }
+                        Some(Err(e)) => break Err(e),
+                        None => break Ok(n),
+                    }
                 }
-                match s.next_event() {
-                    Some(Ok(e)) => batch.push(&e),
-                    Some(Err(e)) => break Err(e),
-                    None => break Ok(()),
-                }
-            },
+            }
         };
-        if result.is_err() || batch.is_empty() {
+        if matches!(result, Err(_) | Ok(0)) {
             self.done = true;
         }
         result

@@ -1,5 +1,5 @@
-//! Reader tests: batches against the event iterator, and truncation at the very start of a
-//! log.
+//! Reader tests: batches and sinks against the event iterator, and truncation at the very
+//! start of a log.
 
 use super::binary::{ChunkEncoder, LogWriter, TimeScale, MAGIC};
 use super::*;
@@ -50,6 +50,72 @@ fn by_batches(reader: &LogReader) -> Vec<(ThreadId, Items)> {
                 }
             }
             (thread, items)
+        })
+        .collect()
+}
+
+/// A sink that keeps what it is given and stops after every `stop_every`-th event.
+struct Recorder {
+    items: Items,
+    seen: usize,
+    stop_every: usize,
+}
+
+impl EventSink for Recorder {
+    fn event(&mut self, e: CompactEvent, values: &[(CounterId, u64)]) -> bool {
+        assert_eq!(
+            values.len(),
+            if e.code == EventCode::Counters {
+                e.arg as usize
+            } else {
+                0
+            }
+        );
+        self.items.push(Ok((e.time, e.kind(values), e.pos())));
+        self.seen += 1;
+        !self.seen.is_multiple_of(self.stop_every)
+    }
+}
+
+/// The streams read with [`ThreadStream::next_into`], with limits cycling through 1..=7
+/// and a sink that stops every `stop_every` events.
+fn by_sink(reader: &LogReader, stop_every: usize) -> Vec<(ThreadId, Items)> {
+    reader
+        .streams()
+        .into_iter()
+        .map(|mut s| {
+            let thread = s.thread();
+            let mut sink = Recorder {
+                items: Vec::new(),
+                seen: 0,
+                stop_every,
+            };
+            // A call that gave fewer than its limit without a stop: the stream has ended.
+            let mut ended = false;
+            for call in 0.. {
+                let limit = call % 7 + 1;
+                let before = sink.items.len();
+                match s.next_into(&mut sink, limit) {
+                    Ok(0) => {
+                        assert_eq!(sink.items.len(), before);
+                        // The end, for good.
+                        assert!(matches!(s.next_into(&mut sink, 3), Ok(0)));
+                        break;
+                    }
+                    Ok(n) => {
+                        assert!(!ended, "events after a short call");
+                        assert_eq!(sink.items.len() - before, n);
+                        assert!(n <= limit);
+                        ended = n < limit && !sink.seen.is_multiple_of(stop_every);
+                    }
+                    Err(e) => {
+                        sink.items.push(Err(e.to_string()));
+                        assert!(matches!(s.next_into(&mut sink, 3), Ok(0)));
+                        break;
+                    }
+                }
+            }
+            (thread, sink.items)
         })
         .collect()
 }
@@ -132,6 +198,13 @@ fn batches_give_what_the_iterator_gives() {
                 want,
                 "{rounds} rounds, {per_chunk} per chunk"
             );
+            for stop_every in [1, 5, usize::MAX] {
+                assert_eq!(
+                    by_sink(&reader, stop_every),
+                    want,
+                    "{rounds} rounds, {per_chunk} per chunk, sink stops every {stop_every}"
+                );
+            }
         }
     }
 }
@@ -141,7 +214,9 @@ fn batches_give_the_same_errors_on_cut_and_corrupt_logs() {
     let bytes = log_bytes(6, 9, TimeScale::IDENTITY);
     let check = |b: Vec<u8>, what: &str| {
         if let Ok(reader) = LogReader::from_bytes(b, "x.pplog") {
-            assert_eq!(by_batches(&reader), by_events(&reader), "{what}");
+            let want = by_events(&reader);
+            assert_eq!(by_batches(&reader), want, "{what}");
+            assert_eq!(by_sink(&reader, 4), want, "{what}, sink");
         }
     };
     for cut in 0..bytes.len() {
@@ -163,6 +238,7 @@ fn batches_of_a_text_trace() {
     let reader = LogReader::from_bytes(text.as_bytes().to_vec(), "t.pptrace").unwrap();
     let events = by_events(&reader);
     assert_eq!(by_batches(&reader), events);
+    assert_eq!(by_sink(&reader, 2), events);
     assert!(events[1].1.last().unwrap().is_err());
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::read::{decode_err, malformed, BinaryLog, ChunkRef};
 use super::{code, Cursor, DecodeError, TimeScale};
-use crate::log::batch::{CompactEvent, EventBatch, EventCode};
+use crate::log::batch::{CompactEvent, EventCode, EventSink};
 use crate::log::{CounterId, Event, EventKind, LogError, NameId, Nanos, Position, ThreadId};
 
 /// The events of one thread of a binary log, read one chunk at a time.
@@ -16,6 +16,8 @@ pub struct BinaryStream {
     next_chunk: usize,
     chunk: Option<ChunkRef>,
     buf: Vec<u8>,
+    /// The counter values of the `counters` event being decoded.
+    values: Vec<(CounterId, u64)>,
     at: usize,
     time: Nanos,
     last: Option<Nanos>,
@@ -29,6 +31,7 @@ impl BinaryStream {
             next_chunk: 0,
             chunk: None,
             buf: Vec::new(),
+            values: Vec::new(),
             at: 0,
             time: Nanos(0),
             last: None,
@@ -111,41 +114,57 @@ impl BinaryStream {
         }
     }
 
-    /// Appends the thread's next events to `batch` until it holds
-    /// [`EventBatch::CAPACITY`] events or the thread ends. `Err` is the stream's final
-    /// error, which comes after the events appended.
-    pub(crate) fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError> {
-        while batch.events.len() < EventBatch::CAPACITY {
+    /// Hands the thread's next events, at most `limit`, to `sink` (see
+    /// [`crate::log::ThreadStream::next_into`]); returns how many. `Err` is the stream's
+    /// final error, which comes after the events handed over.
+    pub(crate) fn next_into<K: EventSink>(
+        &mut self,
+        sink: &mut K,
+        limit: usize,
+    ) -> Result<usize, LogError> {
+        let mut n = 0;
+        while n < limit {
             if !self.load()? {
-                return Ok(());
+                break;
             }
             let chunk = self.chunk.expect("load makes a chunk current");
-            self.decode_run(chunk, batch)?;
+            if self.decode_run(chunk, sink, &mut n, limit)? {
+                break;
+            }
         }
-        Ok(())
+        Ok(n)
     }
 
-    /// Decodes events of the current chunk into `batch` until the chunk or the batch is
-    /// full. Well-formed events take a fast path; anything unusual (a cut or bad varint, an
-    /// unknown code, a bad id, time going backwards) is decoded again by [`Self::decode`],
-    /// which gives exactly the error (or event) that reading one event at a time gives.
-    fn decode_run(&mut self, chunk: ChunkRef, batch: &mut EventBatch) -> Result<(), LogError> {
+    /// Decodes events of the current chunk into `sink` until the chunk ends, `*n` reaches
+    /// `limit` or the sink stops (then returns `true`), counting them in `*n`. Well-formed
+    /// events take a fast path; anything unusual (a cut or bad varint, an unknown code, a
+    /// bad id, time going backwards) is decoded again by [`Self::decode`], which gives
+    /// exactly the error (or event) that reading one event at a time gives.
+    #[inline(always)]
+    fn decode_run<K: EventSink>(
+        &mut self,
+        chunk: ChunkRef,
+        sink: &mut K,
+        n: &mut usize,
+        limit: usize,
+    ) -> Result<bool, LogError> {
         let names = self.log.names as u64;
         let counters = self.log.counters as u64;
         let scale = self.log.scale;
         let identity = scale == TimeScale::IDENTITY;
         let base = chunk.events_at;
-        let room = EventBatch::CAPACITY;
         loop {
             let buf = &self.buf[..];
+            let values = &mut self.values;
             let mut at = self.at;
             let mut raw = self.time.0;
             let mut last = self.last.map_or(0, |t| t.0);
             let mut any = self.last.is_some();
             let mut slow = false;
-            while at < buf.len() && batch.events.len() < room {
+            let mut stopped = false;
+            let mut count = *n;
+            while at < buf.len() && count < limit {
                 let start = at;
-                let values_before = batch.counters.len();
                 let ok = (|| -> Option<(EventCode, u32, u64)> {
                     let code = EventCode::from_u8(buf[at])?;
                     at += 1;
@@ -163,13 +182,14 @@ impl BinaryStream {
                             if n > counters {
                                 return None;
                             }
+                            values.clear();
                             for _ in 0..n {
                                 let id = uvarint(buf, &mut at)?;
                                 let value = uvarint(buf, &mut at)?;
                                 if id >= counters {
                                     return None;
                                 }
-                                batch.counters.push((CounterId(id as u16), value));
+                                values.push((CounterId(id as u16), value));
                             }
                             n as u32
                         }
@@ -179,40 +199,55 @@ impl BinaryStream {
                     Some((code, arg, r))
                 })();
                 let Some((code, arg, r)) = ok else {
-                    batch.counters.truncate(values_before);
                     at = start;
                     slow = true;
                     break;
                 };
                 let ns = if identity { r } else { scale.to_ns(r) };
                 if ns < last {
-                    batch.counters.truncate(values_before);
                     at = start;
                     slow = true;
                     break;
                 }
-                batch.events.push(CompactEvent::at_offset(
-                    Nanos(ns),
-                    code,
-                    arg,
-                    base + start as u64,
-                ));
                 raw = r;
                 last = ns;
                 any = true;
+                count += 1;
+                let event = CompactEvent::at_offset(Nanos(ns), code, arg, base + start as u64);
+                let values = if code == EventCode::Counters {
+                    &values[..]
+                } else {
+                    &[]
+                };
+                if !sink.event(event, values) {
+                    stopped = true;
+                    break;
+                }
             }
             self.at = at;
             self.time = Nanos(raw);
             if any {
                 self.last = Some(Nanos(last));
             }
+            *n = count;
+            if stopped {
+                return Ok(true);
+            }
             if !slow {
-                return Ok(());
+                return Ok(false);
             }
             let event = self.decode(chunk)?;
-            batch.push(&event);
-            if self.at >= self.buf.len() || batch.events.len() >= room {
-                return Ok(());
+            *n += 1;
+            let (code, arg) = EventCode::of(&event.kind);
+            let values = match &event.kind {
+                EventKind::Counters(values) => &values[..],
+                _ => &[],
+            };
+            if !sink.event(CompactEvent::at(event.time, code, arg, event.pos), values) {
+                return Ok(true);
+            }
+            if self.at >= self.buf.len() || *n >= limit {
+                return Ok(false);
             }
         }
     }
