@@ -82,6 +82,20 @@ fn fft_quick_study_predicts_every_point() {
     // The hand-off between TP's tasks was priced at every TP point before TP ran.
     assert_eq!(r.handoffs.len(), r.points.len());
     assert!(r.handoffs.iter().all(|h| h.seconds.is_finite()));
+    // So was the move of the matrix into task B, and TP's transpose carries its price.
+    assert!(
+        r.handoffs
+            .iter()
+            .all(|h| h.transfer.is_finite() && h.transfer >= 0.0),
+        "{:?}",
+        r.handoffs
+    );
+    let transpose = r.other_fits.iter().find(|f| f.name == "transpose").unwrap();
+    assert!(
+        transpose.model().to_string().contains("transfer_s"),
+        "{}",
+        transpose.model()
+    );
     let tp = std::fs::read_to_string(report.join("tp.rs")).unwrap();
     assert!(
         tp.contains("// lcm: fragment cols\n        // lcm: pc = "),

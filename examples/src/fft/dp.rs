@@ -5,12 +5,8 @@
 //! This file is also the input of `lcm predict`: each fragment is one statement after its
 //! `// lcm: fragment NAME` comment, followed by a blank line.
 //!
-//! `transpose` reads the matrix `a` that `cols` wrote. Its `bytes` annotation is what a
-//! transpose on another processor than `cols` pays on top of the data-parallel version's
-//! p = 1 measurement: the whole matrix (16·n² bytes) when it fits in the private cache
-//! (`l2_bytes`, bound by the study from the machine), where the p = 1 run found it; nothing
-//! when it does not fit, since the p = 1 run then streamed it from the shared cache or memory
-//! as well (the transpose reads the whole matrix once per block of rows).
+//! `transpose` reads the matrix `a` that `cols` wrote (`// lcm: input a`); at p > 1 part of
+//! it was written on another processor, which this version's measurements include.
 
 use super::{block_cols, init_block, transpose_block, zeros, Plan};
 use pplib::prelude::*;
@@ -43,7 +39,6 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
 
         // lcm: fragment transpose
         // lcm: input a
-        // lcm: bytes = 16*n^2*min(1, floor(l2_bytes/(16*n^2)))
         // lcm: output b
         pplib::frag_scope("transpose", || {
             b.par_chunks_mut(g * n)

@@ -27,6 +27,7 @@
 pub mod dp;
 pub mod handoff;
 pub mod tp;
+pub mod transfer;
 
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};

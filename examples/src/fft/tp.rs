@@ -7,12 +7,9 @@
 //! This file is also the input of `lcm predict`: each fragment is one statement after its
 //! `// lcm: fragment NAME` comment, followed by a blank line.
 //!
-//! `transpose` reads the matrix `a` that `cols` wrote. Its `bytes` annotation is what a
-//! transpose on another processor than `cols` pays on top of the data-parallel version's
-//! p = 1 measurement: the whole matrix (16·n² bytes) when it fits in the private cache
-//! (`l2_bytes`, bound by the study from the machine), where the p = 1 run found it; nothing
-//! when it does not fit, since the p = 1 run then streamed it from the shared cache or memory
-//! as well (the transpose reads the whole matrix once per block of rows).
+//! `transpose` reads the matrix `a` that `cols` wrote on task A's processor (`// lcm: input
+//! a`): the study prices that move with a microbenchmark of these kernels at every size
+//! ([`super::transfer`]), since what it costs depends on which cache holds the matrix.
 
 use super::{block_cols, init_block, transpose_block, zeros, MatrixPool, Plan};
 use crossbeam_channel::{bounded, Receiver, Sender};
@@ -87,7 +84,6 @@ fn task_b(
 
         // lcm: fragment transpose
         // lcm: input a
-        // lcm: bytes = 16*n^2*min(1, floor(l2_bytes/(16*n^2)))
         // lcm: output b
         pplib::frag_scope("transpose", || {
             b.par_chunks_mut(g * n)

@@ -25,40 +25,30 @@ pub struct Version {
 }
 
 /// The other version's tasks as a pipeline: which fragments each stage runs, and the
-/// machine's price of a hand-off between stages (see [`crate::fft::handoff`]).
+/// machine's prices of a hand-off between stages (see [`crate::fft::handoff`]) and of moving
+/// the handed-over data to the second stage's processor (see [`crate::fft::transfer`]).
 #[derive(Clone, Copy)]
 pub struct Pipeline {
-    /// Fragments of each stage, in order (the first of each carries the hand-off's cost).
+    /// Fragments of each stage, in order (the first of each carries the hand-off's cost;
+    /// the first of the second stage, which reads what the first stage handed over, carries
+    /// the transfer's).
     pub stages: [&'static [&'static str]; 2],
     /// Seconds per item the pipeline loses to its hand-offs, for stage times (a, b): one
     /// run of the microbenchmark (the study repeats it and keeps the least of the quiet
     /// runs).
     pub overhead: fn(f64, f64) -> f64,
+    /// Seconds of the second stage's first fragment at a size when its input was written on
+    /// its own processor and on the other stage's (one run of the microbenchmark: the study
+    /// repeats it, keeps the least of each over the quiet runs, and prices the difference).
+    pub transfer: fn(u64) -> (f64, f64),
 }
 
 /// Name of the variable that carries the hand-off cost per item (seconds) into `lcm`.
 pub const HANDOFF_VAR: &str = "handoff_s";
 
-/// Name of the variable that carries the private (L2) cache size per core (bytes).
-pub const CACHE_VAR: &str = "l2_bytes";
-
-/// The private cache per core in bytes (Linux sysfs: the level-2 cache of cpu0, when not
-/// shared between processors), or 1 MiB where it cannot be read.
-pub fn private_cache_bytes() -> f64 {
-    let base = "/sys/devices/system/cpu/cpu0/cache/index2";
-    let size = std::fs::read_to_string(format!("{base}/size")).ok();
-    let parsed = size.as_deref().map(str::trim).and_then(|s| {
-        let (num, mult) = match s.strip_suffix('K') {
-            Some(k) => (k, 1024.0),
-            None => match s.strip_suffix('M') {
-                Some(m) => (m, 1024.0 * 1024.0),
-                None => (s, 1.0),
-            },
-        };
-        num.parse::<f64>().ok().map(|v| v * mult)
-    });
-    parsed.filter(|v| *v > 0.0).unwrap_or(1024.0 * 1024.0)
-}
+/// Name of the variable that carries the transfer cost per execution of the second stage's
+/// first fragment (seconds) into `lcm`.
+pub const TRANSFER_VAR: &str = "transfer_s";
 
 /// A program of the study.
 #[derive(Clone, Copy)]
@@ -152,6 +142,7 @@ impl Case {
                 pipeline: Some(Pipeline {
                     stages: [&["init", "cols"], &["transpose", "rows"]],
                     overhead: fft::handoff::handoff_overhead_once,
+                    transfer: |n| fft::transfer::transfer_once(n as usize),
                 }),
             },
             ProgramKind::Queens => Case {
@@ -267,6 +258,15 @@ impl Case {
                     );
                     o = o.with_extra("sl", h, "hand-off (measured) * p");
                 }
+                if pl.stages[1].first() == Some(&f.name.as_str()) {
+                    // Per execution, on the stage's p processors: transfer_s * p / p.
+                    let t = Expr::bin(
+                        BinOp::Mul,
+                        Expr::Var(TRANSFER_VAR.into()),
+                        Expr::Var("p".into()),
+                    );
+                    o = o.with_extra("ml", t, "transfer (measured) * p");
+                }
             }
             base.push(b);
             other.push(o);
@@ -287,19 +287,25 @@ impl Case {
         if let Some(g) = self.groups {
             v.push(("groups".to_string(), g(size)));
         }
-        if self.pipeline.is_some() {
-            v.push((CACHE_VAR.to_string(), private_cache_bytes()));
-        }
         v
     }
 }
 
 /// The variables of a point as `lcm` binds them ([`Case::bindings`]), with the hand-off
-/// price per item when the case's other version is a pipeline.
-pub fn point_vars(case: &Case, n: u64, p: usize, iters: u64, handoff: f64) -> Vec<(String, f64)> {
+/// price per item and the transfer price per execution (seconds) when the case's other
+/// version is a pipeline.
+pub fn point_vars(
+    case: &Case,
+    n: u64,
+    p: usize,
+    iters: u64,
+    handoff: f64,
+    transfer: f64,
+) -> Vec<(String, f64)> {
     let mut v = case.bindings(n, p, iters);
     if case.pipeline.is_some() {
         v.push((HANDOFF_VAR.to_string(), handoff));
+        v.push((TRANSFER_VAR.to_string(), transfer));
     }
     v
 }

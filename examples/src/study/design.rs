@@ -42,8 +42,8 @@ pub struct Design {
     pub measured_ps: Vec<usize>,
     /// Processor counts the predicted version runs at.
     pub predicted_ps: Vec<usize>,
-    /// Repetitions per thing measured at a point (up to three times as many while fewer
-    /// than half were quiet); the fastest quiet one is kept (the machine may be shared).
+    /// Repetitions per thing measured at a point (up to three times as many while the
+    /// phase's budget lasts); the fastest quiet one is kept (the machine may be shared).
     pub reps: usize,
     /// Target run time per run (seconds at p = 1) from which the iterations are chosen.
     pub target_seconds: f64,
@@ -87,7 +87,7 @@ impl Design {
             target_seconds: if quick { 0.08 } else { 0.2 },
             point_wait: if quick { 3.0 } else { 6.0 },
             wait_budget: if quick { 40.0 } else { 240.0 },
-            phase_budget: if quick { 30.0 } else { 150.0 },
+            phase_budget: if quick { 35.0 } else { 150.0 },
         }
     }
 }

@@ -110,17 +110,18 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
              thread(s); its fragments are {base}'s models at that p, plus (a) the slowdown \
              measured when {base} runs beside a second instance of the program's kernels \
              (co-run calibration, as a share of pure computation: {}), since {other}'s two tasks \
-             share the machine, and (b) lcm's data trace for the matrix that task A hands to \
-             task B (`// lcm: input a` on transpose, {} bytes priced by the machine file \
-             `machine.txt`: the matrix when it fits in the private cache of {:.0} KiB, where \
-             {base}'s p = 1 run found it, none when it does not, since {base} then streamed \
-             it from the shared cache too), and (c) the hand-off between the tasks, measured \
-             by a microbenchmark of the pipeline's wiring at the predicted stage times \
-             (blocked threads are woken through the kernel) and added to the first fragment \
-             of each stage as `sl`: {}. Not priced: the matrix's cache lines going back to \
-             task A when its `init` overwrites the matrix B has read (lcm's data traces do \
-             not follow a loop's carried dependences; whole lines overwritten are only \
-             invalidated in B's cache, not copied back).",
+             share the machine, (b) the move of the matrix that task A hands to task B \
+             (`// lcm: input a` on transpose): task B's transpose reads lines that sit in \
+             task A's cache, which {base}'s p = 1 run found in its own; measured at every \
+             size by a microbenchmark of the program's kernels (a transpose of a matrix \
+             written by another thread, while that thread goes on writing the next matrix, against \
+             one written by the transposing thread) and added to transpose as `ml`: {}, and \
+             (c) the hand-off between the tasks, measured by a microbenchmark of the \
+             pipeline's wiring at the predicted stage times (blocked threads are woken \
+             through the kernel) and added to the first fragment of each stage as `sl`: {}. \
+             Not priced: the matrix's cache lines going back to task A when its `init` \
+             overwrites the matrix B has read (whole lines overwritten are only invalidated \
+             in B's cache, not copied back).",
             r.cores,
             (r.cores / 2).max(1),
             if co.is_empty() {
@@ -128,8 +129,19 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
             } else {
                 co.join(", ")
             },
-            "16·n²·min(1, floor(l2_bytes/(16·n²)))",
-            super::case::private_cache_bytes() / 1024.0,
+            {
+                let mut seen = Vec::new();
+                r.handoffs
+                    .iter()
+                    .filter(|h| {
+                        let new = !seen.contains(&h.n);
+                        seen.push(h.n);
+                        new
+                    })
+                    .map(|h| format!("{}={}: {:.1} µs", r.case.size_var, h.n, 1e6 * h.transfer))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
             r.handoffs
                 .iter()
                 .map(|h| format!(

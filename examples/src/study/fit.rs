@@ -7,6 +7,10 @@
 //! baseline split. A category that is zero in every record is left out (it adds nothing).
 
 use super::model::{CategoryFit, FragmentFit};
+pub use super::select::{
+    fit_log_space, fit_single_term, loo_rel_err, mean_rel_err, positive_at_points, predicts_better,
+    r_squared,
+};
 use lca::dataset::Dataset;
 use lca::expr::{BinOp, Expr};
 use lca::extraction::Extraction;
@@ -82,7 +86,22 @@ pub fn fit_fragments(
             } else {
                 variables.to_vec()
             };
-            let data = Dataset::from_records(records, source, cat, &vars, &extraction)
+            // Pure computation is the same number in every record of a size (the p = 1
+            // busy time, copied by the baseline): fitted on the p = 1 records only, one
+            // point per size. Repeated copies would let the search's leave-one-out error
+            // keep each point's twin and so favour models that interpolate every size.
+            let single: Vec<Record>;
+            let source_records = if cat == "pc" {
+                single = records
+                    .iter()
+                    .filter(|r| r.number_opt("p").ok().flatten().is_none_or(|p| p == 1.0))
+                    .cloned()
+                    .collect();
+                &single[..]
+            } else {
+                records
+            };
+            let data = Dataset::from_records(source_records, source, cat, &vars, &extraction)
                 .map_err(|e| data_err(e.to_string()))?;
             if data.points.iter().all(|p| p.y == 0.0) {
                 continue;
@@ -104,18 +123,28 @@ pub fn fit_fragments(
             if cat == "pc" || cat == "rt" {
                 // Work spans decades over the sizes: a least-squares fit in linear space
                 // serves the largest sizes and misses the small ones by far, relatively.
-                // Fit its logarithm too (relative errors) and keep whichever misses the
-                // measured points less, relatively.
+                // Fit its logarithm too (relative errors) and keep whichever predicts the
+                // points left out of its fit better, relatively ([`loo_rel_err`]: a model
+                // with more coefficients than the data demand misses them).
                 // Work is positive: a model that gives 0 or less at a measured point (a
                 // search without a constant term at the smallest size, `log2(k)` at k = 1)
                 // loses to the logarithm's fit, positive everywhere.
                 if let Some(log) =
                     fit_log_space(&data, &opts).map_err(|e| data_err(e.to_string()))?
                 {
-                    if !positive_at_points(&data, &best.expr)
-                        || mean_rel_err(&data, &log.expr) < mean_rel_err(&data, &best.expr)
+                    if !positive_at_points(&data, &best.expr) || predicts_better(&data, &log, &best)
                     {
                         best = log;
+                    }
+                }
+                // One growth term and no constant (one coefficient): what three sizes can
+                // still tell (the search needs two points more than coefficients, so with
+                // three sizes it can only offer a constant).
+                if let Some(single) = fit_single_term(&data) {
+                    if !positive_at_points(&data, &best.expr)
+                        || predicts_better(&data, &single, &best)
+                    {
+                        best = single;
                     }
                 }
             }
@@ -217,12 +246,12 @@ pub fn fit_vanishing(
         let mut best = fit.best().clone();
         // As for pure computation: the overheads span decades over the sizes, and a fit in
         // linear space serves the largest sizes only. Fit the logarithm too (relative
-        // errors, where every value is positive) and keep whichever misses the measured
-        // points less, relatively.
+        // errors, where every value is positive) and keep whichever predicts the points
+        // left out of its fit better, relatively.
         if let Some(log) = fit_log_space(&scaled, &opts)? {
             if log.quality.r2.is_finite()
                 && log.quality.r2 >= MIN_R2
-                && mean_rel_err(&scaled, &log.expr) < mean_rel_err(&scaled, &best.expr)
+                && predicts_better(&scaled, &log, &best)
             {
                 best = log;
             }
@@ -245,11 +274,17 @@ pub fn fit_vanishing(
     // threads) plus a share of pure computation, fitted to relative errors: the
     // overheads of the small sizes are mostly the fixed part, which a share of pc alone
     // misses by far. Kept when it misses the points less, relatively, than the search.
-    // Only where every value is positive (relative errors of values near 0 weigh without
-    // bound; `ml`, a difference of two times, changes sign with noise).
+    // Relative to the values where every value is positive; otherwise (relative errors of
+    // values near 0 weigh without bound; `ml`, a difference of two times, changes sign with
+    // noise) relative to the fragment's work at the point, so that every size counts as
+    // much as its work (a least-squares share of pc alone is set by the largest sizes,
+    // whose noise then decides the sign at the small ones), and only when the search found
+    // nothing.
     let positive = scaled.points.iter().all(|pt| pt.y > 0.0);
     let share = if positive {
-        fixed_plus_share(&scaled.points, &at)
+        fixed_plus_share(&scaled.points, &at, &|pt| pt.y)
+    } else if searched.is_none() {
+        fixed_plus_share(&scaled.points, &at, &at)
     } else {
         None
     };
@@ -327,21 +362,24 @@ pub fn fit_vanishing(
     }))
 }
 
-/// `y ≈ c + k·b(x)` by least squares of the relative errors (weights 1/y²) over `points`
-/// whose y is not 0, `b` the pure-computation model at a point. None with fewer than two
-/// such points or a singular system.
+/// `y ≈ c + k·b(x)` by least squares of the errors relative to `scale` (weights
+/// 1/scale²: the value itself, or the fragment's work at the point) over `points` whose
+/// scale is finite and not 0, `b` the pure-computation model at a point. None with fewer
+/// than two such points or a singular system.
 pub fn fixed_plus_share(
     points: &[lca::dataset::DataPoint],
     b: &dyn Fn(&lca::dataset::DataPoint) -> f64,
+    scale: &dyn Fn(&lca::dataset::DataPoint) -> f64,
 ) -> Option<(f64, f64)> {
-    // Normal equations of min Σ ((c + k·b − y) / y)².
+    // Normal equations of min Σ ((c + k·b − y) / scale)².
     let (mut s11, mut s12, mut s22, mut t1, mut t2, mut count) = (0.0, 0.0, 0.0, 0.0, 0.0, 0);
     for pt in points {
         let x = b(pt);
-        if pt.y == 0.0 || !x.is_finite() || !pt.y.is_finite() {
+        let d = scale(pt);
+        if d == 0.0 || !d.is_finite() || !x.is_finite() || !pt.y.is_finite() {
             continue;
         }
-        let w = 1.0 / (pt.y * pt.y);
+        let w = 1.0 / (d * d);
         s11 += w;
         s12 += w * x;
         s22 += w * x * x;
@@ -356,89 +394,6 @@ pub fn fixed_plus_share(
     let c = (t1 * s22 - t2 * s12) / det;
     let k = (s11 * t2 - s12 * t1) / det;
     (c.is_finite() && k.is_finite()).then_some((c, k))
-}
-
-/// Whether `expr` is positive (and can be evaluated) at every point of `data`.
-pub fn positive_at_points(data: &Dataset, expr: &Expr) -> bool {
-    data.points
-        .iter()
-        .all(|pt| expr.eval(&data.bindings(pt)).is_ok_and(|v| v > 0.0))
-}
-
-/// R² of `expr` on `data` (NaN when the values do not vary).
-pub fn r_squared(data: &Dataset, expr: &Expr) -> f64 {
-    let n = data.points.len().max(1) as f64;
-    let mean = data.points.iter().map(|pt| pt.y).sum::<f64>() / n;
-    let (mut res, mut tot) = (0.0, 0.0);
-    for pt in &data.points {
-        let v = expr.eval(&data.bindings(pt)).unwrap_or(f64::NAN);
-        res += (pt.y - v) * (pt.y - v);
-        tot += (pt.y - mean) * (pt.y - mean);
-    }
-    if tot > 0.0 {
-        1.0 - res / tot
-    } else {
-        f64::NAN
-    }
-}
-
-/// Mean relative error (a fraction) of `expr` on the points of `data` (infinite when it
-/// cannot be evaluated).
-pub fn mean_rel_err(data: &Dataset, expr: &Expr) -> f64 {
-    let mut sum = 0.0;
-    let mut count = 0usize;
-    for pt in &data.points {
-        let vars = data.bindings(pt);
-        let Ok(v) = expr.eval(&vars) else {
-            return f64::INFINITY;
-        };
-        if pt.y != 0.0 {
-            sum += ((v - pt.y) / pt.y).abs();
-            count += 1;
-        }
-    }
-    if count == 0 {
-        f64::INFINITY
-    } else {
-        sum / count as f64
-    }
-}
-
-/// The best model of `ln y` (lca's automatic search), returned as `exp(model)` with its R²
-/// in linear space; None when some y is not positive.
-pub fn fit_log_space(
-    data: &Dataset,
-    opts: &SearchOptions,
-) -> Result<Option<lca::fit::FittedModel>, lca::fit::FitError> {
-    if data.points.iter().any(|pt| pt.y.is_nan() || pt.y <= 0.0) {
-        return Ok(None);
-    }
-    let logs = Dataset {
-        points: data
-            .points
-            .iter()
-            .map(|pt| lca::dataset::DataPoint {
-                x: pt.x.clone(),
-                y: pt.y.ln(),
-                line: pt.line,
-            })
-            .collect(),
-        ..data.clone()
-    };
-    let fit = auto_fit(&logs, opts)?;
-    let mut best = fit.best().clone();
-    best.expr = Expr::Call(lca::expr::Func::Exp, vec![best.expr.clone()]);
-    best.label = format!("exp({})", best.label);
-    let mean = data.points.iter().map(|pt| pt.y).sum::<f64>() / data.points.len() as f64;
-    let (mut res, mut tot) = (0.0, 0.0);
-    for pt in &data.points {
-        let vars = data.bindings(pt);
-        let v = best.expr.eval(&vars).unwrap_or(f64::NAN);
-        res += (pt.y - v) * (pt.y - v);
-        tot += (pt.y - mean) * (pt.y - mean);
-    }
-    best.quality.r2 = if tot > 0.0 { 1.0 - res / tot } else { f64::NAN };
-    Ok(Some(best))
 }
 
 /// Smallest R² for a category model to be kept.
@@ -472,9 +427,12 @@ mod tests {
                 line: i + 1,
             })
             .collect();
-        let (c, k) = fixed_plus_share(&pts, &|pt| pt.x[0]).unwrap();
+        let (c, k) = fixed_plus_share(&pts, &|pt| pt.x[0], &|pt| pt.y).unwrap();
         assert!((c - 2e-6).abs() < 1e-9 && (k - 0.1).abs() < 1e-9, "{c} {k}");
-        assert!(fixed_plus_share(&pts[..1], &|pt| pt.x[0]).is_none());
+        assert!(fixed_plus_share(&pts[..1], &|pt| pt.x[0], &|pt| pt.y).is_none());
+        // Relative to the work: the same exact fit, whatever the weights.
+        let (c, k) = fixed_plus_share(&pts, &|pt| pt.x[0], &|pt| pt.x[0]).unwrap();
+        assert!((c - 2e-6).abs() < 1e-9 && (k - 0.1).abs() < 1e-9, "{c} {k}");
     }
 
     #[test]

@@ -52,8 +52,7 @@ impl Spec<'_> {
 /// How often to repeat.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Repeats {
-    /// Repetitions per thing measured; more (up to `most`) while fewer than half of them
-    /// were quiet.
+    /// Repetitions per thing measured; more (up to `most`) while the phase's budget lasts.
     pub quiet: usize,
     /// Most repetitions per thing (quiet or not).
     pub most: usize,
@@ -219,6 +218,10 @@ pub fn time_round_robin(
     }
     let most = rep.most.max(rep.quiet).max(1);
     let started = Instant::now();
+    // Every round runs everything (after the planned rounds too, while the phase's budget
+    // lasts, up to `most`): the repetitions of both phases then span their whole budgets,
+    // so each phase's fastest repetition is drawn from as many minutes of the machine's
+    // changing speed as the other's.
     for round in 0..most {
         if round >= MIN_ROUNDS && started.elapsed() > rep.budget {
             break;
@@ -228,15 +231,8 @@ pub fn time_round_robin(
         } else {
             (0..specs.len()).rev().collect()
         };
-        let mut any = false;
         for i in order {
             let a = &mut acc[i];
-            // After the planned rounds, only what still lacks quiet repetitions (half the
-            // planned number) runs again.
-            if round >= rep.quiet && a.quiet.len() >= rep.quiet.div_ceil(2) {
-                continue;
-            }
-            any = true;
             let s = &specs[i];
             let path = dir.join(format!("{}-n{}-p{}-r{}.pplog", s.label(), s.n, s.p, round));
             let probe = Probe::start();
@@ -270,9 +266,6 @@ pub fn time_round_robin(
             if !quiet {
                 gate.wait_quiet(rep.wait / 3);
             }
-        }
-        if !any {
-            break;
         }
         progress(round + 1);
         gate.wait_quiet(rep.wait / 3);

@@ -17,7 +17,8 @@
 //!    structural rules ([`case::Case::version_fits`]) and write them into copies of both
 //!    sources ([`annotate`]);
 //! 3. price inter-processor data movement on this machine ([`calibrate_machine`], lcm's
-//!    microbenchmarks) and, for a pipelined other version, its hand-offs
+//!    microbenchmarks) and, for a pipelined other version, the move of the handed-over data
+//!    into the second stage at every size ([`crate::fft::transfer`]) and its hand-offs
 //!    ([`crate::fft::handoff`], at the stage times the models predict), and predict both
 //!    versions with `lcm` at every point of the other version ([`predict`]), before the
 //!    other version has run (the predictions are written to disk first);
@@ -44,6 +45,7 @@ pub mod predict;
 pub mod report;
 pub mod result;
 pub mod run;
+pub mod select;
 
 pub use calibrate::{calibrate_machine, co_run_factors, MIN_CO_RUN_PACE};
 pub use case::point_vars;
@@ -353,14 +355,41 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     let mut planned = Vec::new();
     let runs_other = |p: usize| design.predicted_ps.contains(&p) && p >= other.min_p;
     let mut handoffs = Vec::new();
+    let mut transfers: BTreeMap<u64, f64> = BTreeMap::new();
     for &n in &design.sizes {
         let iters = (case.iterations)(n, design.target_seconds);
+        // The data move into the second stage at this size (a microbenchmark of the
+        // program's kernels): the least of each transpose over the quiet runs.
+        let transfer = match case.pipeline {
+            Some(pl) if design.predicted_ps.iter().any(|&p| runs_other(p)) => {
+                gate.wait_quiet(repeats.wait / 3);
+                let (mut own, mut moved) = ([f64::INFINITY; 2], [f64::INFINITY; 2]);
+                for _ in 0..if cfg.quick { 5 } else { 7 } {
+                    let probe = load::Probe::start();
+                    let (o, m) = (pl.transfer)(n);
+                    let quiet = probe.share().is_none_or(|s| s < load::QUIET_SHARE);
+                    for i in [0, usize::from(quiet)] {
+                        own[i] = own[i].min(o);
+                        moved[i] = moved[i].min(m);
+                    }
+                }
+                let i = usize::from(own[1].is_finite() && moved[1].is_finite());
+                let t = (moved[i] - own[i]).max(0.0);
+                if t.is_finite() {
+                    t
+                } else {
+                    0.0
+                }
+            }
+            _ => 0.0,
+        };
+        transfers.insert(n, transfer);
         for &p in &design.measured_ps {
             // The hand-off's price at the stage times the models predict here (measured by
             // a microbenchmark of the pipeline's wiring; the other version has not run).
             let handoff = match case.pipeline {
                 Some(pl) if runs_other(p) => {
-                    let vars = point_vars(&case, n, p, iters, 0.0);
+                    let vars = point_vars(&case, n, p, iters, 0.0, transfer);
                     let [a, b] = predict::stage_times(&other_model, &other_fits, &pl, &vars);
                     // The least of the runs during which no other load held a processor
                     // (the least of all when none was quiet).
@@ -382,6 +411,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                         p,
                         stages: [a, b],
                         seconds: h,
+                        transfer,
                     });
                     if h.is_finite() {
                         h
@@ -391,7 +421,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                 }
                 _ => 0.0,
             };
-            let vars = point_vars(&case, n, p, iters, handoff);
+            let vars = point_vars(&case, n, p, iters, handoff, transfer);
             let pb = base_model.seconds(&vars).unwrap_or_else(|e| {
                 warnings.push(format!(
                     "lcm ({}) at {}={n} p={p}: {e}",
@@ -471,8 +501,10 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             let Some(measured) = m.run.fragments.get(&f.name).and_then(|c| c.get("tt")) else {
                 continue;
             };
-            // The fragment's own window holds no hand-off: compare without it.
-            let at = point_vars(&case, n, p, iters, 0.0);
+            // The fragment's own window holds no hand-off (but the transfer): compare
+            // without it.
+            let transfer = transfers.get(&n).copied().unwrap_or(0.0);
+            let at = point_vars(&case, n, p, iters, 0.0, transfer);
             let (p_f, comm) = predict::fragment_processors(&other_model, &f.name, &at);
             let mut vars: BTreeMap<String, f64> = at.into_iter().collect();
             vars.insert("p".into(), p_f);

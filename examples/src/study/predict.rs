@@ -122,4 +122,7 @@ pub struct Handoff {
     pub stages: [f64; 2],
     /// Measured hand-off seconds per item on the pipeline's critical path.
     pub seconds: f64,
+    /// Measured seconds the second stage's first fragment pays per execution for reading
+    /// data written on the first stage's processor (the size's transfer price).
+    pub transfer: f64,
 }
