@@ -9,9 +9,9 @@
 //! `PP_THROUGHPUT_EVENTS` overrides the number of events (default 20000000);
 //! `PP_THROUGHPUT_PARTS=1` first prints the CPU cost of each stage in ns per event,
 //! measured on the calling thread: the reference pipeline's (reader, merge, sweep) and the
-//! fast pipeline's (lanes, merge of transitions without the sort's last pass, that pass,
-//! which runs on the sweep thread, global sweep per transition and its hot loop for totals
-//! only), and the reference's whole analysis on one thread.
+//! fast pipeline's (lanes, merge of transitions without the sort's radix passes, those
+//! passes, which run on the sweep thread, global sweep per transition and its hot loop for
+//! totals only), and the reference's whole analysis on one thread.
 //! `PP_THROUGHPUT_LOG=PATH` writes the log to PATH and keeps it.
 
 use std::fs::File;
@@ -228,7 +228,7 @@ fn parts(path: &Path) {
     drop(merged);
 
     // The fast pipeline's stages: lanes alone (decode + stacks), lanes + merge (the merge
-    // thread's work), the sort's last pass (the sweep thread's), and the
+    // thread's work), the sort's radix passes (the sweep thread's), and the
     // global sweep alone on merged transitions held in memory (the first 4M).
     let lanes = || {
         let names: std::sync::Arc<[String]> = reader.names().into();
@@ -246,7 +246,8 @@ fn parts(path: &Path) {
     let all = total_events(path) as f64;
     // Best of 3 each (the machine is shared).
     let (mut lanes_cpu, mut merge_cpu) = (f64::INFINITY, f64::INFINITY);
-    // The sort's last pass, which the pipeline leaves to the sweep thread.
+    // The sort's radix passes, which the pipeline leaves to the sweep thread (unless it
+    // falls behind).
     let mut last_pass_cpu = f64::INFINITY;
     let mut transitions = 0u64;
     let mut kept = Vec::new();
@@ -293,7 +294,7 @@ fn parts(path: &Path) {
         (merge_cpu - lanes_cpu) * 1e9 / transitions as f64
     );
     println!(
-        "last sort pass (on the sweep thread): {:.3} s on CPU (best of 3): {:.1} ns/event",
+        "sort passes (on the sweep thread): {:.3} s on CPU (best of 3): {:.1} ns/event",
         last_pass_cpu,
         last_pass_cpu * 1e9 / all
     );

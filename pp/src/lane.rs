@@ -130,6 +130,12 @@ impl Transition {
         (self.word >> 32) as u32
     }
 
+    /// The bits of the thread's state after the event: 0 Idle, 1 Busy, 2 Spinning.
+    #[inline(always)]
+    pub fn state_bits(&self) -> u32 {
+        ((self.word >> 4) & 3) as u32
+    }
+
     /// The thread's state after the event.
     #[inline(always)]
     pub fn state(&self) -> ThreadState {

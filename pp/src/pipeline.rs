@@ -5,10 +5,12 @@
 //! and what was left of the previous one); no lane can still produce a transition ordered
 //! before the frontier `(time, slot)` = the smallest `(last buffered time, slot)` over the
 //! lanes that have not ended. So every buffered transition ordered before the frontier is
-//! taken (lane by lane, in slot order) and sorted by time with a stable sort (which
-//! merges the lanes' sorted runs without a comparison per transition and level of a
-//! tree; its first pass reads them in the lanes' buffers, without a copy), giving the order `(time, slot, order within the thread)` of the reference merge
-//! ([`crate::merge::BatchMerge`]). Then the lane that set the frontier gets its next batch.
+//! taken (lane by lane, in slot order) and sorted by time with a stable sort (a radix
+//! sort, which merges the lanes' sorted runs without a comparison per transition and
+//! level of a tree: [`gather_runs`] copies the runs and makes the histograms, the radix
+//! passes come later, [`TransitionRun::finish_sort`]), giving the order `(time, slot,
+//! order within the thread)` of the reference merge ([`crate::merge::BatchMerge`]).
+//! Then the lane that set the frontier gets its next batch.
 //! A lane's error is a marker transition after its last one, at the time it sorts at
 //! ([`crate::lane::LaneBatch::error`]), so it comes at the same point of the global order
 //! as in the reference; an error of a thread with no event at all comes first, as there.
@@ -17,9 +19,12 @@
 //!
 //! [`spawn_lane_merger`] runs the lanes and the merge on a thread of their own and hands
 //! the runs ([`TransitionRun`], at most [`RUNS_AHEAD`] ahead) to the sweep on the calling
-//! thread: on two cores, one decodes, keeps the stacks and merges, the other sweeps.
+//! thread: on two cores, one decodes, keeps the stacks and merges, the other sorts and
+//! sweeps (the merge thread takes sort passes off it when it falls behind).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::Arc;
 
 use pplib::log::{CounterId, EventCode};
 
@@ -28,8 +33,8 @@ use crate::merge::LoserTree;
 use crate::sweep::Sweep;
 
 pub use crate::sort::{
-    merge_runs, sort_runs, sort_runs_but_last, sort_slices_but_last, LastPass, RadixCounts, DIGIT,
-    PASSES,
+    gather_runs, merge_runs, sort_runs, sort_runs_but_last, LastPass, RadixCounts, RadixPasses,
+    DIGIT, PASSES,
 };
 
 /// Runs a merge on its own thread may be ahead of the sweep (see [`spawn_lane_merger`]).
@@ -37,9 +42,13 @@ pub use crate::sort::{
 /// waits for a core (on two cores the lanes, the merge and the sweep share them), and
 /// bounds memory (a run holds a frontier's transitions: a few lane batches, 256 KiB for 8
 /// threads). The runs in flight (4 MiB for 8 threads) stay about the size of the cores'
-/// second-level caches: the sweep's last sort pass ([`TransitionRun::finish_sort`])
+/// second-level caches: the sweep's sort passes ([`TransitionRun::finish_sort`])
 /// measured cheaper with them than with twice as many, twice as large.
 pub const RUNS_AHEAD: usize = 16;
+
+/// Runs queued for the sweep from which the merge thread makes a sort pass of the runs
+/// it sends (see [`spawn_lane_merger`]).
+pub const HELP_AHEAD: usize = RUNS_AHEAD / 2;
 
 /// Merged transitions in global time order, with the counter values of the `counters`
 /// transitions and the lane errors met on the way.
@@ -54,10 +63,11 @@ pub struct TransitionRun {
     pub slices: Vec<(u32, u32)>,
     /// Lane errors with their slot (taken when applied).
     pub errors: Vec<Option<(usize, LaneError)>>,
-    /// The last pass of the sort of `items`, when the merge left it to the thread that
-    /// applies the run (see [`TransitionRun::finish_sort`]).
-    last_pass: Option<LastPass>,
-    /// Reused memory for the last pass.
+    /// The radix passes of the sort of `items`, which the merge leaves to the thread
+    /// that applies the run (see [`TransitionRun::finish_sort`]), with their histograms.
+    passes: Option<RadixPasses>,
+    counts: RadixCounts,
+    /// Reused memory for the passes.
     scratch: Vec<Transition>,
 }
 
@@ -68,16 +78,27 @@ impl TransitionRun {
         self.values.clear();
         self.slices.clear();
         self.errors.clear();
-        self.last_pass = None;
+        self.passes = None;
     }
 
-    /// Puts `items` in global time order: makes the last pass of their sort if the merge
-    /// left it to this thread (on two cores, the merge thread is the busier one). Until
-    /// then `items` holds the order of the previous pass. [`TransitionRun::apply`] calls
-    /// it; idempotent.
+    /// Puts `items` in global time order: makes the radix passes of their sort that the
+    /// merge left to this thread (on two cores, the merge thread, which decodes, is the
+    /// busier one). Until then `items` holds the lanes' runs one after the other.
+    /// [`TransitionRun::apply`] calls it; idempotent.
     pub fn finish_sort(&mut self) {
-        if let Some(pass) = self.last_pass.take() {
-            pass.apply(&mut self.items, &mut self.scratch);
+        if let Some(passes) = self.passes.take() {
+            passes.apply(&mut self.items, &mut self.scratch, &mut self.counts);
+        }
+    }
+
+    /// Makes the next pass of the sort of `items` that the merge left (see
+    /// [`TransitionRun::finish_sort`]), if any: the merge thread helps with the sort
+    /// when the sweep falls behind ([`spawn_lane_merger`]).
+    pub fn sort_one_pass(&mut self) {
+        if let Some(passes) = &mut self.passes {
+            if !passes.apply_next(&mut self.items, &mut self.scratch, &mut self.counts) {
+                self.passes = None;
+            }
         }
     }
 
@@ -245,7 +266,6 @@ impl<L: LaneSource> LaneMerge<L> {
         let mut run = TransitionRun::default();
         let mut bounds = Vec::with_capacity(n + 1);
         let mut scratch = Vec::new();
-        let mut counts = RadixCounts::new();
         let mut takes = vec![0usize; n];
         for slot in 0..n {
             self.refill(slot, &mut run);
@@ -292,12 +312,12 @@ impl<L: LaneSource> LaneMerge<L> {
                 .collect();
             let any = !runs.is_empty();
             if any {
-                run.last_pass = sort_slices_but_last(
+                run.passes = gather_runs(
                     &runs,
                     &mut run.items,
                     &mut bounds,
                     &mut scratch,
-                    &mut counts,
+                    &mut run.counts,
                 );
             }
             for (buf, &take) in self.buffers.iter_mut().zip(&takes) {
@@ -328,6 +348,8 @@ impl<L: LaneSource> LaneMerge<L> {
 #[derive(Debug)]
 pub struct MergedRuns<'scope> {
     rx: Receiver<TransitionRun>,
+    /// Runs sent and not yet taken (what the merge is ahead by).
+    queued: Arc<AtomicUsize>,
     free: Sender<TransitionRun>,
     handle: std::thread::ScopedJoinHandle<'scope, Vec<LaneSummary>>,
 }
@@ -341,6 +363,7 @@ impl MergedRuns<'_> {
         mut on_error: impl FnMut(usize, LaneError) -> Result<(), E>,
     ) -> Result<Vec<LaneSummary>, E> {
         while let Ok(mut run) = self.rx.recv() {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
             run.apply(sweep, &mut on_error)?;
             run.clear();
             // The merge thread may be gone already (after its last run).
@@ -353,6 +376,11 @@ impl MergedRuns<'_> {
 
 /// Runs `merge` on a scoped thread, sending runs of merged transitions (at most
 /// [`RUNS_AHEAD`] ahead). The merge stops early when the [`MergedRuns`] is dropped.
+///
+/// The radix passes of a run's sort are left to the sweep, unless the sweep falls behind
+/// (at least [`HELP_AHEAD`] runs queued): then the merge thread makes a pass of each run
+/// it sends, so the two threads share the work whichever is slower (on two cores the
+/// balance shifts with the load). Either thread's passes give the same order.
 pub fn spawn_lane_merger<'scope, L>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     merge: LaneMerge<L>,
@@ -362,13 +390,24 @@ where
 {
     let (tx, rx) = sync_channel::<TransitionRun>(RUNS_AHEAD);
     let (free, free_rx) = channel::<TransitionRun>();
+    let queued = Arc::new(AtomicUsize::new(0));
+    let ahead = Arc::clone(&queued);
     let handle = scope.spawn(move || {
-        merge.run(|run| {
+        merge.run(|mut run| {
+            if ahead.load(Ordering::Relaxed) >= HELP_AHEAD {
+                run.sort_one_pass();
+            }
+            ahead.fetch_add(1, Ordering::Relaxed);
             tx.send(run).ok()?;
             Some(free_rx.try_recv().unwrap_or_default())
         })
     });
-    MergedRuns { rx, free, handle }
+    MergedRuns {
+        rx,
+        queued,
+        free,
+        handle,
+    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! The transitions a frontier gathers are sorted runs, one per lane; [`sort_runs`] puts
 //! them in time order, stably (equal times keep the lanes' order, then each lane's own),
 //! with a least-significant-digit radix sort, or by merging the runs pairwise when the
-//! times are too spread or the runs too short. [`sort_runs_but_last`] leaves the last
-//! radix pass ([`LastPass`]) to another thread.
+//! times are too spread or the runs too short. [`gather_runs`] copies the lanes' runs
+//! together and makes the histograms, and leaves the radix passes ([`RadixPasses`]) to
+//! another thread; [`sort_runs_but_last`] leaves the last pass ([`LastPass`]).
 
 use crate::lane::Transition;
 
@@ -154,29 +155,81 @@ pub fn sort_runs_but_last(
     })
 }
 
-/// [`sort_runs_but_last`] of the runs `runs` (each sorted by time, in run order; empty ones
-/// are skipped) into
-/// `items` (whose contents it replaces), without copying them there first: the first
-/// radix pass reads the runs where they are. `bounds` and `scratch` are reused memory.
-pub fn sort_slices_but_last(
+/// The radix passes of a sort that [`gather_runs`] prepared (the runs copied, the
+/// histograms made) and left to another thread: [`RadixPasses::apply`] makes them.
+#[derive(Debug, Clone, Copy)]
+pub struct RadixPasses {
+    lo: u64,
+    /// Bits per digit (at most [`DIGIT`]).
+    digit: u32,
+    /// The passes made so far.
+    done: usize,
+    passes: usize,
+}
+
+impl RadixPasses {
+    /// Sorts `items` (as [`gather_runs`] left them, with the histograms it left in
+    /// `counts`, perhaps after some passes: [`RadixPasses::apply_next`]) with the
+    /// remaining radix passes, each a stable scatter through `scratch`.
+    pub fn apply(
+        mut self,
+        items: &mut Vec<Transition>,
+        scratch: &mut Vec<Transition>,
+        counts: &mut RadixCounts,
+    ) {
+        while self.apply_next(items, scratch, counts) {}
+    }
+
+    /// Makes the next radix pass, if any is left; returns whether one is still left
+    /// after it.
+    pub fn apply_next(
+        &mut self,
+        items: &mut Vec<Transition>,
+        scratch: &mut Vec<Transition>,
+        counts: &mut RadixCounts,
+    ) -> bool {
+        if self.done == self.passes {
+            return false;
+        }
+        let p = self.done;
+        self.done += 1;
+        let mask = (1u64 << self.digit) - 1;
+        let lo = self.lo;
+        scratch.resize(items.len(), Transition::marker(0, 0, 0));
+        let c = &mut counts.0[p][..1 << self.digit];
+        // Offsets: where each digit's transitions start.
+        let mut at = 0u32;
+        for n in c.iter_mut() {
+            let here = *n;
+            *n = at;
+            at += here;
+        }
+        let shift = self.digit as usize * p;
+        for tr in items.iter() {
+            let d = (((tr.time - lo) >> shift) & mask) as usize;
+            scratch[c[d] as usize] = *tr;
+            c[d] += 1;
+        }
+        std::mem::swap(items, scratch);
+        self.done < self.passes
+    }
+}
+
+/// Gathers the sorted runs `runs` (each sorted by time, in run order; empty ones are
+/// skipped) into `items` (whose contents it replaces) for a stable sort by time, and
+/// makes the part of the sort that reads the runs: the copy, and the radix histograms
+/// (into `counts`). Returns the radix passes that sort `items` (`None`: `items` is
+/// sorted already: one run, one instant, or times too spread or too few transitions
+/// for a radix sort, which it merges here). `bounds` and `scratch` are reused memory.
+/// Lets another thread make the passes ([`RadixPasses::apply`]); the order is that of
+/// [`sort_runs`].
+pub fn gather_runs(
     runs: &[&[Transition]],
     items: &mut Vec<Transition>,
     bounds: &mut Vec<usize>,
     scratch: &mut Vec<Transition>,
     counts: &mut RadixCounts,
-) -> Option<LastPass> {
-    let total: usize = runs.iter().map(|r| r.len()).sum();
-    let nonempty = runs.iter().filter(|r| !r.is_empty());
-    if nonempty.clone().nth(1).is_some() && total >= 256 {
-        let lo = nonempty.clone().map(|r| r[0].time).min().expect("runs");
-        let hi = nonempty.map(|r| r[r.len() - 1].time).max().expect("runs");
-        let bits = 64 - (hi - lo).leading_zeros();
-        let passes = bits.div_ceil(DIGIT) as usize;
-        // One pass only: it is the last, which reads `items`; so copy (below).
-        if (2..=PASSES).contains(&passes) {
-            return Some(radix_from(runs, total, lo, passes, items, scratch, counts));
-        }
-    }
+) -> Option<RadixPasses> {
     items.clear();
     bounds.clear();
     bounds.push(0);
@@ -184,74 +237,58 @@ pub fn sort_slices_but_last(
         items.extend_from_slice(r);
         bounds.push(items.len());
     }
-    sort_runs_but_last(items, bounds, scratch, counts)
-}
-
-/// The radix passes of [`sort_slices_but_last`] but the last (`passes` >= 2 of them on
-/// `time - lo`): the first scatters from `runs` into `items`.
-fn radix_from(
-    runs: &[&[Transition]],
-    total: usize,
-    lo: u64,
-    passes: usize,
-    items: &mut Vec<Transition>,
-    scratch: &mut Vec<Transition>,
-    counts: &mut RadixCounts,
-) -> LastPass {
-    let mask = (1u64 << DIGIT) - 1;
-    let digit = |key: u64, p: usize| ((key >> (DIGIT as usize * p)) & mask) as usize;
+    if bounds.len() <= 2 {
+        return None;
+    }
+    let lo = bounds[..bounds.len() - 1]
+        .iter()
+        .map(|&b| items[b].time)
+        .min()
+        .expect("runs");
+    let hi = bounds[1..]
+        .iter()
+        .map(|&b| items[b - 1].time)
+        .max()
+        .expect("runs");
+    let bits = 64 - (hi - lo).leading_zeros();
+    let passes = bits.div_ceil(DIGIT) as usize;
+    if passes > PASSES || items.len() < 256 {
+        merge_runs(items, bounds, scratch);
+        return None;
+    }
+    if passes == 0 {
+        // All at one time: the runs in order are sorted.
+        return None;
+    }
+    // As many bits per pass as the passes need (fewer buckets to clear and sum).
+    let width = bits.div_ceil(passes as u32);
+    let mask = (1u64 << width) - 1;
+    let digit = |key: u64, p: usize| ((key >> (width as usize * p)) & mask) as usize;
     let counts = &mut counts.0[..passes];
     for c in counts.iter_mut() {
-        c.fill(0);
+        c[..1 << width].fill(0);
     }
+    // The histograms of all passes in one read (the usual two passes written out).
     if let [c0, c1] = counts {
-        for tr in runs.iter().flat_map(|r| r.iter()) {
+        for tr in items.iter() {
             let key = tr.time - lo;
             c0[digit(key, 0)] += 1;
             c1[digit(key, 1)] += 1;
         }
     } else {
-        for tr in runs.iter().flat_map(|r| r.iter()) {
+        for tr in items.iter() {
             let key = tr.time - lo;
             for (p, c) in counts.iter_mut().enumerate() {
                 c[digit(key, p)] += 1;
             }
         }
     }
-    for c in counts.iter_mut() {
-        let mut at = 0u32;
-        for n in c.iter_mut() {
-            let here = *n;
-            *n = at;
-            at += here;
-        }
-    }
-    let (last, first) = counts.split_last_mut().expect("passes > 1");
-    let (c0, rest) = first.split_first_mut().expect("passes > 1");
-    items.resize(total, Transition::marker(0, 0, 0));
-    for r in runs {
-        for tr in r.iter() {
-            let d = digit(tr.time - lo, 0);
-            items[c0[d] as usize] = *tr;
-            c0[d] += 1;
-        }
-    }
-    if !rest.is_empty() {
-        scratch.resize(total, Transition::marker(0, 0, 0));
-    }
-    for (p, c) in rest.iter_mut().enumerate() {
-        for tr in items.iter() {
-            let d = digit(tr.time - lo, p + 1);
-            scratch[c[d] as usize] = *tr;
-            c[d] += 1;
-        }
-        std::mem::swap(items, scratch);
-    }
-    LastPass {
+    Some(RadixPasses {
         lo,
-        shift: DIGIT * (passes as u32 - 1),
-        starts: Box::new(*last),
-    }
+        digit: width,
+        done: 0,
+        passes,
+    })
 }
 
 /// Sorts `items`, made of sorted runs `items[bounds[i]..bounds[i + 1]]`, by time, stably
@@ -361,9 +398,9 @@ mod tests {
     }
 
     #[test]
-    fn sorting_slices_orders_like_a_stable_sort_of_their_concatenation() {
+    fn gathered_runs_sort_like_a_stable_sort_of_their_concatenation() {
         // Spreads for one, two and three radix passes, the merge, and one instant.
-        let cases: [(&[usize], u64); 7] = [
+        let cases: [(&[usize], u64); 8] = [
             (&[300, 500, 0, 700, 1], 1 << 10),
             (&[300, 500, 0, 700, 1], 1 << 20),
             (&[400; 8], 1 << 30),
@@ -371,25 +408,30 @@ mod tests {
             (&[10, 20, 30], 100),
             (&[2000, 10, 2000], 1 << 40),
             (&[600, 600], 1),
+            (&[0, 900, 0], 1 << 20),
         ];
         let mut items = Vec::new();
         let mut scratch = Vec::new();
         let mut counts = RadixCounts::new();
         for (seed, (lengths, spread)) in cases.into_iter().enumerate() {
-            let (all, bounds) = runs(seed as u64 + 11, lengths, spread);
+            let (all, bounds) = runs(seed as u64 + 13, lengths, spread);
             let slices: Vec<&[Transition]> = bounds.windows(2).map(|b| &all[b[0]..b[1]]).collect();
             let mut expected = all.clone();
             expected.sort_by_key(|tr| tr.time);
-            // `items` and `scratch` come with leftovers of the previous case (reused memory).
-            let last = sort_slices_but_last(
+            // `items`, `scratch` and `counts` come with leftovers of the previous case.
+            let passes = gather_runs(
                 &slices,
                 &mut items,
                 &mut Vec::new(),
                 &mut scratch,
                 &mut counts,
             );
-            if let Some(pass) = last {
-                pass.apply(&mut items, &mut scratch);
+            if let Some(mut passes) = passes {
+                // Some cases make a pass first (as a helping thread would).
+                if seed % 2 == 1 {
+                    passes.apply_next(&mut items, &mut scratch, &mut counts);
+                }
+                passes.apply(&mut items, &mut scratch, &mut counts);
             }
             assert_eq!(items, expected, "case {seed}");
         }

@@ -1,17 +1,21 @@
 //! The hot loop of the fast pipeline: runs of transitions applied with the common case
 //! written out (one window, the session; window totals only; not oversubscribed).
 //!
-//! [`Sweep::transitions`] does exactly what [`Sweep::transition`] does for each
-//! transition, in the same order and with the same arithmetic (the differential tests in
-//! `tests/engines.rs` hold it to that); it only leaves out the loops over windows and the
-//! per-thread amounts when the sweep has a single window and keeps totals only
-//! ([`Sweep::totals_only`]), and hands every other case (session and fragment events,
+//! [`Sweep::transitions`] does what [`Sweep::transition`] does for each transition, in
+//! the same order and with the same results bit for bit (the differential tests in
+//! `tests/engines.rs` hold it to that): floating-point amounts with the same operations
+//! in the same order, integer amounts as the same sums (perhaps split differently: a
+//! thread's Busy time is charged at every transition, not only where its segment ends).
+//! It leaves out the loops over windows and the per-thread amounts (which a sweep that
+//! keeps totals only never reads) when the sweep has a single window and keeps totals
+//! only ([`Sweep::totals_only`]), has no branch on which event comes next (see
+//! `Sweep::hot_chunk`), and hands every other case (session and fragment events,
 //! oversubscribed intervals, the session snapshot, the first event) to
 //! [`Sweep::transition`].
 
 use pplib::log::EventCode;
 
-use super::{state_index, SegStart, Slot, Sweep, ThreadTotals};
+use super::{SegStart, Sweep, ThreadTotals};
 use crate::accum::ThreadNanos;
 use crate::lane::Transition;
 use crate::stack::ThreadState;
@@ -50,12 +54,27 @@ impl Sweep {
     /// totals live in locals meanwhile.
     fn hot_run(&mut self, items: &[Transition]) -> usize {
         let p = u64::from(self.config.processors);
-        if !self.started || self.snapshot_due || p > MAX_HOT_PROCESSORS {
+        if !self.started
+            || self.snapshot_due
+            || p > MAX_HOT_PROCESSORS
+            || self.slots.len() as u64 > COUNT_MASK
+        {
             return 0;
         }
+        // The window's unit is wall time (under 2^64 ns); the loop keeps it in a `u64`.
+        if self.windows[0].totals.unit.exact >= MAX_HOT_UNIT {
+            return 0;
+        }
+        // The scaled part of the unit only grows, from 0, and not in the loop: while it is
+        // 0 every segment's is too, and the loop leaves it out.
+        let scaled = self.windows[0].totals.unit.scaled != 0.0;
         let mut done = 0;
         for chunk in items.chunks(HOT_CHUNK) {
-            let n = self.hot_chunk(chunk, p);
+            let n = if scaled {
+                self.hot_chunk::<true>(chunk, p)
+            } else {
+                self.hot_chunk::<false>(chunk, p)
+            };
             done += n;
             if n < chunk.len() {
                 break;
@@ -69,141 +88,184 @@ impl Sweep {
     /// most [`MAX_HOT_PROCESSORS`] threads, so a chunk's sums cannot overflow) and added
     /// to the window's exact `u128` totals at the end: integer sums, so the totals are
     /// the same as adding step by step.
+    ///
+    /// Which event comes next, and on which thread, is data: the loop has no branch on
+    /// it (tables and masks instead), so nothing mispredicts but the rare cases it hands
+    /// back. The task stack of a thread is pushed and cut back to its new depth on every
+    /// transition (a task event moves it by one, others by none), and a thread's Busy time
+    /// is charged to its owning task on every transition: integer sums, the same as
+    /// charging once where the segment ends. In this mode every open task has one charge
+    /// (one window), so the stack's invariants are `pending.len() == tasks.len() + 1`,
+    /// `tasks[k] == (k + 1, 1)` and `owner0 == tasks.len()`.
+    /// `SCALED`: the window's unit has a scaled part (oversubscribed time so far).
     #[inline(always)]
-    fn hot_chunk(&mut self, items: &[Transition], p: u64) -> usize {
-        let mut now = self.now;
-        let mut last_time = self.last_time;
-        let mut counts = self.counts;
+    fn hot_chunk<const SCALED: bool>(&mut self, items: &[Transition], p: u64) -> usize {
+        let now0 = self.now;
+        let mut now = now0;
+        // The counts of present threads per state, packed (see `COUNT_ONE`).
+        let [idle0, busy0, spin0] = self.counts;
+        let mut counts = idle0 | busy0 << COUNT_BITS | spin0 << (2 * COUNT_BITS);
         let mut par_open = self.par_open;
-        let mut unit = self.windows[0].totals.unit;
-        let scaled_any = unit.scaled != 0.0;
-        // Sums of the chunk: time, spinning, busy, idle under a par construct, idle that
-        // no present idle thread takes, and the part of it under a par construct. Idle
-        // time outside par constructs follows from them (p * time - busy - spinning -
-        // idle under par; likewise for the unattributed part).
-        let (mut span, mut sl, mut busy_t, mut li, mut un, mut un_li) =
-            (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+        let unit0 = self.windows[0].totals.unit;
+        // Under `MAX_HOT_UNIT` (see `Sweep::hot_run`): no chunk overflows it.
+        let mut unit = unit0.exact as u64;
+        let scaled = unit0.scaled;
+        // Sums of the chunk: spinning, busy and idle under a par construct. The span is
+        // the clock's advance; idle time outside par constructs follows from the sums
+        // (p * span - busy - spinning - idle under par). Idle time that no present idle
+        // thread takes (before enough threads appear) is rare: added where it happens.
+        let (mut sl, mut busy_t, mut li) = (0u64, 0u64, 0u64);
         let mut done = items.len();
         for (i, tr) in items.iter().enumerate() {
-            let code = tr.code();
-            let [idle_present, busy, spin] = counts;
-            // par, task and wait events (not session, fragment or counters events, nor a
-            // marker): one table bit per code.
-            const COMMON: u16 = 1 << EventCode::ParBegin as u16
-                | 1 << EventCode::ParEnd as u16
-                | 1 << EventCode::TaskBegin as u16
-                | 1 << EventCode::TaskEnd as u16
-                | 1 << EventCode::TaskEndWasted as u16
-                | 1 << EventCode::WaitBegin as u16
-                | 1 << EventCode::WaitEnd as u16;
-            let common = (COMMON >> tr.code_bits()) & 1 != 0;
+            let bits = tr.code_bits() as usize;
+            let idle_present = counts & COUNT_MASK;
+            let busy = (counts >> COUNT_BITS) & COUNT_MASK;
+            let spin = counts >> (2 * COUNT_BITS);
             let t = tr.time;
-            let long_step = t.saturating_sub(now) >> MAX_HOT_STEP_BITS != 0;
-            if !common | (busy + spin > p) | long_step {
+            let dt = t.saturating_sub(now);
+            if (COMMON >> bits) & 1 == 0 || busy + spin > p || dt >> MAX_HOT_STEP_BITS != 0 {
                 done = i;
                 break;
             }
-            let slot = tr.slot();
-            let new = tr.state();
-            // `Sweep::advance` with one active window, n <= p, without the idle shares.
-            last_time = last_time.max(t);
-            if t > now {
-                let dt = t - now;
-                now = t;
-                let idle = (p - busy - spin) * dt;
-                let work_mask = u64::from(par_open > 0).wrapping_neg();
-                span += dt;
-                unit.exact += u128::from(dt);
-                sl += spin * dt;
-                busy_t += busy * dt;
-                li += idle & work_mask;
-                // Idle time no present idle thread takes (adding an exact 0 otherwise):
-                // whether there is one is data, so no branch.
-                let unattributed = idle & u64::from(idle_present == 0).wrapping_neg();
-                un += unattributed;
-                un_li += unattributed & work_mask;
+            // `Sweep::advance` with one active window, n <= p, without the idle shares:
+            // a step of 0 adds exact zeros.
+            now += dt;
+            unit += dt;
+            let idle = (p - busy - spin) * dt;
+            let work_mask = u64::from(par_open > 0).wrapping_neg();
+            sl += spin * dt;
+            busy_t += busy * dt;
+            li += idle & work_mask;
+            if (idle_present == 0) & (idle != 0) {
+                let totals = &mut self.windows[0].totals;
+                totals.unattributed_li += u128::from(idle & work_mask);
+                totals.unattributed_ip += u128::from(idle & !work_mask);
             }
             // `Sweep::transition` for par, task and wait events, with
             // `Sweep::close_segment_charges` for one window.
-            let s = &mut self.slots[slot];
+            let new_bits = tr.state_bits();
+            let new = tr.state();
+            let s = &mut self.slots[tr.slot()];
+            if s.seg.is_empty() {
+                s.seg.resize(1, SegStart::default());
+                s.acc.resize(1, ThreadTotals::default());
+            }
             let old = s.state;
-            // Task events always end the segment; which event comes next is data, so a
-            // table, not a branch on the code.
-            const TASK: [bool; 16] = {
-                let mut t = [false; 16];
-                t[EventCode::TaskBegin as usize] = true;
-                t[EventCode::TaskEnd as usize] = true;
-                t[EventCode::TaskEndWasted as usize] = true;
-                t
-            };
-            if !s.present | (new != old) | TASK[code as usize & 15] {
-                if s.seg.is_empty() {
-                    s.seg.resize(1, SegStart::default());
-                    s.acc.resize(1, ThreadTotals::default());
-                }
-                let busy_now = s.present & (old == ThreadState::Busy);
-                let seg = &mut s.seg[0].unit;
-                let charge = &mut s.pending[s.owner0];
-                charge.exact += (unit.exact - seg.exact) & u128::from(busy_now).wrapping_neg();
-                // The scaled part of the unit only grows, from 0, and not in this loop:
-                // while it is 0 every segment's is too.
-                if scaled_any {
-                    let d = unit.scaled - seg.scaled;
+            let present = s.present;
+            let busy_now = present & (old == ThreadState::Busy);
+            let seg = &mut s.seg[0].unit;
+            let charge = &mut s.pending[s.owner0];
+            // The segment's length fits in 64 bits (it is wall time).
+            let d = unit.wrapping_sub(seg.exact as u64);
+            charge.exact += u128::from(d & u64::from(busy_now).wrapping_neg());
+            seg.exact = u128::from(unit);
+            if SCALED {
+                // The scaled part is charged where the segment ends (as
+                // `Sweep::transition` does): a split would round differently.
+                if !present | (new != old) | (TASK_DEPTH[bits] != 0) {
+                    let d = scaled - seg.scaled;
                     if d != 0.0 && busy_now {
                         charge.scaled += d;
                     }
+                    seg.scaled = scaled;
                 }
-                *seg = unit;
             }
-            if !s.present {
-                s.present = true;
-                counts[state_index(old)] += 1;
-            }
-            match code {
-                EventCode::ParBegin => par_open += 1,
-                EventCode::ParEnd => par_open -= 1,
-                EventCode::TaskBegin => {
-                    // `Sweep::task_opened` with one window.
-                    let off = s.pending.len();
-                    s.pending.push(ThreadNanos::ZERO);
-                    s.tasks.push((off, 1));
-                    s.owner0 = off;
+            if bits == WASTED {
+                // `Sweep::task_closed` for a wasted task: its charge moves to `wc`. (The
+                // thread's own amounts, `acc`, are not kept in this mode.)
+                let d = *charge;
+                if !d.is_zero() {
+                    self.windows[0].totals.wasted += d;
                 }
-                EventCode::TaskEnd | EventCode::TaskEndWasted => {
-                    // `Sweep::task_closed` with one window (a task opened when there were
-                    // more has no charge beyond the first: windows are never removed).
-                    let (off, width) = s.tasks.pop().expect("a task frame per open task");
-                    if code == EventCode::TaskEndWasted && width > 0 {
-                        let d = s.pending[off];
-                        if !d.is_zero() {
-                            s.acc[0].wasted += d;
-                            self.windows[0].totals.wasted += d;
-                        }
-                    }
-                    s.pending.truncate(off);
-                    s.owner0 = Slot::owner_of(&s.tasks);
-                }
-                _ => {}
             }
-            counts[state_index(old)] -= 1;
-            counts[state_index(new)] += 1;
+            // The task stack to its new depth: `Sweep::task_opened` / `task_closed`.
+            let depth = s.pending.len();
+            s.pending.push(ThreadNanos::ZERO);
+            s.tasks.push((depth, 1));
+            let depth = depth.wrapping_add(TASK_DEPTH[bits] as usize);
+            s.pending.truncate(depth);
+            s.tasks.truncate(depth - 1);
+            s.owner0 = depth - 1;
+            s.present = true;
             s.state = new;
+            // The counts: the new state gains the thread, the old one loses it if it
+            // was present.
+            let present_mask = u64::from(present).wrapping_neg();
+            counts = counts + COUNT_ONE[new_bits as usize & 3]
+                - (COUNT_ONE[state_bits(old) as usize] & present_mask);
+            par_open = par_open.wrapping_add(PAR_DELTA[bits]);
         }
+        let span = now - now0;
         self.now = now;
-        self.last_time = last_time;
-        self.counts = counts;
+        self.last_time = self.last_time.max(now);
+        self.counts = [
+            counts & COUNT_MASK,
+            (counts >> COUNT_BITS) & COUNT_MASK,
+            counts >> (2 * COUNT_BITS),
+        ];
         self.par_open = par_open;
         let totals = &mut self.windows[0].totals;
         let idle = p * span - busy_t - sl;
         totals.span += u128::from(span);
-        totals.unit = unit;
+        totals.unit.exact = u128::from(unit);
         totals.sl.exact += u128::from(sl);
         totals.busy.exact += u128::from(busy_t);
         totals.li += u128::from(li);
         totals.ip += u128::from(idle - li);
-        totals.unattributed_li += u128::from(un_li);
-        totals.unattributed_ip += u128::from(un - un_li);
         done
+    }
+}
+
+/// par, task and wait events (not session, fragment or counters events, nor a marker):
+/// what the hot loop takes, one bit per code.
+const COMMON: u16 = 1 << EventCode::ParBegin as u16
+    | 1 << EventCode::ParEnd as u16
+    | 1 << EventCode::TaskBegin as u16
+    | 1 << EventCode::TaskEnd as u16
+    | 1 << EventCode::TaskEndWasted as u16
+    | 1 << EventCode::WaitBegin as u16
+    | 1 << EventCode::WaitEnd as u16;
+
+/// The code bits of `task_end wasted`.
+const WASTED: usize = EventCode::TaskEndWasted as usize;
+
+/// Per code: how the length of a thread's charge stack changes with the push the hot
+/// loop makes on every transition: +1 for `task_begin` (the push stays), -1 for a task
+/// end (the push and the task's charge go), 0 otherwise (the push goes).
+const TASK_DEPTH: [i64; 16] = {
+    let mut d = [0i64; 16];
+    d[EventCode::TaskBegin as usize] = 1;
+    d[EventCode::TaskEnd as usize] = -1;
+    d[EventCode::TaskEndWasted as usize] = -1;
+    d
+};
+
+/// Bits per state count in the hot loop's packed counts (more threads go to
+/// [`Sweep::transition`]).
+const COUNT_BITS: u32 = 21;
+
+/// The mask of one packed count.
+const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+
+/// Per state bits (0 Idle, 1 Busy, 2 Spinning): one thread in that state's packed count
+/// (Idle in bits 0..21, Busy in 21..42, Spinning in 42..63).
+const COUNT_ONE: [u64; 4] = [1, 1 << COUNT_BITS, 1 << (2 * COUNT_BITS), 0];
+
+/// +1 for `par_begin`, -1 for `par_end`, 0 otherwise.
+const PAR_DELTA: [u64; 16] = {
+    let mut d = [0u64; 16];
+    d[EventCode::ParBegin as usize] = 1;
+    d[EventCode::ParEnd as usize] = u64::MAX;
+    d
+};
+
+/// The state bits of a transition ([`Transition::state_bits`]) of `state`.
+#[inline(always)]
+fn state_bits(state: ThreadState) -> u32 {
+    match state {
+        ThreadState::Idle => 0,
+        ThreadState::Busy => 1,
+        ThreadState::Spinning => 2,
     }
 }
 
@@ -213,6 +275,10 @@ const HOT_CHUNK: usize = 1 << 14;
 /// Steps of the clock the hot loop takes: under 2^`MAX_HOT_STEP_BITS` ns (longer ones go
 /// to [`Sweep::transition`]).
 const MAX_HOT_STEP_BITS: u32 = 32;
+
+/// The window's unit (wall time, ns) below which the hot loop runs: a `u64` that a chunk
+/// cannot overflow (2^[`MAX_HOT_STEP_BITS`] ns a step, [`HOT_CHUNK`] steps).
+const MAX_HOT_UNIT: u128 = 1 << 63;
 
 /// Most processors the hot loop handles (more go to [`Sweep::transition`]): with
 /// [`HOT_CHUNK`] and [`MAX_HOT_STEP_BITS`], a chunk's sums stay under 2^(14 + 32 + 16)

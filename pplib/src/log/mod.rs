@@ -271,6 +271,7 @@ impl ThreadStream {
     /// `Ok(0)`: the stream has ended. `Err`: the stream's final error (as the iterator
     /// would yield it), which comes *after* the events handed over; later calls give
     /// `Ok(0)`.
+    #[inline(always)]
     pub fn next_into<K: EventSink>(
         &mut self,
         sink: &mut K,

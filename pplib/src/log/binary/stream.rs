@@ -117,6 +117,7 @@ impl BinaryStream {
     /// Hands the thread's next events, at most `limit`, to `sink` (see
     /// [`crate::log::ThreadStream::next_into`]); returns how many. `Err` is the stream's
     /// final error, which comes after the events handed over.
+    #[inline(always)]
     pub(crate) fn next_into<K: EventSink>(
         &mut self,
         sink: &mut K,
