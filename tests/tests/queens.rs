@@ -73,3 +73,32 @@ fn serial_work_grows_with_k() {
     assert!(one > 0 && one < all, "{one} {all}");
     assert!(queens::serial_work(8, 92) <= all);
 }
+
+#[test]
+fn tree_span_is_one_until_the_second_half_is_needed() {
+    // 10 solutions lie in the first items: the thread on the second half only speculates.
+    let few = queens::useful_work_per_item(8, 10);
+    assert!(few.iter().rev().take(5).all(|&w| w == 0));
+    assert_eq!(queens::tree_span(&few, 2), 1.0);
+    // All 92 solutions of the 8×8 board: the mirror-symmetric halves hold equal work.
+    let all = queens::useful_work_per_item(8, u64::MAX);
+    let span = queens::tree_span(&all, 2);
+    assert!((span - 0.5).abs() < 0.05, "{span}");
+    // One thread does all the useful work; never below 1/p.
+    assert_eq!(queens::tree_span(&all, 1), 1.0);
+    assert!(queens::tree_span(&[0, 0, 5, 5], 4) >= 0.25);
+    assert_eq!(queens::tree_span(&[], 2), 0.5);
+}
+
+#[test]
+fn loop_span_splits_each_group_apart() {
+    let sizes: Vec<usize> = queens::depth2_groups(8).iter().map(Vec::len).collect();
+    let all = queens::useful_work_per_item(8, u64::MAX);
+    let span = queens::loop_span(&all, &sizes, 2);
+    // Each group's halves are unequal: never better than the tree's halves of the board.
+    assert!(
+        span >= queens::tree_span(&all, 2) - 1e-12 && span <= 1.0,
+        "{span}"
+    );
+    assert_eq!(queens::loop_span(&all, &sizes, 1), 1.0);
+}

@@ -111,6 +111,20 @@ fn fft_quick_study_predicts_every_point() {
         r.summary.ranking_correct,
         r.points.len()
     )));
+    // Measured ties are counted apart, from the spread of each point's repetitions.
+    for p in &r.points {
+        assert!(p.noise.is_finite() && p.noise >= 0.0, "no spread at {p:?}");
+    }
+    let s = &r.summary;
+    assert!(s.decisive_correct <= s.ranking_correct && s.measured_ties <= s.points);
+    assert!(
+        s.ties_line().starts_with(&format!(
+            "ranking correct at {} of {} points; {} points are measured ties",
+            s.ranking_correct, s.points, s.measured_ties
+        )),
+        "{}",
+        s.ties_line()
+    );
 }
 
 #[test]
@@ -123,6 +137,25 @@ fn histogram_quick_study_predicts_every_point() {
     // No pipeline, no co-runner: nothing of the kind was measured.
     assert!(r.handoffs.is_empty());
     assert!(r.co_run.is_empty());
+    // The kernel microbenchmark priced the sharded version before it ran: its pure
+    // computation scaled by the kernels' work ratio, its memory loss the concurrent kernel's
+    // (not the locked version's lock-line bouncing).
+    let k = r.kernels.expect("kernel prices");
+    assert!(k.base_key_s > 0.0 && k.other_key_s > 0.0 && k.concurrent_key_s > 0.0);
+    let fill = r.other_fits.iter().find(|f| f.name == "fill").unwrap();
+    let form = |c: &str| {
+        fill.categories
+            .iter()
+            .find(|x| x.category == c)
+            .map(|x| x.form.clone())
+            .unwrap_or_default()
+    };
+    assert!(form("pc").contains("kernel work ratio"), "{}", form("pc"));
+    assert!(
+        form("ml").starts_with("n*2(p-1)/p*concurrent"),
+        "{}",
+        form("ml")
+    );
 }
 
 #[test]
@@ -163,4 +196,9 @@ fn queens_quick_study_repeats_counts_and_predicts_every_point() {
         );
         assert!(src.contains("// lcm: pc = "), "{file} not annotated");
     }
+    // Both versions' speculation comes from their blocks' useful work.
+    let tree = std::fs::read_to_string(report.join("tree.rs")).unwrap();
+    assert!(tree.contains("*span - 1)"), "tree's wc has no span");
+    let lp = std::fs::read_to_string(report.join("loop_par.rs")).unwrap();
+    assert!(lp.contains("*base_span - 1)"), "loop's wc has no span");
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(
     about = "Measure DP 2D FFT, fit its fragments (lca), predict TP (lcm) before running it, then run TP and compare",
-    after_help = "Examples:\n  study                      # 2D FFT, full design, report in study-fft/\n  study --quick              # smallest sizes (<= 2 minutes)\n  study --program queens     # n-queens: measure loop parallelism, predict tree parallelism\n  study --program histogram --out /tmp/h   # one lock vs sharded locks\n\nIn the table, `~` after the ranking marks a point where the two predictions differ by less\nthan their uncertainty (too close to call).\nThe last line is: study: points=N mean_err_pct=X max_err_pct=Y ranking_correct=K/N"
+    after_help = "Examples:\n  study                      # 2D FFT, full design, report in study-fft/\n  study --quick              # smallest sizes (<= 2 minutes)\n  study --program queens     # n-queens: measure loop parallelism, predict tree parallelism\n  study --program histogram --out /tmp/h   # one lock vs sharded locks\n\nIn the table, `~` after the ranking marks a point where the two predictions differ by less\nthan their uncertainty (too close to call).\n`=` after the ranking marks a measured tie: the two measured times differ by less than\ntheir run-to-run spread (the line before the last counts those apart).\nThe last line is: study: points=N mean_err_pct=X max_err_pct=Y ranking_correct=K/N"
 )]
 struct Cli {
     /// Smallest sizes, fewer repetitions.
@@ -31,7 +31,8 @@ struct Cli {
     /// Print the per-point results as JSON (fields: n, p, iters, predicted_s, measured_s,
     /// err_pct, base_predicted_s, base_measured_s (timed round robin with the predicted
     /// version), base_calibrated_s (in the calibration phase), ranking_correct, uncertainty
-    /// (relative), too_close_to_call) before the summary line.
+    /// (relative), too_close_to_call, noise (relative run-to-run spread of the two measured
+    /// times), measured_tie) before the summary line.
     #[arg(long)]
     json: bool,
 }
@@ -70,6 +71,7 @@ fn main() -> Result<()> {
                     "base_calibrated_s": p.calibrated_base,
                     "ranking_correct": p.ranking_correct(),
                     "uncertainty": p.uncertainty, "too_close_to_call": p.too_close_to_call(),
+                "noise": p.noise, "measured_tie": p.measured_tie(),
                 })
             })
             .collect();
@@ -98,12 +100,16 @@ fn main() -> Result<()> {
                 p.err_pct(),
                 p.predicted_base,
                 p.measured_base,
-                match (p.ranking_correct(), p.too_close_to_call()) {
-                    (true, false) => "right",
-                    (true, true) => "right~",
-                    (false, false) => "WRONG",
-                    (false, true) => "WRONG~",
-                }
+                format!(
+                    "{}{}{}",
+                    if p.ranking_correct() {
+                        "right"
+                    } else {
+                        "WRONG"
+                    },
+                    if p.too_close_to_call() { "~" } else { "" },
+                    if p.measured_tie() { "=" } else { "" }
+                )
             );
         }
         for f in &r.findings {
@@ -122,6 +128,10 @@ fn main() -> Result<()> {
         r.elapsed
     );
     println!("report: {}", cfg.out.join("README.md").display());
+    if let Some(d) = examples::study::compare::drift_line(&r.points, base) {
+        println!("{d}");
+    }
+    println!("{}", r.summary.ties_line());
     println!("{}", r.summary.line());
     Ok(())
 }

@@ -7,18 +7,30 @@ use super::{bucket_of, BUCKETS, KEYS_PER_ITEM, SHARDS};
 use pplib::prelude::*;
 use pplib::sync::Mutex;
 
+/// Buckets per shard.
+pub const WIDTH: usize = BUCKETS / SHARDS;
+
+/// The shards of an empty histogram, each behind its own lock.
+pub fn shards() -> Vec<Mutex<Vec<u64>>> {
+    (0..SHARDS).map(|_| Mutex::new(vec![0; WIDTH])).collect()
+}
+
+/// One increment of bucket b under its shard's lock (the critical section).
+#[inline]
+pub fn add(shards: &[Mutex<Vec<u64>>], b: usize) {
+    shards[b / WIDTH].lock().expect("shard lock")[b % WIDTH] += 1;
+}
+
 /// Fills the histogram of keys 0..n in the current rayon pool.
 pub fn fill(n: u64) -> Vec<u64> {
-    let width = BUCKETS / SHARDS;
-    let shards: Vec<Mutex<Vec<u64>>> = (0..SHARDS).map(|_| Mutex::new(vec![0; width])).collect();
+    let shards = shards();
     let items = n.div_ceil(KEYS_PER_ITEM as u64);
     // lcm: fragment fill
     pplib::frag_scope("fill", || {
         (0..items).into_par_iter().pp_for_each(|item| {
             let first = item * KEYS_PER_ITEM as u64;
             for i in first..(first + KEYS_PER_ITEM as u64).min(n) {
-                let b = bucket_of(i);
-                shards[b / width].lock().expect("shard lock")[b % width] += 1;
+                add(&shards, bucket_of(i));
             }
         })
     });

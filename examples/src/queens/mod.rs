@@ -250,6 +250,66 @@ pub fn serial_work(n: u32, k: u64) -> u64 {
     search_counted(Node::root(), n, k, &|| false).1
 }
 
+/// The serial search's work (placements tried) in each depth-2 work item, in serial order,
+/// to find the first `k` solutions: items after the one that completes the quota do none.
+/// A property of the input, computed by a serial count.
+pub fn useful_work_per_item(n: u32, k: u64) -> Vec<u64> {
+    let mut found = 0;
+    depth2_groups(n)
+        .into_iter()
+        .flatten()
+        .map(|node| {
+            if found >= k {
+                return 0;
+            }
+            let (f, visited) = search_counted(node, n, k - found, &|| false);
+            found += f;
+            visited
+        })
+        .collect()
+}
+
+/// The useful-work span of [`tree`] on p threads, as a share of the whole useful work (from
+/// 1/p, all threads busy with needed items, to 1, one thread does all of it): the work
+/// items are split into p contiguous blocks (as rayon's halving of the parallel loop hands
+/// them out), each thread searches its block in order, and a thread whose block lies after
+/// the item that completes the quota does only speculative work, which stops when the quota
+/// is met, so it cannot help the others: the count takes as long as the largest block's
+/// useful work. `work` is [`useful_work_per_item`].
+pub fn tree_span(work: &[u64], p: usize) -> f64 {
+    blocks_span(work, &[work.len()], p)
+}
+
+/// The useful-work span of [`loop_par`] on p threads, as [`tree_span`] but per group: each
+/// group's items (`sizes`, the groups' item counts in order, [`depth2_groups`]) are one
+/// parallel loop split into p blocks, and the groups run one after the other.
+pub fn loop_span(work: &[u64], sizes: &[usize], p: usize) -> f64 {
+    blocks_span(work, sizes, p)
+}
+
+/// The sum over consecutive segments of `work` (lengths `sizes`) of the largest of each
+/// segment's p contiguous blocks' work, as a share of the whole work, at least 1/p.
+fn blocks_span(work: &[u64], sizes: &[usize], p: usize) -> f64 {
+    let p = p.max(1);
+    let total: u64 = work.iter().sum();
+    if total == 0 {
+        return 1.0 / p as f64;
+    }
+    let mut start = 0;
+    let mut span = 0u64;
+    for &len in sizes {
+        let end = (start + len).min(work.len());
+        let seg = &work[start..end];
+        let n = seg.len();
+        span += (0..p)
+            .map(|j| seg[j * n / p..(j + 1) * n / p].iter().sum::<u64>())
+            .max()
+            .unwrap_or(0);
+        start = end;
+    }
+    (span as f64 / total as f64).max(1.0 / p as f64)
+}
+
 /// Serial reference: the first `k` solutions' count, `min(k, Q(n))`.
 pub fn count_serial(n: u32, k: u64) -> u64 {
     search(Node::root(), n, k, &|| false)

@@ -2,8 +2,66 @@
 //! prices (lcm's microbenchmarks) and the co-run slowdown of the fragments when a second
 //! instance of the program's kernels shares the machine.
 
+use super::case::{Case, KernelPrices};
+use super::load::{Gate, Probe, QUIET_SHARE};
 use super::run::Run;
 use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Runs `once` `tries` times and keeps the least of each of its numbers over the runs
+/// during which no other load held a processor (over all runs where none was quiet): other
+/// load only ever makes a microbenchmark slower. Waits up to `wait` for quiet before the
+/// first run and after every disturbed one.
+pub fn least_of_quiet<const N: usize>(
+    tries: usize,
+    gate: &mut Gate,
+    wait: Duration,
+    mut once: impl FnMut() -> [f64; N],
+) -> [f64; N] {
+    let (mut all, mut quiet) = ([f64::INFINITY; N], [f64::INFINITY; N]);
+    gate.wait_quiet(wait);
+    for _ in 0..tries.max(1) {
+        let probe = Probe::start();
+        let x = once();
+        let calm = probe.share().is_none_or(|s| s < QUIET_SHARE);
+        for i in 0..N {
+            all[i] = all[i].min(x[i]);
+            if calm {
+                quiet[i] = quiet[i].min(x[i]);
+            }
+        }
+        if !calm {
+            gate.wait_quiet(wait);
+        }
+    }
+    if quiet.iter().all(|x| x.is_finite()) {
+        quiet
+    } else {
+        all
+    }
+}
+
+/// The case's kernel prices ([`Case::kernels`]), the least of each over quiet runs of its
+/// microbenchmark; None when the case has none or they came out unusable.
+pub fn kernel_prices(
+    case: &Case,
+    quick: bool,
+    gate: &mut Gate,
+    wait: Duration,
+) -> Option<KernelPrices> {
+    let bench = case.kernels?;
+    let [base, other, concurrent] = least_of_quiet(if quick { 9 } else { 15 }, gate, wait, || {
+        let t = bench();
+        [t.locked_key, t.sharded_key, t.concurrent_key]
+    });
+    let prices = KernelPrices {
+        base_key_s: base,
+        other_key_s: other,
+        concurrent_key_s: concurrent,
+    };
+    (base > 0.0 && other > 0.0 && concurrent > 0.0 && prices.work_ratio().is_finite())
+        .then_some(prices)
+}
 
 /// The machine's communication prices with lcm's microbenchmarks, made robust to a shared
 /// host: many short ping-pongs and copies, the best of each kept (other load only ever makes

@@ -50,6 +50,75 @@ pub const HANDOFF_VAR: &str = "handoff_s";
 /// first fragment (seconds) into `lcm`.
 pub const TRANSFER_VAR: &str = "transfer_s";
 
+/// Per-key prices of the two versions' kernels on this machine, from a microbenchmark of
+/// the program's own kernels ([`Case::kernels`]; the sharded histogram,
+/// [`crate::histogram::kernels`]), seconds per key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelPrices {
+    /// The base version's kernel on one thread.
+    pub base_key_s: f64,
+    /// The other version's kernel on one thread.
+    pub other_key_s: f64,
+    /// The other version's kernel run by two threads at once on the same data
+    /// (processor-seconds per key).
+    pub concurrent_key_s: f64,
+}
+
+impl KernelPrices {
+    /// The other version's pure computation per unit of the base version's.
+    pub fn work_ratio(&self) -> f64 {
+        self.other_key_s / self.base_key_s
+    }
+
+    /// Processor-seconds per key the other version loses at p = 2 to running its kernel
+    /// on two processors at once (at least 0).
+    pub fn concurrent_loss_s(&self) -> f64 {
+        (self.concurrent_key_s - self.other_key_s).max(0.0)
+    }
+}
+
+/// Name of the variable that carries the other version's useful-work span ([`Case::span`]).
+pub const SPAN_VAR: &str = "span";
+
+/// Name of the variable that carries the base version's useful-work span
+/// ([`Case::base_span`]).
+pub const BASE_SPAN_VAR: &str = "base_span";
+
+/// `pc * (p * span - 1)` for fragment `f` (unchanged when it has no `pc`), in place of its
+/// `wc`: the processors' time beyond the useful work while the longest block finishes.
+fn speculation(f: &FragmentFit, span: &str) -> FragmentFit {
+    let Some(pc) = f.categories.iter().find(|c| c.category == "pc") else {
+        return f.clone();
+    };
+    let p_span = Expr::bin(BinOp::Mul, Expr::Var("p".into()), Expr::Var(span.into()));
+    let wc = Expr::bin(
+        BinOp::Mul,
+        pc.expr.clone(),
+        Expr::bin(BinOp::Sub, p_span, Expr::Num(1.0)),
+    );
+    f.without("wc").with_extra(
+        "wc",
+        wc,
+        &format!("speculation: pc*(p*{span}-1), from the blocks' useful work"),
+    )
+}
+
+/// Memoized per-item useful work of the study's n-queens board at k.
+fn queens_items(k: u64) -> Vec<u64> {
+    use std::collections::BTreeMap;
+    use std::sync::{Mutex, OnceLock};
+    static MEMO: OnceLock<Mutex<BTreeMap<u64, Vec<u64>>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(w) = memo.lock().ok().and_then(|m| m.get(&k).cloned()) {
+        return w;
+    }
+    let w = queens::useful_work_per_item(QUEENS_BOARD, k);
+    if let Ok(mut m) = memo.lock() {
+        m.insert(k, w.clone());
+    }
+    w
+}
+
 /// A program of the study.
 #[derive(Clone, Copy)]
 pub struct Case {
@@ -86,10 +155,31 @@ pub struct Case {
     pub groups: Option<fn(u64) -> f64>,
     /// Locks of the other version per lock of the base version (the sharded histogram: one
     /// lock per shard instead of one). With keys spread evenly, the chance that an
-    /// acquisition finds its lock held (`sl`) scales by 1 / this. The memory loss (`ml`,
-    /// coherence misses on the lines the threads write) is kept: the threads still write the
-    /// same randomly chosen lines, so splitting the lock does not make those misses rarer.
+    /// acquisition finds its lock held (`sl`) scales by 1 / this. The memory loss (`ml`) is
+    /// not the base version's: see [`Case::kernels`].
     pub lock_ratio: Option<f64>,
+    /// One run of a microbenchmark of both versions' kernels (the sharded histogram,
+    /// [`crate::histogram::kernels`]); the study repeats it ([`super::calibrate::kernel_prices`])
+    /// and the other version's models become: pure computation `pc` times
+    /// [`KernelPrices::work_ratio`], and in place of the base version's memory loss `ml`
+    /// (lock-line bouncing behind one lock that serializes the threads), the concurrent
+    /// kernel's loss, `n * (p - 1) * 2 / p * ` [`KernelPrices::concurrent_loss_s`]
+    /// processor-seconds per execution (all of it at p = 2; in proportion to the chance
+    /// (p − 1) / p that another thread wrote an increment's lines last, beyond).
+    pub kernels: Option<fn() -> crate::histogram::kernels::KernelTimes>,
+    /// The other version's useful-work span at (size, p) as a share of the whole useful work
+    /// (n-queens' tree version: [`crate::queens::tree_span`]), bound as [`SPAN_VAR`]: one
+    /// thread per contiguous block of work items, a block after the quota's last item
+    /// speculates and cannot help. The other version's speculative work `wc` becomes
+    /// `pc * (p * span - 1)` (the processors' time beyond the useful work while the count
+    /// waits for the longest block), in place of the base version's (speculation within
+    /// one group only).
+    pub span: Option<fn(u64, usize) -> f64>,
+    /// The base version's useful-work span at (size, p) (n-queens' loop version, per group:
+    /// [`crate::queens::loop_span`]), bound as [`BASE_SPAN_VAR`]: the same rule for the base
+    /// version's own speculation, whose fitted `wc` (a smooth function of the size) cannot
+    /// follow the steps of the span.
+    pub base_span: Option<fn(u64, usize) -> f64>,
     /// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the study
     /// measures the hand-off's cost at the predicted stage times and adds it to the first
     /// fragment of each stage (bound as [`HANDOFF_VAR`]).
@@ -139,6 +229,9 @@ impl Case {
                 co_runner: Some(|n, stop| fft::co_run(n as usize, stop) as u64),
                 groups: None,
                 lock_ratio: None,
+                kernels: None,
+                span: None,
+                base_span: None,
                 pipeline: Some(Pipeline {
                     stages: [&["init", "cols"], &["transpose", "rows"]],
                     overhead: fft::handoff::handoff_overhead_once,
@@ -177,6 +270,15 @@ impl Case {
                 co_runner: None,
                 groups: Some(|k| queens::groups_needed(QUEENS_BOARD, k) as f64),
                 lock_ratio: None,
+                kernels: None,
+                span: Some(|k, p| queens::tree_span(&queens_items(k), p)),
+                base_span: Some(|k, p| {
+                    let sizes: Vec<usize> = queens::depth2_groups(QUEENS_BOARD)
+                        .iter()
+                        .map(Vec::len)
+                        .collect();
+                    queens::loop_span(&queens_items(k), &sizes, p)
+                }),
                 pipeline: None,
             },
             ProgramKind::Histogram => Case {
@@ -211,6 +313,9 @@ impl Case {
                 co_runner: None,
                 groups: None,
                 lock_ratio: Some(histogram::SHARDS as f64),
+                kernels: Some(histogram::kernels::kernel_times_once),
+                span: None,
+                base_span: None,
                 pipeline: None,
             },
         }
@@ -225,6 +330,7 @@ impl Case {
         &self,
         fits: &[FragmentFit],
         co_run: &[(String, f64)],
+        kernels: Option<&KernelPrices>,
     ) -> (Vec<FragmentFit>, Vec<FragmentFit>) {
         let mut base = Vec::new();
         let mut other = Vec::new();
@@ -238,6 +344,44 @@ impl Case {
             }
             if let Some(r) = self.lock_ratio {
                 o = o.scaled(Some(&["sl"]), &Expr::Num(1.0 / r), "locks x{r}");
+            }
+            if let Some(k) = kernels {
+                o = o.scaled(
+                    Some(&["pc"]),
+                    &Expr::Num(k.work_ratio()),
+                    "kernel work ratio (microbenchmark)",
+                );
+                // n * (p - 1) * 2 / p * loss
+                let p = || Expr::Var("p".into());
+                let share = Expr::bin(
+                    BinOp::Div,
+                    Expr::bin(
+                        BinOp::Mul,
+                        Expr::Num(2.0),
+                        Expr::bin(BinOp::Sub, p(), Expr::Num(1.0)),
+                    ),
+                    p(),
+                );
+                let loss = Expr::bin(
+                    BinOp::Mul,
+                    Expr::bin(
+                        BinOp::Mul,
+                        Expr::Num(k.concurrent_loss_s()),
+                        Expr::Var(self.size_var.into()),
+                    ),
+                    share,
+                );
+                o = o.without("ml").with_extra(
+                    "ml",
+                    loss,
+                    "n*2(p-1)/p*concurrent kernel loss (microbenchmark)",
+                );
+            }
+            if self.span.is_some() {
+                o = speculation(&o, SPAN_VAR);
+            }
+            if self.base_span.is_some() {
+                b = speculation(&b, BASE_SPAN_VAR);
             }
             let k = co_run
                 .iter()
@@ -286,6 +430,12 @@ impl Case {
         v.extend(self.fixed.iter().map(|(k, x)| (k.to_string(), *x)));
         if let Some(g) = self.groups {
             v.push(("groups".to_string(), g(size)));
+        }
+        if let Some(s) = self.span {
+            v.push((SPAN_VAR.to_string(), s(size, p)));
+        }
+        if let Some(s) = self.base_span {
+            v.push((BASE_SPAN_VAR.to_string(), s(size, p)));
         }
         v
     }

@@ -29,6 +29,11 @@ pub struct PointResult {
     /// predicted version ran: how far the measured version's own prediction is from its
     /// measurement here, at least [`MIN_UNCERTAINTY`].
     pub uncertainty: f64,
+    /// Run-to-run spread of the two measured times at this point (a fraction): the larger
+    /// of the two versions' (third-fastest − kept) / kept over their counted repetitions in
+    /// the validation phase ([`super::measure::Timing::kept_spread`]: how much each kept
+    /// time would move without its two fastest repetitions). NaN when unknown.
+    pub noise: f64,
 }
 
 impl PointResult {
@@ -83,6 +88,22 @@ impl PointResult {
         lo > 0.0 && (self.predicted - self.predicted_base).abs() / lo < self.uncertainty
     }
 
+    /// Whether the two measured times differ by less than their run-to-run spread
+    /// ([`PointResult::noise`]): the measured ranking is then a tie within the noise,
+    /// which another run of the study may turn either way.
+    pub fn measured_tie(&self) -> bool {
+        let lo = self.measured.min(self.measured_base);
+        self.noise.is_finite()
+            && lo > 0.0
+            && (self.measured - self.measured_base).abs() / lo < self.noise
+    }
+
+    /// The measured difference between the two versions relative to the faster one
+    /// (a fraction; positive when the predicted version was faster).
+    pub fn measured_margin(&self) -> f64 {
+        (self.measured_base - self.measured) / self.measured.min(self.measured_base)
+    }
+
     /// Whether the prediction ranked the two versions as the measurements did.
     pub fn ranking_correct(&self) -> bool {
         self.predicted.is_finite()
@@ -111,6 +132,11 @@ pub struct Summary {
     pub max_err_pct: f64,
     /// Points where the ranking was predicted right.
     pub ranking_correct: usize,
+    /// Points whose measured times are a tie within the noise
+    /// ([`PointResult::measured_tie`]).
+    pub measured_ties: usize,
+    /// Points that are not measured ties where the ranking was predicted right.
+    pub decisive_correct: usize,
 }
 
 impl Summary {
@@ -127,7 +153,26 @@ impl Summary {
             mean_err_pct: mean,
             max_err_pct: errs.iter().copied().fold(f64::NAN, f64::max),
             ranking_correct: points.iter().filter(|p| p.ranking_correct()).count(),
+            measured_ties: points.iter().filter(|p| p.measured_tie()).count(),
+            decisive_correct: points
+                .iter()
+                .filter(|p| !p.measured_tie() && p.ranking_correct())
+                .count(),
         }
+    }
+
+    /// The tie-aware count, printed before [`Summary::line`]: `ranking correct at K of N
+    /// points; M points are measured ties within the noise (...); correct at K' of the
+    /// N − M decisive points`.
+    pub fn ties_line(&self) -> String {
+        format!(
+            "ranking correct at {} of {} points; {} points are measured ties within the noise (the two versions' kept times differ by less than the spread of their fastest repetitions); correct at {} of the {} decisive points",
+            self.ranking_correct,
+            self.points,
+            self.measured_ties,
+            self.decisive_correct,
+            self.points - self.measured_ties
+        )
     }
 
     /// The study's last line:
@@ -138,6 +183,40 @@ impl Summary {
             self.points, self.mean_err_pct, self.max_err_pct, self.ranking_correct, self.points
         )
     }
+}
+
+/// The drift of the machine's speed between the calibration and the validation phase, as
+/// the measured version's times show it (it is measured in both): the median and range of
+/// [`PointResult::drift`] over the points, and the median over the p = 1 points (no
+/// contention there: host speed alone). None when no point has both times.
+pub fn drift_line(points: &[PointResult], base: &str) -> Option<String> {
+    let median = |mut v: Vec<f64>| -> Option<f64> {
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| v[v.len() / 2])
+    };
+    let all: Vec<f64> = points
+        .iter()
+        .map(PointResult::drift)
+        .filter(|d| d.is_finite())
+        .collect();
+    let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mid = median(all)?;
+    let one: Vec<f64> = points
+        .iter()
+        .filter(|p| p.p == 1)
+        .map(PointResult::drift)
+        .filter(|d| d.is_finite())
+        .collect();
+    let at_one = median(one).map_or(String::new(), |d| {
+        format!(", median {:+.1}% at p = 1 (host speed alone)", 100.0 * d)
+    });
+    Some(format!(
+        "drift: {base} re-measured in the validation phase against its calibration: median {:+.1}% (range {:+.1}% to {:+.1}%){at_one}; the models carry the calibration phase's speed",
+        100.0 * mid,
+        100.0 * lo,
+        100.0 * hi
+    ))
 }
 
 /// A change of the better version between two neighbouring design points.
@@ -225,6 +304,7 @@ mod tests {
             measured: m,
             predicted: pr,
             uncertainty: uncertainty(pb, mb),
+            noise: 0.02,
         }
     }
 
@@ -239,6 +319,8 @@ mod tests {
         assert!((s.mean_err_pct - 30.0).abs() < 1e-9);
         assert!((s.max_err_pct - 50.0).abs() < 1e-9);
         assert_eq!(s.ranking_correct, 1);
+        assert_eq!(s.measured_ties, 0);
+        assert_eq!(s.decisive_correct, 1);
         assert_eq!(
             s.line(),
             "study: points=2 mean_err_pct=30.0 max_err_pct=50.0 ranking_correct=1/2"
@@ -256,6 +338,31 @@ mod tests {
         // Never below the floor.
         assert_eq!(uncertainty(1.0, 1.0), MIN_UNCERTAINTY);
         assert_eq!(uncertainty(f64::NAN, 1.0), MIN_UNCERTAINTY);
+    }
+
+    #[test]
+    fn measured_ties_are_counted_apart() {
+        // 1% apart with 2% spread: a tie, ranked wrong; 50% apart: decisive, ranked right.
+        let tie = pt(64, 2, 1.0, 1.0, 0.99, 1.2);
+        assert!(tie.measured_tie() && !tie.ranking_correct());
+        let clear = pt(128, 2, 1.0, 1.0, 0.5, 0.6);
+        assert!(!clear.measured_tie() && clear.ranking_correct());
+        let mut unknown = tie.clone();
+        unknown.noise = f64::NAN;
+        assert!(!unknown.measured_tie());
+        let s = Summary::of(&[tie, clear]);
+        assert_eq!(
+            (s.ranking_correct, s.measured_ties, s.decisive_correct),
+            (1, 1, 1)
+        );
+        assert_eq!(
+            s.ties_line(),
+            "ranking correct at 1 of 2 points; 1 points are measured ties within the noise (the two versions' kept times differ by less than the spread of their fastest repetitions); correct at 1 of the 1 decisive points"
+        );
+        assert!(s.line().ends_with("ranking_correct=1/2"));
+        let d = drift_line(&[pt(64, 1, 1.1, 1.0, 1.0, 1.0)], "dp").unwrap();
+        assert!(d.contains("median +0.0%") && d.contains("at p = 1"), "{d}");
+        assert!(drift_line(&[], "dp").is_none());
     }
 
     #[test]

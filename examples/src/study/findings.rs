@@ -50,6 +50,14 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
                 100.0 * pt.uncertainty
             );
         }
+        if !pt.ranking_correct() && pt.measured_tie() {
+            let _ = write!(
+                text,
+                "; measured tie: the two versions measured {:.1}% apart, within their run-to-run spread here ({:.1}%), so the measured ranking is noise",
+                100.0 * pt.measured_margin().abs(),
+                100.0 * pt.noise
+            );
+        }
         if !pt.ranking_correct() {
             let _ = write!(
                 text,
@@ -158,28 +166,56 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
         ));
     }
     if r.case.program == ProgramKind::Histogram {
+        let kernel = r.kernels.map_or(
+            "the kernel microbenchmark gave nothing usable, so the locked version's memory loss \
+             was kept"
+                .to_string(),
+            |k| {
+                format!(
+                    "the kernel microbenchmark (uninstrumented, before {other} ran) timed {base}'s \
+                     kernel at {:.1} ns per key and {other}'s at {:.1} ns on one thread (work \
+                     ratio {:.3}, applied to pc), and {other}'s at {:.1} ns of processor time per \
+                     key on two threads at once: {:.1} ns per key lost to the two processors \
+                     fighting over the same shards' lock and bucket lines, which replaces \
+                     {base}'s memory loss (the bouncing of its one lock's line, paid while the \
+                     lock serializes the threads)",
+                    1e9 * k.base_key_s,
+                    1e9 * k.other_key_s,
+                    k.work_ratio(),
+                    1e9 * k.concurrent_key_s,
+                    1e9 * k.concurrent_loss_s()
+                )
+            },
+        );
         out.push(format!(
-            "How {other} is predicted from {base}: the same fragment models, with the \
-             synchronization loss (sl) divided by the {} shards (with keys spread evenly an \
-             increment finds its shard's lock held 1/{} as often). The memory loss (ml: \
-             coherence misses on the bucket and lock lines both threads write) is kept as \
-             measured: the threads write the same random lines whatever the number of locks. \
-             Not modelled: in {base} the lock serializes the threads (one waits while the \
-             other works), which hides part of those misses; {other}'s threads run at once and \
-             pay them all, so {other} can be slower at p > 1 than this predicts.",
+            "How {other} is predicted from {base}: {base}'s fitted models (load imbalance, \
+             insufficient parallelism, the same loop), with the synchronization loss (sl) \
+             divided by the {} shards (with keys spread evenly an increment finds its shard's \
+             lock held 1/{} as often); {kernel}. Not modelled: the chance that an increment \
+             finds its shard's lock held while the other thread is preempted (other load on \
+             the host).",
             crate::histogram::SHARDS,
             crate::histogram::SHARDS
         ));
     }
     if r.case.program == ProgramKind::Queens {
         out.push(format!(
-            "How {other} is predicted from {base}: {base}'s models per run, divided by its trip \
-             count `groups` (the depth-1 groups holding the first k solutions) for {base}'s own \
-             loop; {other} is one parallel loop over all groups' items, so the load imbalance and \
+            "How {other} is predicted from {base}: {base}'s models per count, divided by its trip count `groups` for {base}'s own loop; \
+             {other} is one parallel loop over all groups' items, so the load imbalance and \
              insufficient parallelism paid at the end of each of {base}'s loops are paid once. \
-             Not modelled: {other}'s extra speculation when k is small (other threads start on \
-             subtrees far after the one that completes the quota), which {base}'s measurements, \
-             speculating only within one group, do not show."
+             Why the two versions' predictions coincide where nothing more is modelled: at \
+             p = 1 both do exactly the serial search (same pc, every overhead vanishes), and \
+             where the first group holds the first k solutions (groups = 1) {base} is one \
+             parallel loop too. What differs, and is modelled: {other}'s speculation. Its \
+             parallel loop hands each thread a contiguous block of the items (rayon's halving); \
+             a thread whose block lies after the item that completes the quota only speculates \
+             until the quota is met and cannot help, so a count lasts as long as the largest \
+             block's useful work: `span` (that share of the useful work, from the serial \
+             search's work per item; 1 at p = 2 until the first half of the items is needed) \
+             gives {other}'s `wc = pc * (p * span - 1)` in place of {base}'s (speculation \
+             within one group). Not modelled: {other}'s fixed cost per count for the items it \
+             passes over (all of the board's, against the needed groups' in {base}), which \
+             shows at small k."
         ));
     }
     if r.points.iter().any(|p| p.p > 1) {

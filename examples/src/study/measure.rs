@@ -75,6 +75,8 @@ pub struct Timing {
     pub seconds: f64,
     /// Median seconds of the quiet repetitions (of all when none was quiet).
     pub median: f64,
+    /// Third-fastest seconds of the same repetitions (the slowest when fewer than three).
+    pub third: f64,
     /// Quiet repetitions.
     pub quiet: usize,
     /// All recorded repetitions (warm-up not counted).
@@ -92,6 +94,14 @@ impl Timing {
     /// (median − fastest) / fastest of the counted repetitions: how much they spread.
     pub fn spread(&self) -> f64 {
         (self.median - self.seconds) / self.seconds
+    }
+
+    /// (third-fastest − fastest) / fastest of the counted repetitions: how much the kept
+    /// time would change without its two fastest repetitions, the run-to-run spread of the
+    /// kept value itself (the median's spread is that of a single repetition, far wider on
+    /// a shared machine).
+    pub fn kept_spread(&self) -> f64 {
+        (self.third - self.seconds) / self.seconds
     }
 }
 
@@ -281,6 +291,7 @@ pub fn time_round_robin(
         let mut secs: Vec<f64> = counted.iter().map(|k| a.all[*k].0).collect();
         secs.sort_by(f64::total_cmp);
         let median = secs[secs.len() / 2];
+        let third = secs[secs.len().min(3) - 1];
         let pace = if a.co.1 > 0.0 && lone[i] > 0.0 {
             a.co.0 as f64 / a.co.1 / lone[i]
         } else {
@@ -290,6 +301,7 @@ pub fn time_round_robin(
         out.push(Timing {
             seconds,
             median,
+            third,
             quiet: a.quiet.len(),
             reps: a.all.len(),
             foreign,

@@ -19,12 +19,16 @@
 //! 3. price inter-processor data movement on this machine ([`calibrate_machine`], lcm's
 //!    microbenchmarks) and, for a pipelined other version, the move of the handed-over data
 //!    into the second stage at every size ([`crate::fft::transfer`]) and its hand-offs
-//!    ([`crate::fft::handoff`], at the stage times the models predict), and predict both
+//!    ([`crate::fft::handoff`], at the stage times the models predict), for the sharded
+//!    histogram its kernels alone and on two threads at once ([`crate::histogram::kernels`],
+//!    [`calibrate::kernel_prices`]), and predict both
 //!    versions with `lcm` at every point of the other version ([`predict`]), before the
 //!    other version has run (the predictions are written to disk first);
 //! 4. run the other version (`tp`) at those points, round robin with the base version
 //!    again (the ranking compares times taken under the same conditions), compare
-//!    ([`compare`]);
+//!    ([`compare`]): errors, rankings, measured ties (the two versions closer than the
+//!    spread of their fastest repetitions) and the drift of the machine's speed between the
+//!    phases (the base version's two timings, [`compare::drift_line`]);
 //! 5. write `README.md`, `time.svg`, `categories.svg` ([`report`]).
 //!
 //! The last line the `study` binary prints is [`compare::Summary::line`].
@@ -47,7 +51,7 @@ pub mod result;
 pub mod run;
 pub mod select;
 
-pub use calibrate::{calibrate_machine, co_run_factors, MIN_CO_RUN_PACE};
+pub use calibrate::{calibrate_machine, co_run_factors, least_of_quiet, MIN_CO_RUN_PACE};
 pub use case::point_vars;
 pub use compare::FragmentCheck;
 pub use conditions::{Conditions, TimingNote};
@@ -304,7 +308,18 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         "machine: latency {:.3e} s, bandwidth {:.3e} B/s",
         machine.latency_s, machine.bandwidth_bytes_per_s
     ));
-    let (base_fits, other_fits) = case.version_fits(&fits, &co_run);
+    let kernels = calibrate::kernel_prices(&case, cfg.quick, &mut gate, repeats.wait / 3);
+    if let Some(k) = &kernels {
+        say(format!(
+            "kernels: {} {:.2} ns/key, {} {:.2} ns/key alone and {:.2} ns/key (processor time) on two threads at once",
+            base.name,
+            1e9 * k.base_key_s,
+            other.name,
+            1e9 * k.other_key_s,
+            1e9 * k.concurrent_key_s
+        ));
+    }
+    let (base_fits, other_fits) = case.version_fits(&fits, &co_run, kernels.as_ref());
     let base_models: Vec<_> = base_fits.iter().map(FragmentFit::model).collect();
     let other_models: Vec<_> = other_fits.iter().map(FragmentFit::model).collect();
     let (other_src, missing_other) = annotate::annotate(other.source, &other_models);
@@ -362,19 +377,12 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         // program's kernels): the least of each transpose over the quiet runs.
         let transfer = match case.pipeline {
             Some(pl) if design.predicted_ps.iter().any(|&p| runs_other(p)) => {
-                gate.wait_quiet(repeats.wait / 3);
-                let (mut own, mut moved) = ([f64::INFINITY; 2], [f64::INFINITY; 2]);
-                for _ in 0..if cfg.quick { 5 } else { 7 } {
-                    let probe = load::Probe::start();
+                let tries = if cfg.quick { 5 } else { 7 };
+                let [own, moved] = least_of_quiet(tries, &mut gate, repeats.wait / 3, || {
                     let (o, m) = (pl.transfer)(n);
-                    let quiet = probe.share().is_none_or(|s| s < load::QUIET_SHARE);
-                    for i in [0, usize::from(quiet)] {
-                        own[i] = own[i].min(o);
-                        moved[i] = moved[i].min(m);
-                    }
-                }
-                let i = usize::from(own[1].is_finite() && moved[1].is_finite());
-                let t = (moved[i] - own[i]).max(0.0);
+                    [o, m]
+                });
+                let t = (moved - own).max(0.0);
                 if t.is_finite() {
                     t
                 } else {
@@ -393,19 +401,10 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                     let [a, b] = predict::stage_times(&other_model, &other_fits, &pl, &vars);
                     // The least of the runs during which no other load held a processor
                     // (the least of all when none was quiet).
-                    gate.wait_quiet(repeats.wait / 3);
-                    let (mut all, mut quiet) = (f64::INFINITY, f64::INFINITY);
-                    for _ in 0..if cfg.quick { 7 } else { 11 } {
-                        let probe = load::Probe::start();
-                        let h = (pl.overhead)(a, b);
-                        all = all.min(h);
-                        if probe.share().is_none_or(|s| s < load::QUIET_SHARE) {
-                            quiet = quiet.min(h);
-                        } else {
-                            gate.wait_quiet(repeats.wait / 3);
-                        }
-                    }
-                    let h = if quiet.is_finite() { quiet } else { all };
+                    let tries = if cfg.quick { 7 } else { 11 };
+                    let [h] = least_of_quiet(tries, &mut gate, repeats.wait / 3, || {
+                        [(pl.overhead)(a, b)]
+                    });
                     handoffs.push(Handoff {
                         n,
                         p,
@@ -484,6 +483,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         timings.push(TimingNote::of(&so, &to));
         timings.push(TimingNote::of(&sb, &tb));
         let measured_base = tb.seconds;
+        let noise = to.kept_spread().max(tb.kept_spread());
         let _ = std::fs::remove_file(&tb.log);
         let m = measure::profile(&so, to, baselines.get(&n))?;
         say(format!(
@@ -527,6 +527,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             measured: m.run.seconds,
             predicted: po,
             uncertainty: compare::uncertainty(pb, calibrated_base),
+            noise,
         });
         other_runs.push(m.run);
     }
@@ -552,6 +553,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         fits,
         other_fits,
         co_run,
+        kernels,
         handoffs,
         points,
         base_only,

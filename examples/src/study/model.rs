@@ -93,6 +93,13 @@ impl FragmentFit {
         out
     }
 
+    /// This fragment without its `category` model (unchanged when it has none).
+    pub fn without(&self, category: &str) -> FragmentFit {
+        let mut out = self.clone();
+        out.categories.retain(|c| c.category != category);
+        out
+    }
+
     /// This fragment with `expr` added to its `category` model (inserted when it has none);
     /// `why` describes the term in its form.
     pub fn with_extra(&self, category: &str, expr: Expr, why: &str) -> FragmentFit {

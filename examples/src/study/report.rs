@@ -100,6 +100,13 @@ pub fn conditions(r: &StudyResult) -> String {
         "## Measurement conditions
 "
     );
+    if let Some(d) = super::compare::drift_line(&r.points, r.case.base.name) {
+        let _ = writeln!(
+            s,
+            "Speed {d} (per point: `{} when calibrated` against `{} measured` above).\n",
+            r.case.base.name, r.case.base.name
+        );
+    }
     let _ = writeln!(
         s,
         "Load average (1, 5, 15 min) before the measurements: {}; after: {}. Everything \
@@ -308,15 +315,24 @@ pub fn markdown(r: &StudyResult) -> String {
             secs(p.calibrated_base),
             better(p.predicted_better()),
             better(p.measured_better()),
-            match (p.ranking_correct(), p.too_close_to_call()) {
-                (true, false) => "right".to_string(),
-                (true, true) =>
-                    format!("right (too close to call: ±{:.0}%)", 100.0 * p.uncertainty),
-                (false, false) => "**wrong**".to_string(),
-                (false, true) => format!(
-                    "**wrong** (too close to call: ±{:.0}%)",
-                    100.0 * p.uncertainty
-                ),
+            {
+                let mut t = if p.ranking_correct() {
+                    "right".to_string()
+                } else {
+                    "**wrong**".to_string()
+                };
+                if p.too_close_to_call() {
+                    let _ = write!(t, " (too close to call: ±{:.0}%)", 100.0 * p.uncertainty);
+                }
+                if p.measured_tie() {
+                    let _ = write!(
+                        t,
+                        " (measured tie: {:+.1}% apart, spread {:.1}%)",
+                        100.0 * p.measured_margin(),
+                        100.0 * p.noise
+                    );
+                }
+                t
             }
         );
     }
@@ -328,6 +344,15 @@ pub fn markdown(r: &StudyResult) -> String {
         pct(r.summary.max_err_pct),
         r.summary.ranking_correct,
         r.summary.points
+    );
+    let _ = writeln!(
+        s,
+        "A point is a *measured tie* when `{other}` and `{base}` measured closer to each other \
+         than their run-to-run spread there (the larger of the two versions' third-fastest − \
+         fastest over their counted repetitions: how far each kept time would move without \
+         its two fastest repetitions): which one is faster is then decided by the noise, \
+         and another run may turn it either way. Here: {}.\n",
+        r.summary.ties_line()
     );
     let close = r.points.iter().filter(|p| p.too_close_to_call()).count();
     let _ = writeln!(

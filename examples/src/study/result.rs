@@ -31,6 +31,8 @@ pub struct StudyResult {
     /// Co-run calibration: per fragment, the slowdown beside another instance of the
     /// program as a share of its pure computation (added to the other version's `ml`).
     pub co_run: Vec<(String, f64)>,
+    /// The kernel prices of the case's microbenchmark ([`super::case::Case::kernels`]).
+    pub kernels: Option<super::case::KernelPrices>,
     /// The hand-off prices measured for the other version's pipeline, one per point.
     pub handoffs: Vec<Handoff>,
     /// One entry per point of the predicted version.
