@@ -57,8 +57,15 @@ pub fn raw_now() -> u64 {
     if USE_TSC.load(Ordering::Relaxed) {
         tsc::read()
     } else {
-        sys::monotonic_ns()
+        monotonic_now()
     }
+}
+
+/// [`raw_now`] when the source is CLOCK_MONOTONIC: out of line, so that the code inlined
+/// at every instrumentation point is the TSC's (one instruction) and stays small.
+#[inline(never)]
+fn monotonic_now() -> u64 {
+    sys::monotonic_ns()
 }
 
 /// How raw readings of `source` convert to CLOCK_MONOTONIC nanoseconds (calibrates the

@@ -138,41 +138,46 @@ impl ThreadBuffer {
     /// the previous event's is recorded as that time (times never decrease along a thread).
     #[inline(always)]
     pub(crate) fn try_push(&self, time: u64, code: u8, arg: u32) -> bool {
-        let Some((at, room)) = self.room() else {
-            return false;
-        };
-        let delta = self.stamp(at, time);
-        room[0].store(code, Ordering::Relaxed);
-        let mut end = short_uvarint(room, 1, delta);
-        if matches!(code, code::FRAG_BEGIN | code::FRAG_END | code::WAIT_BEGIN) {
-            end = long_uvarint(room, end, u64::from(arg));
+        match self.reserve() {
+            Some(slot) => {
+                slot.push(time, code, arg);
+                true
+            }
+            None => false,
         }
-        self.len.store(at + end, Ordering::Release);
-        true
     }
 
     /// Appends two events without arguments at the same time (a task's end and the next
     /// task's begin) if there is room; false if the buffer is full.
     #[inline(always)]
     pub(crate) fn try_push_pair(&self, time: u64, first: u8, second: u8) -> bool {
-        let Some((at, room)) = self.room() else {
-            return false;
-        };
-        let delta = self.stamp(at, time);
-        room[0].store(first, Ordering::Relaxed);
-        let i = short_uvarint(room, 1, delta);
-        room[i].store(second, Ordering::Relaxed);
-        room[i + 1].store(0, Ordering::Relaxed);
-        self.len.store(at + i + 2, Ordering::Release);
-        true
+        match self.reserve() {
+            Some(slot) => {
+                slot.push_pair(time, first, second);
+                true
+            }
+            None => false,
+        }
     }
 
-    /// The length and the room for one more event without counters, if it fits.
+    /// The room for one more event without counters, if it fits (the length, checked
+    /// against the end of the buffer), found before the event's time is taken:
+    /// [`Slot::push`] then computes the delta and stores. The recorder reads the clock
+    /// between the two. A clock reading waits for the instructions before it to finish
+    /// (as `lfence` does, on the processors measured), so what comes before it should not
+    /// wait on the previous reading, and what comes after it should be short: the length
+    /// (stored by the previous event with a value that does not depend on its time) and
+    /// the thread's buffer are found before, the previous event's time (stored right
+    /// after the previous reading) is loaded after.
     #[inline(always)]
-    fn room(&self) -> Option<(usize, &[AtomicU8; MAX_EVENT_BYTES])> {
+    pub(crate) fn reserve(&self) -> Option<Slot<'_>> {
         let at = self.len.load(Ordering::Relaxed);
-        let room = self.bytes.get(at..at + MAX_EVENT_BYTES)?;
-        Some((at, room.try_into().ok()?))
+        let room = self.bytes.get(at..at + MAX_EVENT_BYTES)?.try_into().ok()?;
+        Some(Slot {
+            buffer: self,
+            at,
+            room,
+        })
     }
 
     /// Appends a `counters` event with `values` (cumulative per-thread counter values) if
@@ -197,18 +202,26 @@ impl ThreadBuffer {
     }
 
     /// The delta of an event at `time` appended at byte `at`, and that event's time made the
-    /// last one (the first event of the buffer also sets the base time).
+    /// last one (the first event of the buffer, at 0, also sets the base time). A time
+    /// before the last one counts as the last one.
+    ///
+    /// The usual case (a time not before the last one) is one subtraction after the clock
+    /// reading.
     #[inline(always)]
     fn stamp(&self, at: usize, time: u64) -> u64 {
-        let last = if at == 0 {
+        if at == 0 {
             self.base.store(time, Ordering::Relaxed);
-            time
-        } else {
-            self.last.load(Ordering::Relaxed)
-        };
-        let time = time.max(last);
+            self.last.store(time, Ordering::Relaxed);
+            return 0;
+        }
+        let last = self.last.load(Ordering::Relaxed);
+        let (delta, before) = time.overflowing_sub(last);
+        if before {
+            // Recorded at the last time (delta 0), which stays the last.
+            return 0;
+        }
         self.last.store(time, Ordering::Relaxed);
-        time - last
+        delta
     }
 
     /// Hands the buffer to the writer if it holds records of `state`: marks it in flight and
@@ -270,8 +283,47 @@ impl ThreadBuffer {
     }
 }
 
+/// The reserved room for one event at the end of a [`ThreadBuffer`] (see
+/// [`ThreadBuffer::reserve`]); pushing publishes it.
+pub(crate) struct Slot<'a> {
+    buffer: &'a ThreadBuffer,
+    /// The buffer's length: where the event goes.
+    at: usize,
+    room: &'a [AtomicU8; MAX_EVENT_BYTES],
+}
+
+impl Slot<'_> {
+    /// Writes one event without counters (as [`ThreadBuffer::try_push`]) and publishes it.
+    #[inline(always)]
+    pub(crate) fn push(self, time: u64, code: u8, arg: u32) {
+        let room = self.room;
+        let delta = self.buffer.stamp(self.at, time);
+        room[0].store(code, Ordering::Relaxed);
+        let mut end = short_uvarint(room, 1, delta);
+        if matches!(code, code::FRAG_BEGIN | code::FRAG_END | code::WAIT_BEGIN) {
+            end = long_uvarint(room, end, u64::from(arg));
+        }
+        self.buffer.len.store(self.at + end, Ordering::Release);
+    }
+
+    /// Writes two events without arguments at the same time (as
+    /// [`ThreadBuffer::try_push_pair`]) and publishes them.
+    #[inline(always)]
+    pub(crate) fn push_pair(self, time: u64, first: u8, second: u8) {
+        let room = self.room;
+        let delta = self.buffer.stamp(self.at, time);
+        room[0].store(first, Ordering::Relaxed);
+        let i = short_uvarint(room, 1, delta);
+        room[i].store(second, Ordering::Relaxed);
+        room[i + 1].store(0, Ordering::Relaxed);
+        self.buffer.len.store(self.at + i + 2, Ordering::Release);
+    }
+}
+
 /// Writes `value` as a varint at `room[at..]` and returns the index after it; the usual
-/// time deltas (below 2^14: one or two bytes) take no loop.
+/// time deltas (below 2^14: one or two bytes) take no loop. (Branches, not a branch-free
+/// length: the buffer's new length must not depend on the clock reading, since the next
+/// event loads it before its own reading, which waits for that load.)
 #[inline(always)]
 fn short_uvarint(room: &[AtomicU8; MAX_EVENT_BYTES], at: usize, value: u64) -> usize {
     if value < 0x80 {

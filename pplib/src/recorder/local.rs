@@ -69,10 +69,27 @@ impl Drop for Local {
     }
 }
 
-/// Records one event of the calling thread in session `state` (non-zero).
+/// Records one event of the calling thread in session `state` (non-zero), taking its time
+/// now.
+///
+/// The fast path finds the current buffer and reserves the event's room *before* reading
+/// the clock (see [`ThreadBuffer::reserve`]): the loads are then done by the time the
+/// reading returns, and only the delta's arithmetic and the stores depend on it.
 #[inline(always)]
 pub(crate) fn emit(state: u64, code: u8, arg: u32) {
-    emit_at(state, code, arg, clock::raw_now());
+    if let Some(b) = current_buffer() {
+        if b.state() == state {
+            if let Some(slot) = b.reserve() {
+                let time = clock::raw_now();
+                slot.push(time, code, arg);
+                if state & COUNTERS_BIT != 0 {
+                    counters_slow(state, time);
+                }
+                return;
+            }
+        }
+    }
+    emit_slow(state, code, arg, clock::raw_now());
 }
 
 /// Records one event of the calling thread in session `state` (non-zero) at raw time `time`.
@@ -322,19 +339,19 @@ pub(crate) fn emit_named(state: u64, code: u8, name: &str) -> Option<u32> {
     LOCAL
         .try_with(|local| {
             let id = local.name_id(state, name)?;
+            // As in `emit`: the room is reserved before the clock is read.
+            let slot = local
+                .buffer
+                .get()
+                .filter(|b| b.state() == state)
+                .and_then(|b| b.reserve());
             let time = clock::raw_now();
-            match local.buffer.get() {
-                Some(b) if b.state() == state && b.try_push(time, code, id) => {
-                    if state & COUNTERS_BIT != 0 {
-                        local.sample_counters(state, time);
-                    }
-                }
-                _ => {
-                    local.push_slow(state, time, code, id);
-                    if state & COUNTERS_BIT != 0 {
-                        local.sample_counters(state, time);
-                    }
-                }
+            match slot {
+                Some(slot) => slot.push(time, code, id),
+                None => local.push_slow(state, time, code, id),
+            }
+            if state & COUNTERS_BIT != 0 {
+                local.sample_counters(state, time);
             }
             Some(id)
         })
