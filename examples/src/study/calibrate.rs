@@ -10,34 +10,67 @@ use std::time::Duration;
 
 /// Runs `once` `tries` times and keeps the least of each of its numbers over the runs
 /// during which no other load held a processor (over all runs where none was quiet): other
-/// load only ever makes a microbenchmark slower. Waits up to `wait` for quiet before the
-/// first run and after every disturbed one.
+/// load only ever makes a microbenchmark slower. A NaN (a run that could not measure that
+/// number) is skipped. Waits up to `wait` for quiet before the first run and after every
+/// disturbed one.
 pub fn least_of_quiet<const N: usize>(
     tries: usize,
     gate: &mut Gate,
     wait: Duration,
-    mut once: impl FnMut() -> [f64; N],
+    once: impl FnMut() -> [f64; N],
 ) -> [f64; N] {
-    let (mut all, mut quiet) = ([f64::INFINITY; N], [f64::INFINITY; N]);
+    let runs = quiet_runs(tries, gate, wait, once);
+    std::array::from_fn(|i| runs.iter().map(|r| r[i]).fold(f64::INFINITY, f64::min))
+}
+
+/// As [`least_of_quiet`], but the median of each number over the quiet runs (NaN when no
+/// run measured it): for a microbenchmark whose runs settle in one of several states that
+/// are not disturbances (a pipeline whose waiting thread catches the next item while
+/// spinning in some runs, and sleeps until woken through the kernel in others), where the
+/// least would be the rarest state rather than the undisturbed one.
+pub fn median_of_quiet<const N: usize>(
+    tries: usize,
+    gate: &mut Gate,
+    wait: Duration,
+    once: impl FnMut() -> [f64; N],
+) -> [f64; N] {
+    let runs = quiet_runs(tries, gate, wait, once);
+    std::array::from_fn(|i| {
+        let mut xs: Vec<f64> = runs.iter().map(|r| r[i]).filter(|x| !x.is_nan()).collect();
+        xs.sort_by(f64::total_cmp);
+        match xs.len() {
+            0 => f64::NAN,
+            k if k % 2 == 1 => xs[k / 2],
+            k => 0.5 * (xs[k / 2 - 1] + xs[k / 2]),
+        }
+    })
+}
+
+/// The runs of `once` (see [`least_of_quiet`]) during which no other load held a
+/// processor, or all of them when none was quiet.
+fn quiet_runs<const N: usize>(
+    tries: usize,
+    gate: &mut Gate,
+    wait: Duration,
+    mut once: impl FnMut() -> [f64; N],
+) -> Vec<[f64; N]> {
+    let (mut all, mut quiet) = (Vec::new(), Vec::new());
     gate.wait_quiet(wait);
     for _ in 0..tries.max(1) {
         let probe = Probe::start();
         let x = once();
         let calm = probe.share().is_none_or(|s| s < QUIET_SHARE);
-        for i in 0..N {
-            all[i] = all[i].min(x[i]);
-            if calm {
-                quiet[i] = quiet[i].min(x[i]);
-            }
-        }
-        if !calm {
+        all.push(x);
+        if calm {
+            quiet.push(x);
+        } else {
             gate.wait_quiet(wait);
         }
     }
-    if quiet.iter().all(|x| x.is_finite()) {
-        quiet
-    } else {
+    if quiet.is_empty() {
         all
+    } else {
+        quiet
     }
 }
 
@@ -59,7 +92,10 @@ pub fn kernel_prices(
         other_key_s: other,
         concurrent_key_s: concurrent,
     };
-    (base > 0.0 && other > 0.0 && concurrent > 0.0 && prices.work_ratio().is_finite())
+    // Not finite: no run measured the two threads side by side (see
+    // `histogram::kernels::overlap`).
+    let usable = |x: f64| x.is_finite() && x > 0.0;
+    (usable(base) && usable(other) && usable(concurrent) && prices.work_ratio().is_finite())
         .then_some(prices)
 }
 

@@ -126,7 +126,8 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
              one written by the transposing thread) and added to transpose as `ml`: {}, and \
              (c) the hand-off between the tasks, measured by a microbenchmark of the \
              pipeline's wiring at the predicted stage times (blocked threads are woken \
-             through the kernel) and added to the first fragment of each stage as `sl`: {}. \
+             through the kernel; the median of its quiet runs, since a run's waits either \
+             are caught while the waiting thread spins or sleep until woken) and added to the first fragment of each stage as `sl`: {}. \
              Not priced: the matrix's cache lines going back to task A when its `init` \
              overwrites the matrix B has read (whole lines overwritten are only invalidated \
              in B's cache, not copied back).",
@@ -193,7 +194,11 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
              divided by the {} shards (with keys spread evenly an increment finds its shard's \
              lock held 1/{} as often); {kernel}. Not modelled: the chance that an increment \
              finds its shard's lock held while the other thread is preempted (other load on \
-             the host).",
+             the host), and that the price of a line moving between the two processors \
+             changes during the study: on a virtual machine it depends on where the host \
+             places the two virtual processors (two hyperthreads of one core share their \
+             caches; two cores meet only in the last-level cache), which the guest cannot \
+             see, so the microbenchmark's price and the runs' may differ.",
             crate::histogram::SHARDS,
             crate::histogram::SHARDS
         ));

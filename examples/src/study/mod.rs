@@ -51,7 +51,9 @@ pub mod result;
 pub mod run;
 pub mod select;
 
-pub use calibrate::{calibrate_machine, co_run_factors, least_of_quiet, MIN_CO_RUN_PACE};
+pub use calibrate::{
+    calibrate_machine, co_run_factors, least_of_quiet, median_of_quiet, MIN_CO_RUN_PACE,
+};
 pub use case::point_vars;
 pub use compare::FragmentCheck;
 pub use conditions::{Conditions, TimingNote};
@@ -399,10 +401,14 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                 Some(pl) if runs_other(p) => {
                     let vars = point_vars(&case, n, p, iters, 0.0, transfer);
                     let [a, b] = predict::stage_times(&other_model, &other_fits, &pl, &vars);
-                    // The least of the runs during which no other load held a processor
-                    // (the least of all when none was quiet).
+                    // The median of the runs during which no other load held a processor
+                    // (of all when none was quiet), not the least: a waiting stage either
+                    // catches the next item while it spins or sleeps until the kernel
+                    // wakes it (tens of µs on a virtual machine), and runs differ by which
+                    // of the two their waits settle in, not by disturbance; the least is
+                    // the rare run whose waits were all caught.
                     let tries = if cfg.quick { 7 } else { 11 };
-                    let [h] = least_of_quiet(tries, &mut gate, repeats.wait / 3, || {
+                    let [h] = median_of_quiet(tries, &mut gate, repeats.wait / 3, || {
                         [(pl.overhead)(a, b)]
                     });
                     handoffs.push(Handoff {
