@@ -46,6 +46,11 @@ fn round(n: u64, f: &mut impl FnMut()) -> f64 {
     t.elapsed().as_nanos() as f64 / n as f64
 }
 
+/// Pairs of plain and recorded runs per dilation (each run ~10 ms on 2 threads): the
+/// median of their ratios moves by a few tenths of a percent between invocations with 41
+/// pairs on a shared virtual machine, less with this many.
+const DILATION_PAIRS: usize = 101;
+
 /// Items of the `data` kind read one of `BLOCKS` blocks of `BLOCK` values (64 KiB in all,
 /// resident in L2).
 const BLOCKS: usize = 16;
@@ -132,7 +137,7 @@ impl Dilation {
         per_run();
         let (mut ratios, mut plain_s, mut recorded_s) = (Vec::new(), Vec::new(), Vec::new());
         let (mut clock_ratios, mut run_ratios) = (Vec::new(), Vec::new());
-        for i in 0..41 {
+        for i in 0..DILATION_PAIRS {
             // Each pair in both orders, alternately: neither variant always runs first.
             let (a, b) = if i % 2 == 0 {
                 let a = plain();
