@@ -42,9 +42,9 @@ fn write(a: &mut [Complex64], plan: &Plan, n: usize, g: usize, k: usize) {
 /// One measurement at size n: the mean seconds of a transpose whose input this thread
 /// wrote (`.0`) and of one whose input another thread wrote (`.1`), over a few repetitions
 /// of each, alternating (some 5 ms of transposes in all, at least 3 of each): means, as the
-/// fragment models are means per execution. The caller repeats it and keeps the least of
-/// each over the runs during which no other load held a processor (with one processor for
-/// both threads the second is a different measurement).
+/// fragment models are means per execution. The caller repeats it and keeps the median of
+/// the differences (`.1 − .0`) over the runs during which no other load held a processor
+/// (with one processor for both threads the second is a different measurement).
 pub fn transfer_once(n: usize) -> (f64, f64) {
     let n = n.max(1);
     let plan = Plan::new(n);

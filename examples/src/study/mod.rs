@@ -376,15 +376,18 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     for &n in &design.sizes {
         let iters = (case.iterations)(n, design.target_seconds);
         // The data move into the second stage at this size (a microbenchmark of the
-        // program's kernels): the least of each transpose over the quiet runs.
+        // program's kernels): per run, the difference of its two transposes (timed
+        // alternately, under the same conditions), the median over the quiet runs. (The
+        // least of each transpose taken separately paired the luckiest transpose of one
+        // kind with a typical one of the other: the difference then carried the noise.)
         let transfer = match case.pipeline {
             Some(pl) if design.predicted_ps.iter().any(|&p| runs_other(p)) => {
                 let tries = if cfg.quick { 5 } else { 7 };
-                let [own, moved] = least_of_quiet(tries, &mut gate, repeats.wait / 3, || {
-                    let (o, m) = (pl.transfer)(n);
-                    [o, m]
+                let [t] = median_of_quiet(tries, &mut gate, repeats.wait / 3, || {
+                    let (own, moved) = (pl.transfer)(n);
+                    [moved - own]
                 });
-                let t = (moved - own).max(0.0);
+                let t = t.max(0.0);
                 if t.is_finite() {
                     t
                 } else {
