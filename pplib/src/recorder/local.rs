@@ -71,40 +71,38 @@ impl Drop for Local {
 
 /// Records one event of the calling thread in session `state` (non-zero), taking its time
 /// now.
-///
-/// The fast path finds the current buffer and reserves the event's room *before* reading
-/// the clock (see [`ThreadBuffer::reserve`]): the loads are then done by the time the
-/// reading returns, and only the delta's arithmetic and the stores depend on it.
 #[inline(always)]
 pub(crate) fn emit(state: u64, code: u8, arg: u32) {
-    if let Some(b) = current_buffer() {
-        if b.state() == state {
-            if let Some(slot) = b.reserve() {
-                let time = clock::raw_now();
-                slot.push(time, code, arg);
-                if state & COUNTERS_BIT != 0 {
-                    counters_slow(state, time);
-                }
-                return;
-            }
-        }
-    }
-    emit_slow(state, code, arg, clock::raw_now());
+    emit_timed(state, code, arg, clock::raw_now);
 }
 
 /// Records one event of the calling thread in session `state` (non-zero) at raw time `time`.
-///
-/// The fast path reads the current buffer from [`CURRENT`] and encodes the event into it;
-/// everything rare (no buffer yet, a full one, counters) goes through [`emit_slow`].
 #[inline(always)]
 pub(crate) fn emit_at(state: u64, code: u8, arg: u32, time: u64) {
-    match current_buffer() {
-        Some(b) if b.state() == state && b.try_push(time, code, arg) => {
+    emit_timed(state, code, arg, || time);
+}
+
+/// Records one event at the raw time `time()` returns, called once.
+///
+/// The fast path reads the current buffer from [`CURRENT`] and reserves the event's room
+/// *before* calling `time` (see [`ThreadBuffer::reserve`]): when `time` reads the clock, the
+/// loads are done by the time the reading returns, and only the delta's arithmetic and the
+/// stores depend on it. Everything rare (no buffer yet, a full one, counters) goes through
+/// [`emit_slow`].
+#[inline(always)]
+fn emit_timed(state: u64, code: u8, arg: u32, time: impl FnOnce() -> u64) {
+    let slot = current_buffer()
+        .filter(|b| b.state() == state)
+        .and_then(ThreadBuffer::reserve);
+    match slot {
+        Some(slot) => {
+            let time = time();
+            slot.push(time, code, arg);
             if state & COUNTERS_BIT != 0 {
                 counters_slow(state, time);
             }
         }
-        _ => emit_slow(state, code, arg, time),
+        None => emit_slow(state, code, arg, time()),
     }
 }
 
