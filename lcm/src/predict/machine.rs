@@ -131,34 +131,76 @@ pub struct Calibration {
 }
 
 /// Ping-pong between two threads through one atomic: median one-way latency in seconds.
+///
+/// Each repeat starts a partner thread and bounces the flag for [`LATENCY_WARM_UP`] before
+/// it times `round_trips` round trips: a new thread often starts on its parent's processor,
+/// and until the scheduler moves it each trip costs a spin budget and a yield (some 6 µs on
+/// a 2-vCPU VM, a hundred times the trip between two processors). The trips are timed in
+/// batches of [`LATENCY_BATCH`] and a repeat's latency is its median batch: one preemption
+/// of either thread (a scheduler tick, milliseconds) spoils one batch, where it would add
+/// microseconds to the mean of every trip. The result is the median over `repeats`.
 pub fn measure_latency(round_trips: u64, repeats: usize) -> f64 {
+    /// The flag's value that tells the partner to stop.
+    const DONE: u64 = u64::MAX;
     let mut samples = Vec::new();
     for _ in 0..repeats.max(1) {
         let flag = Arc::new(AtomicU64::new(0));
         let f2 = Arc::clone(&flag);
         let partner = std::thread::spawn(move || {
-            for i in 0..round_trips {
-                spin_until(&f2, 2 * i + 1);
-                f2.store(2 * i + 2, Ordering::Release);
+            // Answers every odd value with the next even one until told to stop.
+            let mut last = 0;
+            loop {
+                let v = spin_while(&f2, last);
+                if v == DONE {
+                    break;
+                }
+                last = v + 1;
+                f2.store(last, Ordering::Release);
             }
         });
-        let start = Instant::now();
-        for i in 0..round_trips {
-            flag.store(2 * i + 1, Ordering::Release);
-            spin_until(&flag, 2 * i + 2);
+        let mut value = 0;
+        let mut trip = || {
+            flag.store(value + 1, Ordering::Release);
+            value += 2;
+            spin_while(&flag, value - 1);
+        };
+        let warm = Instant::now();
+        while warm.elapsed() < LATENCY_WARM_UP {
+            (0..64).for_each(|_| trip());
         }
-        let secs = start.elapsed().as_secs_f64();
+        let mut batches = Vec::new();
+        let mut left = round_trips.max(1);
+        while left > 0 {
+            let trips = left.min(LATENCY_BATCH);
+            let start = Instant::now();
+            (0..trips).for_each(|_| trip());
+            batches.push(start.elapsed().as_secs_f64() / (2.0 * trips as f64));
+            left -= trips;
+        }
+        flag.store(DONE, Ordering::Release);
         let _ = partner.join();
-        samples.push(secs / (2.0 * round_trips as f64));
+        samples.push(median(&mut batches));
     }
     median(&mut samples)
 }
 
-/// Spins until `flag` holds `value`, yielding now and then so a loaded machine that runs
-/// both threads on one core still makes progress.
-fn spin_until(flag: &AtomicU64, value: u64) {
+/// Round trips per timed batch of [`measure_latency`]: some microseconds between two
+/// processors, so the clock readings around it cost under 1 %.
+pub const LATENCY_BATCH: u64 = 64;
+
+/// How long [`measure_latency`] bounces the flag before it times: long enough for the
+/// scheduler to move a new thread off its parent's processor.
+pub const LATENCY_WARM_UP: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Spins while `flag` holds `value` and returns the value it changed to, yielding now and
+/// then so a loaded machine that runs both threads on one core still makes progress.
+fn spin_while(flag: &AtomicU64, value: u64) -> u64 {
     let mut spins = 0u32;
-    while flag.load(Ordering::Acquire) != value {
+    loop {
+        let v = flag.load(Ordering::Acquire);
+        if v != value {
+            return v;
+        }
         spins += 1;
         if spins.is_multiple_of(4096) {
             std::thread::yield_now();
@@ -220,5 +262,17 @@ pub fn calibrate(quick: bool) -> Calibration {
         round_trips: trips,
         copy_bytes: bytes,
         copies,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ping_pong_stops_its_partner_and_gives_a_positive_latency() {
+        // Two repeats: each partner thread must see DONE and be joined, or this hangs.
+        let lat = measure_latency(100, 2);
+        assert!(lat.is_finite() && lat > 0.0, "{lat}");
     }
 }
