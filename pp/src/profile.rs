@@ -53,6 +53,10 @@ pub struct Profile {
     /// Last-level-cache misses during Busy time; with `llc_misses` counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llc_misses: Option<f64>,
+    /// Executions of the fragment: the intervals of the union of its executions on all
+    /// threads (executions that overlap count once); `None` for the session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executions: Option<u64>,
     /// Per-thread view (Crovella's Table 4.2).
     pub threads: Vec<ThreadProfile>,
     /// Idle processor-seconds that no present idle thread could take (processors without a
@@ -159,6 +163,7 @@ impl Profile {
             rc: None,
             os: result.cpu_sampled.then_some(t.os / 1e9),
             llc_misses: misses,
+            executions: window.tag.as_ref().map(|_| t.openings),
             threads: window
                 .threads
                 .iter()

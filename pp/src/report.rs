@@ -19,6 +19,8 @@
 //!           "li", "ip", "sl", "wc", "rt", "tt": processor-seconds (always present)
 //!           "over", "pc", "ml", "cl", "rc", "os": processor-seconds, only when measured
 //!           "llc_misses": 1.2e6,               misses during Busy time (with counters)
+//!           "executions": 13,                  fragments only: times the fragment ran
+//!                                              (overlapping executions count once)
 //!           "threads": [{"thread", "li", "ip", "sl", "wc", "rt"}],   per-thread rows
 //!           "unattributed": [li, ip],          idle processor-seconds without an idle thread
 //!           "durations": {"tasks": {"count", "p50", "p90", "p99", "max"} | null,

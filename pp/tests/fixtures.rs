@@ -254,3 +254,25 @@ fn sequential_and_threaded_decoding_give_the_same_profiles() {
         assert_eq!(threaded.warnings, sequential.warnings, "{}", path.display());
     }
 }
+
+#[test]
+fn fragment_executions_count_the_intervals_of_the_union() {
+    // fragments.pptrace: outer, inner and y run once; x runs on thread 0 at 2..3 and on
+    // thread 1 at 5..8 (two intervals).
+    let (_, a) = analyze_fixture(&fixtures_dir().join("fragments.pptrace"));
+    assert_eq!(a.session().executions, None);
+    let runs = |t: &str| a.tag(t).and_then(|p| p.executions);
+    assert_eq!(runs("outer"), Some(1));
+    assert_eq!(runs("inner"), Some(1));
+    assert_eq!(runs("x"), Some(2));
+    assert_eq!(runs("y"), Some(1));
+    // Executions that overlap on two threads count once; three in sequence count three.
+    let text = "pptrace 1\nprocessors 2\n\
+        0 0 session_begin\n0 0 par_begin\n0 0 task_begin\n0 1 task_begin\n\
+        0 0 frag_begin f\n1000 1 frag_begin f\n2000 0 frag_end f\n3000 1 frag_end f\n\
+        4000 0 frag_begin f\n5000 0 frag_end f\n6000 0 frag_begin f\n7000 0 frag_end f\n\
+        8000 1 task_end\n8000 0 task_end\n8000 0 par_end\n8000 0 session_end\n";
+    let a = pp::analyze_bytes(text.as_bytes().to_vec(), "t.pptrace", &Options::all_tags())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(a.tag("f").and_then(|p| p.executions), Some(3));
+}

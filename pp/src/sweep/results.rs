@@ -39,6 +39,10 @@ pub struct WindowTotals {
     pub os: f64,
     /// Last-level-cache misses during Busy time.
     pub misses: f64,
+    /// Times the window opened: for a fragment, the intervals of the union of its
+    /// executions on all threads (its executions, when they do not overlap); 0 for the
+    /// session.
+    pub openings: u64,
 }
 
 impl WindowTotals {

@@ -49,6 +49,7 @@ impl Sweep {
         let win = &mut self.windows[w];
         win.open += 1;
         if win.open == 1 {
+            win.totals.openings += 1;
             self.active.push(w);
         }
     }
