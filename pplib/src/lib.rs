@@ -100,6 +100,26 @@ pub use rayon;
 pub use rayon_support::{join, pool, scope, PpParallelIterator, Scope};
 pub use session::{PplibError, Session, SessionBuilder};
 
+/// Makes every later allocation of at least `min_bytes` come from fresh pages of the
+/// kernel, and every free of one give them back (glibc's `M_MMAP_THRESHOLD`; by default
+/// glibc raises that threshold after the first such free and then serves large blocks from
+/// pages the process already touched).
+///
+/// For a program measured many times in one process (a benchmark harness, a scaling
+/// study): each run then pays the page faults of its first touch of fresh memory, as it
+/// does when it runs in a process of its own, instead of a cost that depends on what
+/// earlier runs left in the heap. Returns false where the C library refused or is not
+/// glibc (then nothing changed).
+///
+/// ```
+/// // Blocks of 128 KiB and more: mapped afresh, as in a new process.
+/// let fresh = pplib::fresh_large_allocations(128 << 10);
+/// assert!(fresh || !cfg!(target_env = "gnu"));
+/// ```
+pub fn fresh_large_allocations(min_bytes: usize) -> bool {
+    sys::set_mmap_threshold(min_bytes)
+}
+
 /// `use pplib::prelude::*;`: the instrumented iterator consumers plus rayon's prelude.
 pub mod prelude {
     #[cfg(feature = "rayon")]

@@ -37,3 +37,24 @@ pub(crate) fn on_process_exit(hook: extern "C" fn()) -> bool {
         unsafe { libc::atexit(hook) == 0 }
     })
 }
+
+/// Sets glibc's `M_MMAP_THRESHOLD` to `bytes`: allocations of at least that size are mapped
+/// from the kernel and unmapped when freed, and glibc no longer raises the threshold when
+/// such a block is freed. False where the C library refused or is not glibc.
+pub(crate) fn set_mmap_threshold(bytes: usize) -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let Ok(value) = libc::c_int::try_from(bytes) else {
+            return false;
+        };
+        // SAFETY: mallopt only changes allocator parameters; M_MMAP_THRESHOLD accepts any
+        // value up to HEAP_MAX (32 MiB on 64-bit) and returns 0 for one it rejects. Blocks
+        // already allocated keep how they were allocated, so nothing in use is affected.
+        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, value) == 1 }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = bytes;
+        false
+    }
+}

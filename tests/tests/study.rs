@@ -48,7 +48,7 @@ fn fft_quick_study_predicts_every_point() {
     }
     // Every fragment of both sources was fitted and written into the TP copy.
     let names: Vec<&str> = r.fits.iter().map(|f| f.name.as_str()).collect();
-    for f in ["init", "cols", "transpose", "rows"] {
+    for f in ["alloc", "init", "cols", "transpose", "rows"] {
         assert!(names.contains(&f), "fragment {f} not fitted: {names:?}");
     }
     let report = dir.path().join("report");

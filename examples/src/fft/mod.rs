@@ -271,13 +271,9 @@ pub struct MatrixPool {
 }
 
 impl MatrixPool {
-    /// A pool of `count` zero n×n matrices.
-    pub fn new(count: usize, n: usize) -> MatrixPool {
+    /// An empty pool with room for `count` matrices ([`MatrixPool::give`] them).
+    pub fn with_room(count: usize) -> MatrixPool {
         let (tx, rx) = crossbeam_channel::bounded(count);
-        for _ in 0..count {
-            tx.send(zeros(n))
-                .expect("the pool has room for its matrices");
-        }
         MatrixPool { tx, rx }
     }
 
@@ -287,9 +283,9 @@ impl MatrixPool {
             .expect("the pool holds its own sender")
     }
 
-    /// Gives a matrix back.
+    /// Gives a matrix (back).
     pub fn give(&self, m: Vec<Complex64>) {
-        // The pool never holds more matrices than it was made with, so this never blocks.
+        // The pool never holds more matrices than it has room for, so this never blocks.
         let _ = self.tx.try_send(m);
     }
 }

@@ -180,6 +180,12 @@ pub struct Case {
     /// version's own speculation, whose fitted `wc` (a smooth function of the size) cannot
     /// follow the steps of the span.
     pub base_span: Option<fn(u64, usize) -> f64>,
+    /// Fragments that run a fixed number of times per run, outside the iterated loop (the
+    /// 2D FFT's `alloc`: each version allocates its own number of matrices). Their records
+    /// are divided by the number of times each ran (pp's `executions`), not by the
+    /// iterations, so that their models are per execution as `lcm` counts them; they run
+    /// before the other version's tasks, so no co-run slowdown is added to them.
+    pub setup: &'static [&'static str],
     /// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the study
     /// measures the hand-off's cost at the predicted stage times and adds it to the first
     /// fragment of each stage (bound as [`HANDOFF_VAR`]).
@@ -232,6 +238,7 @@ impl Case {
                 kernels: None,
                 span: None,
                 base_span: None,
+                setup: &["alloc"],
                 pipeline: Some(Pipeline {
                     stages: [&["init", "cols"], &["transpose", "rows"]],
                     overhead: fft::handoff::handoff_overhead_once,
@@ -279,6 +286,7 @@ impl Case {
                         .collect();
                     queens::loop_span(&queens_items(k), &sizes, p)
                 }),
+                setup: &[],
                 pipeline: None,
             },
             ProgramKind::Histogram => Case {
@@ -316,6 +324,7 @@ impl Case {
                 kernels: Some(histogram::kernels::kernel_times_once),
                 span: None,
                 base_span: None,
+                setup: &[],
                 pipeline: None,
             },
         }
@@ -385,7 +394,7 @@ impl Case {
             }
             let k = co_run
                 .iter()
-                .find(|(name, _)| *name == f.name)
+                .find(|(name, _)| *name == f.name && !self.setup.contains(&name.as_str()))
                 .map_or(0.0, |(_, k)| *k);
             let mut o = o.with_co_run(k);
             if let Some(pl) = &self.pipeline {

@@ -285,7 +285,8 @@ pub struct FragmentCheck {
     pub p_fragment: f64,
     /// Predicted seconds per execution.
     pub predicted: f64,
-    /// Measured seconds per execution (window length / iterations).
+    /// Measured seconds per execution (window length / iterations, or / executions for
+    /// the case's setup fragments).
     pub measured: f64,
 }
 

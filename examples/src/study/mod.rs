@@ -108,6 +108,33 @@ fn write(path: &Path, text: &str) -> Result<(), StudyError> {
     })
 }
 
+/// Allocations from this size up are mapped afresh in every run ([`run_study`]): glibc's
+/// initial mmap threshold.
+const FRESH_ALLOCATION_BYTES: usize = 128 << 10;
+
+/// Per-execution record lines of a run of `iters` iterations: every category of a
+/// fragment's record divided by `iters`, or for the case's [`Case::setup`] fragments by
+/// the number of times the fragment ran.
+fn per_execution_lines(
+    analysis: &pp::Analysis,
+    note: &[String],
+    iters: u64,
+    setup: &[&str],
+) -> Vec<String> {
+    analysis
+        .profiles
+        .iter()
+        .zip(analysis.record_lines(note))
+        .map(|(profile, line)| {
+            let runs = match (&profile.tag, profile.executions) {
+                (Some(tag), Some(runs)) if setup.contains(&tag.as_str()) => runs,
+                _ => iters,
+            };
+            per_execution(&line, runs)
+        })
+        .collect()
+}
+
 /// Divides every category of a record line by `iters`: per-execution records.
 fn per_execution(line: &str, iters: u64) -> String {
     let cats = lca::record::CATEGORY_KEYS;
@@ -135,6 +162,17 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             eprintln!("[{:6.1}s] {msg}", start.elapsed().as_secs_f64());
         }
     };
+    // Every run allocates as in a process of its own: large blocks mapped afresh (their
+    // first touch faults), not reused from what the previous run freed, which glibc does
+    // for some runs and not others (it trims the heap when more than twice its mmap
+    // threshold is free at its top: the TP 2D FFT's three matrices at n = 1024 were
+    // trimmed and faulted again, DP's two reused).
+    if !pplib::fresh_large_allocations(FRESH_ALLOCATION_BYTES) {
+        say(
+            "the C library kept its allocation policy: large blocks may be reused between runs"
+                .into(),
+        );
+    }
     std::fs::create_dir_all(&cfg.out).map_err(|source| StudyError::Io {
         path: cfg.out.display().to_string(),
         source,
@@ -230,8 +268,8 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                     format!("{}={n}", case.size_var),
                     format!("impl={}-corun", base.name),
                 ];
-                for line in m.analysis.record_lines(&note) {
-                    let _ = writeln!(co_raw, "{}", per_execution(&line, iters));
+                for line in per_execution_lines(&m.analysis, &note, iters, case.setup) {
+                    let _ = writeln!(co_raw, "{line}");
                 }
                 co_runs.push(m.run);
                 continue;
@@ -265,7 +303,9 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             note.push(format!("impl={}", base.name));
             for line in m.analysis.record_lines(&note) {
                 let _ = writeln!(raw, "{line}");
-                let _ = writeln!(per_exec, "{}", per_execution(&line, iters));
+            }
+            for line in per_execution_lines(&m.analysis, &note, iters, case.setup) {
+                let _ = writeln!(per_exec, "{line}");
             }
             warnings.extend(m.analysis.warnings.iter().map(|w| format!("pp: {w}")));
             calibration_seconds.insert((n, p), m.run.seconds);
@@ -517,13 +557,17 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             let (p_f, comm) = predict::fragment_processors(&other_model, &f.name, &at);
             let mut vars: BTreeMap<String, f64> = at.into_iter().collect();
             vars.insert("p".into(), p_f);
+            let runs = match m.analysis.tag(&f.name).and_then(|pr| pr.executions) {
+                Some(runs) if case.setup.contains(&f.name.as_str()) => runs,
+                _ => iters,
+            };
             fragment_checks.push(FragmentCheck {
                 n,
                 p,
                 fragment: f.name.clone(),
                 p_fragment: p_f,
                 predicted: f.seconds(&vars) + comm,
-                measured: measured / p as f64 / iters.max(1) as f64,
+                measured: measured / p as f64 / runs.max(1) as f64,
             });
         }
         points.push(PointResult {
@@ -577,4 +621,44 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     result.elapsed = start.elapsed().as_secs_f64();
     report::write_report(&cfg.out, &result)?;
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_fragments_are_divided_by_their_executions_others_by_the_iterations() {
+        // One thread, p = 1: `alloc` twice (1 ms each) before a loop of 3 iterations of
+        // `work` (2 ms each).
+        let text = "pptrace 1\nprocessors 1\n0 0 session_begin\n\
+            0 0 frag_begin alloc\n1000000 0 frag_end alloc\n\
+            1000000 0 frag_begin alloc\n2000000 0 frag_end alloc\n\
+            2000000 0 frag_begin work\n4000000 0 frag_end work\n\
+            4000000 0 frag_begin work\n6000000 0 frag_end work\n\
+            6000000 0 frag_begin work\n8000000 0 frag_end work\n\
+            8000000 0 session_end\n";
+        let a = pp::analyze_bytes(
+            text.as_bytes().to_vec(),
+            "t.pptrace",
+            &pp::Options::all_tags(),
+        )
+        .expect("a valid trace");
+        let lines = per_execution_lines(&a, &["n=1".to_string()], 3, &["alloc"]);
+        let rt = |tag: &str| {
+            let line = lines
+                .iter()
+                .find(|l| l.contains(&format!("tag={tag} ")))
+                .expect("a record of the tag");
+            let v = line.split(' ').find_map(|t| t.strip_prefix("rt=")).unwrap();
+            v.parse::<f64>().unwrap()
+        };
+        assert!((rt("alloc") - 0.001).abs() < 1e-12, "{lines:?}");
+        assert!((rt("work") - 0.002).abs() < 1e-12, "{lines:?}");
+        // Without the setup list, every fragment is per iteration.
+        let lines = per_execution_lines(&a, &["n=1".to_string()], 3, &[]);
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("tag=alloc") && l.contains("rt=0.000666")));
+    }
 }
