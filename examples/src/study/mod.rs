@@ -125,14 +125,17 @@ fn per_execution_lines(
         .profiles
         .iter()
         .zip(analysis.record_lines(note))
-        .map(|(profile, line)| {
-            let runs = match (&profile.tag, profile.executions) {
-                (Some(tag), Some(runs)) if setup.contains(&tag.as_str()) => runs,
-                _ => iters,
-            };
-            per_execution(&line, runs)
-        })
+        .map(|(profile, line)| per_execution(&line, executions_per_run(profile, iters, setup)))
         .collect()
+}
+
+/// What a run's amounts of `profile` are divided by for per-execution values: the times a
+/// [`Case::setup`] fragment ran, else the run's `iters`.
+fn executions_per_run(profile: &pp::Profile, iters: u64, setup: &[&str]) -> u64 {
+    match (&profile.tag, profile.executions) {
+        (Some(tag), Some(runs)) if setup.contains(&tag.as_str()) => runs,
+        _ => iters,
+    }
 }
 
 /// Divides every category of a record line by `iters`: per-execution records.
@@ -557,10 +560,10 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             let (p_f, comm) = predict::fragment_processors(&other_model, &f.name, &at);
             let mut vars: BTreeMap<String, f64> = at.into_iter().collect();
             vars.insert("p".into(), p_f);
-            let runs = match m.analysis.tag(&f.name).and_then(|pr| pr.executions) {
-                Some(runs) if case.setup.contains(&f.name.as_str()) => runs,
-                _ => iters,
-            };
+            let runs = m
+                .analysis
+                .tag(&f.name)
+                .map_or(iters, |pr| executions_per_run(pr, iters, case.setup));
             fragment_checks.push(FragmentCheck {
                 n,
                 p,
