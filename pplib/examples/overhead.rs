@@ -51,6 +51,9 @@ fn round(n: u64, f: &mut impl FnMut()) -> f64 {
 /// pairs on a shared virtual machine, less with this many.
 const DILATION_PAIRS: usize = 101;
 
+/// Rescalings of the item size against the plain parallel loop (see [`Dilation::measure`]).
+const CALIBRATION_ROUNDS: usize = 4;
+
 /// Items of the `data` kind read one of `BLOCKS` blocks of `BLOCK` values (64 KiB in all,
 /// resident in L2).
 const BLOCKS: usize = 16;
@@ -113,12 +116,28 @@ impl Dilation {
                 .map(|i| round(1, &mut || item(i, 1000)) / 1000.0)
                 .collect(),
         );
-        let n = (1000.0 / per_unit).max(1.0) as u64;
         let timed = |f: &(dyn Fn() + Sync)| {
             let t = Instant::now();
             pool.install(f);
             t.elapsed().as_secs_f64()
         };
+        // The serial calibration can land in a slow or a fast phase of the host (one run
+        // sized the items at 0.5 µs): the size is checked against the plain parallel loop
+        // itself (µs per item = wall time × threads / items) and rescaled until that is
+        // within 5 % of 1 µs.
+        let mut n = (1000.0 / per_unit).max(1.0) as u64;
+        for _ in 0..CALIBRATION_ROUNDS {
+            let wall = median(
+                (0..9)
+                    .map(|_| timed(&|| (0..ITEMS).into_par_iter().for_each(|i| item(i, n))))
+                    .collect(),
+            );
+            let item_us = wall * 1e6 * p as f64 / ITEMS as f64;
+            if (item_us - 1.0).abs() <= 0.05 {
+                break;
+            }
+            n = ((n as f64) / item_us).round().max(1.0) as u64;
+        }
         let plain = || timed(&|| (0..ITEMS).into_par_iter().for_each(|i| item(i, n)));
         let recorded = || timed(&|| (0..ITEMS).into_par_iter().pp_for_each(|i| item(i, n)));
         // pplib reads the clock once per item (one item's end is the next's begin).
