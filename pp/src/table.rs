@@ -68,16 +68,23 @@ fn row(out: &mut String, label: &str, v: f64, tt: f64) {
     let _ = writeln!(out, "{label:<32}{v:>14.6}{pct:>10.2}");
 }
 
-/// The profile table of one window (Crovella's Figure 4.3, modernized): p, elapsed time,
-/// each measured category in seconds and % of Total Time, and the diagnosis.
+/// The profile table of one window (Crovella's Figure 4.3, modernized): p, elapsed time
+/// (and, for a fragment, its executions: the intervals of the union of its runs), each
+/// measured category in seconds and % of Total Time, and the diagnosis.
 pub fn profile_table(log: &str, p: &Profile) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "pp: {log}: {}", p.window_name());
-    let _ = writeln!(
+    let _ = write!(
         out,
         "processors: {}   elapsed: {:.6} s",
         p.processors, p.elapsed
     );
+    match p.executions {
+        Some(n) => {
+            let _ = writeln!(out, "   executions: {n}");
+        }
+        None => out.push('\n'),
+    }
     let _ = writeln!(out, "{:<32}{:>14}{:>10}", "category", "seconds", "% of tt");
     for c in [Category::Li, Category::Ip, Category::Sl, Category::Wc] {
         row(&mut out, c.title(), p.get(c).unwrap_or(0.0), p.tt);
