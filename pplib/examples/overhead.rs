@@ -20,6 +20,11 @@
 //! overlap the plain loop enjoys (in a KVM guest on a Xeon, ~80 ns per item: ~8 % of 1 µs;
 //! a C loop with `lfence` in place of `rdtsc` loses the same).
 //!
+//! The floor depends on the machine code around the item boundary as well as on the
+//! processor: on one KVM guest (Xeon, family 6 model 207) two builds of this file that
+//! differ only in code placement measured the floor at +2.1–2.5 % and +2.6–3.0 %, at the
+//! same hour. Compare runs of one build.
+//!
 //! Timing uses many short rounds and takes medians, so that a loaded machine (a round
 //! preempted by another process) does not inflate the figures; the dilation is the median
 //! of the ratios of adjacent recorded and plain runs. The last line is
