@@ -67,7 +67,8 @@
 //!
 //! Memory is bounded: each thread encodes its events into a 32 KiB buffer, which, full, is
 //! handed whole to a writer thread that writes it to the file while its thread fills
-//! another; a thread uses at most 8 buffers (it waits for the writer when all are in
+//! another (the writer runs at Linux's `SCHED_IDLE`, on processors the program leaves
+//! idle, so it does not preempt the program); a thread uses at most 8 buffers (it waits for the writer when all are in
 //! flight; 2 suffice when the writer keeps up). Threads that exit give their buffers back
 //! for reuse. A panicking program unwinds through its guards and its `Session`, so its log
 //! is complete; a program that calls `std::process::exit` (or returns from `main`

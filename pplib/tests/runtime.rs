@@ -126,6 +126,48 @@ fn from_env_records_into_pplib_log() {
     assert_eq!(threads[0].text, ["session_begin", "session_end"]);
 }
 
+/// The scheduling policy of the calling process's thread named `name` (field 41 of
+/// `/proc/self/task/TID/stat`, 5 = SCHED_IDLE), if there is one.
+#[cfg(target_os = "linux")]
+fn policy_of_thread(name: &str) -> Option<u32> {
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if comm.trim_end() == name {
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            // Fields after the command name (which ends with the last ')'): state is 3.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            return rest.split(' ').nth(41 - 3)?.parse().ok();
+        }
+    }
+    None
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn writer_thread_runs_only_on_idle_processors() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::builder()
+        .path(dir.path().join("idle.pplog"))
+        .start()
+        .unwrap();
+    // The writer sets its policy as it starts.
+    let mut policy = None;
+    for _ in 0..200 {
+        policy = policy_of_thread("pplib-writer");
+        if policy == Some(5) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    session.finish().unwrap();
+    assert_eq!(
+        policy,
+        Some(5),
+        "the writer thread's policy is SCHED_IDLE (5)"
+    );
+}
+
 #[test]
 fn builder_errors() {
     let _serial = serial();

@@ -150,7 +150,12 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
     };
     let handle = std::thread::Builder::new()
         .name("pplib-writer".to_owned())
-        .spawn(move || writer.run(rx))
+        .spawn(move || {
+            // The writer's work waits for an idle processor rather than taking one from
+            // the program (threads wait for it only when all their buffers are in flight).
+            sys::run_when_idle();
+            writer.run(rx)
+        })
         .map_err(PplibError::Thread)?;
     let recorder = Arc::new(Recorder {
         state,

@@ -96,14 +96,22 @@ impl Writer {
     ///
     /// It sleeps in the channel until a message comes (a full buffer, every few thousand
     /// events of a thread, wakes it once), so that on a machine whose processors all run the
-    /// recorded program it takes them over as rarely as possible; after [`FLUSH_AFTER`]
-    /// without messages it flushes the file.
+    /// recorded program it takes them over as rarely as possible (and it runs at
+    /// `SCHED_IDLE`, so that it only takes a processor nothing else wants); after
+    /// [`FLUSH_AFTER`] without messages it flushes the file, and with nothing left to flush
+    /// it sleeps until the next message (no periodic wake-up).
     pub(crate) fn run(mut self, rx: Receiver<Message>) {
         let mut chunks = ChunkWriter::default();
         let mut error: Option<io::Error> = None;
         let mut unflushed = false;
         loop {
-            let message = match rx.recv_timeout(FLUSH_AFTER) {
+            // With nothing to flush it sleeps until a message comes (no periodic wake-up).
+            let received = if unflushed {
+                rx.recv_timeout(FLUSH_AFTER)
+            } else {
+                rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+            };
+            let message = match received {
                 Ok(m) => m,
                 Err(RecvTimeoutError::Timeout) => {
                     if unflushed && error.is_none() {
