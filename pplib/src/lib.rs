@@ -66,12 +66,12 @@
 //! # Robustness
 //!
 //! Memory is bounded: each thread encodes its events into a 32 KiB buffer, which, full, is
-//! handed whole to a writer thread that writes it to the file while its thread fills
-//! another (the writer runs at Linux's `SCHED_IDLE`, on processors the program leaves
-//! idle, so it does not preempt the program); a thread uses at most 8 buffers (it waits for the writer when all are in
-//! flight; 2 suffice when the writer keeps up). Threads that exit give their buffers back
-//! for reuse. A panicking program unwinds through its guards and its `Session`, so its log
-//! is complete; a program that calls `std::process::exit` (or returns from `main`
+//! handed whole to a writer thread that writes it to the file while its thread fills another
+//! (the writer runs at Linux's `SCHED_IDLE`, on processors the program leaves idle, so it
+//! does not preempt the program); a thread uses at most 8 buffers (it waits for the writer
+//! when all are in flight; 2 suffice when the writer keeps up). Threads that exit give their
+//! buffers back for reuse. A panicking program unwinds through its guards and its `Session`,
+//! so its log is complete; a program that calls `std::process::exit` (or returns from `main`
 //! with the session still open) gets its log completed by an exit hook; a log cut short
 //! (killed process, full disk) reads up to its last whole record and says it is truncated.
 //! pplib never panics or aborts the host: an I/O error is reported once on stderr and

@@ -128,7 +128,8 @@ pub fn findings(r: &StudyResult) -> Vec<String> {
              (c) the hand-off between the tasks, measured by a microbenchmark of the \
              pipeline's wiring at the predicted stage times (blocked threads are woken \
              through the kernel; the median of its quiet runs, since a run's waits either \
-             are caught while the waiting thread spins or sleep until woken) and added to the first fragment of each stage as `sl`: {}. \
+             are caught while the waiting thread spins or sleep until woken) and added to \
+             the first fragment of each stage as `sl`: {}. \
              The matrices are allocated before the tasks start (`alloc`, once per matrix: \
              {base} allocates two, {other} three; the first write to each fresh page faults, \
              some 7 ms per matrix at n = 1024 here), priced per allocation by {base}'s \

@@ -105,7 +105,6 @@ impl Writer {
         let mut error: Option<io::Error> = None;
         let mut unflushed = false;
         loop {
-            // With nothing to flush it sleeps until a message comes (no periodic wake-up).
             let received = if unflushed {
                 rx.recv_timeout(FLUSH_AFTER)
             } else {
@@ -114,7 +113,8 @@ impl Writer {
             let message = match received {
                 Ok(m) => m,
                 Err(RecvTimeoutError::Timeout) => {
-                    if unflushed && error.is_none() {
+                    // Only waited with a timeout when something was unflushed.
+                    if error.is_none() {
                         if let Err(e) = self.log.flush() {
                             self.fail(&mut error, e);
                         }
