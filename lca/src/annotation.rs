@@ -9,12 +9,46 @@
 //! // lcm: output NAME            data written by the code below
 //! // lcm: p = EXPR               processor override
 //! // lcm: iterations = EXPR      trip count of a sequential loop
+//! // lcm: range VAR = MIN..MAX, … the measured range of the models' variables
 //! ```
 //!
 //! Spaces around tokens are free; `lcm:` must follow `//` (after optional spaces). `p` and
-//! `iterations` are reserved and never categories. A models file (`lcm --models`, written by
-//! `lca --emit annotation`) is a sequence of such lines: blank lines, `#` comments and
-//! ordinary `//` comments are skipped; every model line belongs to the fragment line above it.
+//! `iterations` are reserved and never categories.
+//!
+//! # The range annotation
+//!
+//! `// lcm: range n = 64..1024, p = 1..16` says that the fragment's models were fitted on
+//! records with n from 64 to 1024 and p from 1 to 16 (the smallest and largest measured
+//! value of each variable; numbers as in expressions, `MIN <= MAX`, each variable once,
+//! separated by commas). It belongs to the fragment above it, like a model line. Tools that
+//! evaluate the models at a point warn when the point lies beyond 2x that range
+//! ([`crate::range`]). A fragment without a range line has no known range: no warning.
+//!
+//! # Models files
+//!
+//! A models file is what `lca model --emit annotation` writes and what `lcm predict
+//! --models FILE`, `lcm compare --models FILE`, `lcm tree --models FILE` and `lca eval
+//! --models FILE` read ([`parse_models`]): a sequence of annotation lines, one block per
+//! fragment:
+//!
+//! ```text
+//! # lca model -f fft.pp -v n,p --all-tags --emit annotation
+//! // lcm: fragment cols
+//! // lcm: range n = 64..1024, p = 1..16
+//! // lcm: li = 1.1e-7*n*log2(n)*p
+//! // lcm: rt = 2.09e-9*n^2*log2(n)
+//!
+//! // lcm: fragment session
+//! // lcm: range n = 64..1024, p = 1..16
+//! // lcm: rt = 0.0021*n
+//! ```
+//!
+//! Blank lines, `#` comments and ordinary `//` comments are skipped. Every model line and
+//! range line belongs to the `fragment` line above it; a fragment appears once, a category
+//! and the range at most once per fragment; `input`, `output`, `p` and `iterations` lines
+//! belong in source code, not in a models file. Model values are processor-seconds of the
+//! fragment over what `pp` measured (a whole run for a fragment record; `session` is the
+//! whole-program record). Errors name the 1-based line and column.
 //!
 //! ```
 //! use lca::annotation::{parse_line, Annotation};
@@ -31,6 +65,7 @@
 //! ```
 
 use crate::expr::{self, Expr};
+use crate::range::{parse_ranges, VarRange};
 use std::fmt;
 
 /// One `// lcm:` annotation.
@@ -53,6 +88,8 @@ pub enum Annotation {
     Processors(Expr),
     /// `// lcm: iterations = EXPR`
     Iterations(Expr),
+    /// `// lcm: range VAR = MIN..MAX, …` (the measured range of the models' variables).
+    Range(Vec<VarRange>),
 }
 
 /// A malformed annotation: 1-based line (1 for [`parse_line`]) and character column.
@@ -77,12 +114,14 @@ impl AnnotationError {
 }
 
 /// The fitted models of one fragment, as read from a models file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FragmentModel {
     /// Fragment name.
     pub name: String,
     /// `(category, model)` in file order.
     pub categories: Vec<(String, Expr)>,
+    /// The measured range of the variables (empty when unknown).
+    pub ranges: Vec<VarRange>,
 }
 
 fn is_ident(s: &str) -> bool {
@@ -117,6 +156,15 @@ pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationEr
         ));
     }
     let content_start = rest_start + (rest.len() - rest.trim_start().len());
+    if let Some(body) = content.strip_prefix("range") {
+        let ranged = body.starts_with(char::is_whitespace) && !body.trim_start().starts_with('=');
+        if ranged && body.contains('=') {
+            let body_start = content_start + "range".len();
+            return parse_ranges(body)
+                .map(|r| Some(Annotation::Range(r)))
+                .map_err(|(at, message)| err(body_start + at, message));
+        }
+    }
     // KEY = EXPR
     if let Some(eq) = content.find('=') {
         let key = content[..eq].trim();
@@ -226,7 +274,7 @@ pub fn parse_models(text: &str) -> Result<Vec<FragmentModel>, AnnotationError> {
                 }
                 out.push(FragmentModel {
                     name,
-                    categories: Vec::new(),
+                    ..FragmentModel::default()
                 });
             }
             Some(Annotation::Model { category, expr }) => {
@@ -242,6 +290,20 @@ pub fn parse_models(text: &str) -> Result<Vec<FragmentModel>, AnnotationError> {
                     )));
                 }
                 frag.categories.push((category, expr));
+            }
+            Some(Annotation::Range(ranges)) => {
+                let Some(frag) = out.last_mut() else {
+                    return Err(err(
+                        "expected `// lcm: fragment NAME` before the range line".into(),
+                    ));
+                };
+                if !frag.ranges.is_empty() {
+                    return Err(err(format!(
+                        "expected one range line per fragment, found a second one in `{}`",
+                        frag.name
+                    )));
+                }
+                frag.ranges = ranges;
             }
             Some(other) => {
                 return Err(err(format!(
@@ -270,15 +332,34 @@ impl fmt::Display for Annotation {
             Annotation::Output(n) => write!(f, "// lcm: output {n}"),
             Annotation::Processors(e) => write!(f, "// lcm: p = {e}"),
             Annotation::Iterations(e) => write!(f, "// lcm: iterations = {e}"),
+            Annotation::Range(ranges) => {
+                write!(f, "// lcm: range ")?;
+                for (i, r) in ranges.iter().enumerate() {
+                    write!(f, "{}{r}", if i > 0 { ", " } else { "" })?;
+                }
+                Ok(())
+            }
         }
     }
 }
 
 impl FragmentModel {
-    /// The annotation lines of this fragment (`fragment` line first), as `lca --emit
-    /// annotation` writes them.
+    /// Models of one fragment without a measured range.
+    pub fn new(name: &str, categories: Vec<(String, Expr)>) -> FragmentModel {
+        FragmentModel {
+            name: name.to_string(),
+            categories,
+            ranges: Vec::new(),
+        }
+    }
+
+    /// The annotation lines of this fragment (`fragment` line first, then the range when
+    /// known), as `lca --emit annotation` writes them.
     pub fn annotations(&self) -> Vec<Annotation> {
         let mut v = vec![Annotation::Fragment(self.name.clone())];
+        if !self.ranges.is_empty() {
+            v.push(Annotation::Range(self.ranges.clone()));
+        }
         v.extend(self.categories.iter().map(|(c, e)| Annotation::Model {
             category: c.clone(),
             expr: e.clone(),
@@ -318,6 +399,8 @@ mod tests {
             "// lcm: output a",
             "// lcm: p = p/2 - 1",
             "// lcm: iterations = iters",
+            "// lcm: range n = 64..1024, p = 1..16",
+            "// lcm: range x = 0.001..2.5",
         ] {
             let a = parse_line(line).unwrap().unwrap();
             assert_eq!(a.to_string(), line);
@@ -344,6 +427,13 @@ mod tests {
         assert!(parse_line("// lcm: fragment a b").is_err());
         assert!(parse_line("// lcm:").is_err());
         assert!(parse_line("// lcm: 2x = n").is_err());
+        let e = parse_line("// lcm: range n = 64..1024, p = 16..1").unwrap_err();
+        assert_eq!(e.column, 33, "{e}");
+        // `range = EXPR` is a model of a category called `range`, not a range line.
+        assert!(matches!(
+            parse_line("// lcm: range = 2*n").unwrap(),
+            Some(Annotation::Model { .. })
+        ));
     }
 
     #[test]
@@ -357,6 +447,10 @@ mod tests {
         assert_eq!(m[1].categories[0].0, "ip");
         let again = parse_models(&format!("{}{}", m[0], m[1])).unwrap();
         assert_eq!(again, m);
+        let text = "// lcm: fragment cols\n// lcm: range n = 64..1024, p = 1..16\n// lcm: rt = n\n";
+        let m = parse_models(text).unwrap();
+        assert_eq!(m[0].ranges, [VarRange::new("n", 64.0, 1024.0), VarRange::new("p", 1.0, 16.0)]);
+        assert_eq!(m[0].to_string(), text);
     }
 
     #[test]
@@ -372,5 +466,9 @@ mod tests {
         assert!(e.to_string().starts_with("line 2, column 17:"), "{e}");
         let e = parse_models("// lcm: fragment a\n// lcm: input x\n").unwrap_err();
         assert_eq!(e.line, 2);
+        let e = parse_models("// lcm: range n = 1..2\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        let twice = "// lcm: fragment a\n// lcm: range n = 1..2\n// lcm: range p = 1..2\n";
+        assert_eq!(parse_models(twice).unwrap_err().line, 3);
     }
 }

@@ -82,6 +82,7 @@ impl RuntimeModel {
                 .iter()
                 .map(|(c, a)| (c.clone(), a.best().expr.clone()))
                 .collect(),
+            ranges: Vec::new(),
         }
     }
 }

@@ -62,6 +62,7 @@ mod tests {
                 .iter()
                 .map(|(c, e)| (c.to_string(), parse(e).unwrap()))
                 .collect(),
+            ranges: Vec::new(),
         }
     }
 

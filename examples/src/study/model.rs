@@ -39,6 +39,7 @@ impl FragmentFit {
                 .iter()
                 .map(|c| (c.category.clone(), c.expr.clone()))
                 .collect(),
+            ranges: Vec::new(),
         }
     }
 

@@ -1,0 +1,301 @@
+//! The measured range of a model's variables, and the warning when a prediction leaves it.
+//!
+//! A model fitted on n = 64..1024 says little about n = 65536: the terms that won on the
+//! data may not be the ones that dominate far outside it. `lca model --emit annotation`
+//! therefore writes, per fragment, the smallest and largest value of every variable among
+//! the records it was fitted on (the `// lcm: range` annotation of [`crate::annotation`]),
+//! and every tool that evaluates such a model at a point (`lca eval`, `lcm predict`,
+//! `lcm compare`) warns when the point lies **beyond 2x the measured range** of a variable:
+//! above twice the largest measured value or below half the smallest. (For a range that
+//! does not lie above 0 the margin is the range's width: above `max + (max − min)` or below
+//! `min − (max − min)`.) The warning names the fragment and the categories whose models use
+//! the variable: those are the models that carry the risk.
+//!
+//! ```
+//! use lca::range::{check, VarRange};
+//! use lca::expr::parse;
+//! let ranges = [VarRange::new("n", 64.0, 1024.0), VarRange::new("p", 1.0, 16.0)];
+//! let cats = [("rt".to_string(), parse("2e-9*n^2").unwrap()),
+//!             ("ip".to_string(), parse("3e-5*p").unwrap())];
+//! let at = |v: &str| match v { "n" => Some(4096.0), "p" => Some(8.0), _ => None };
+//! let w = check("cols", &ranges, &cats, &at);
+//! assert_eq!(w.len(), 1);
+//! assert_eq!(w[0].categories, ["rt"]);
+//! assert_eq!(w[0].to_string(),
+//!     "fragment `cols` (rt): n = 4096 lies beyond 2x the measured range n = 64..1024: the model extrapolates");
+//! assert!(check("cols", &ranges, &cats, &|v| if v == "n" { Some(2048.0) } else { Some(1.0) }).is_empty());
+//! ```
+
+use crate::expr::{format_number, Expr};
+use crate::extraction::Extraction;
+use crate::record::{Record, RecordError};
+use serde::Serialize;
+use std::fmt;
+
+/// The smallest and largest measured value of one variable.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VarRange {
+    /// Variable name.
+    pub var: String,
+    /// Smallest measured value.
+    pub min: f64,
+    /// Largest measured value.
+    pub max: f64,
+}
+
+impl VarRange {
+    /// A range (`min` ≤ `max`).
+    pub fn new(var: &str, min: f64, max: f64) -> VarRange {
+        VarRange {
+            var: var.to_string(),
+            min,
+            max,
+        }
+    }
+
+    /// The interval outside which a prediction counts as far extrapolation: half the
+    /// minimum to twice the maximum (for a range above 0).
+    pub fn trusted(&self) -> (f64, f64) {
+        let width = self.max - self.min;
+        let low = if self.min > 0.0 {
+            self.min / 2.0
+        } else {
+            self.min - width
+        };
+        let high = if self.max > 0.0 {
+            2.0 * self.max
+        } else {
+            self.max + width
+        };
+        (low, high)
+    }
+
+    /// True when `value` lies beyond 2x this range.
+    pub fn is_beyond(&self, value: f64) -> bool {
+        let (low, high) = self.trusted();
+        value < low || value > high
+    }
+}
+
+impl fmt::Display for VarRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} = {}..{}",
+            self.var,
+            format_number(self.min),
+            format_number(self.max)
+        )
+    }
+}
+
+/// A prediction point beyond 2x the measured range of a variable of one fragment's models.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RangeWarning {
+    /// The fragment (models-file name, or `session`).
+    pub fragment: String,
+    /// The categories whose models use the variable (the models that carry the risk).
+    pub categories: Vec<String>,
+    /// The variable.
+    pub variable: String,
+    /// Its value at the prediction point, as the fragment sees it (after `p` overrides).
+    pub value: f64,
+    /// The measured range of the variable.
+    pub min: f64,
+    /// (see `min`)
+    pub max: f64,
+}
+
+impl fmt::Display for RangeWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "fragment `{}` ({}): {} = {} lies beyond 2x the measured range {}: the model extrapolates",
+            self.fragment,
+            self.categories.join(", "),
+            self.variable,
+            format_number(self.value),
+            VarRange::new(&self.variable, self.min, self.max)
+        )
+    }
+}
+
+/// The warnings for one fragment at one point: for every measured range whose variable is
+/// used by some category model and whose value (`value_of`) lies beyond 2x the range.
+/// Variables without a value are skipped.
+pub fn check(
+    fragment: &str,
+    ranges: &[VarRange],
+    categories: &[(String, Expr)],
+    value_of: &dyn Fn(&str) -> Option<f64>,
+) -> Vec<RangeWarning> {
+    let mut out = Vec::new();
+    for r in ranges {
+        let Some(value) = value_of(&r.var) else {
+            continue;
+        };
+        if !r.is_beyond(value) {
+            continue;
+        }
+        let cats: Vec<String> = categories
+            .iter()
+            .filter(|(_, e)| e.variables().contains(&r.var))
+            .map(|(c, _)| c.clone())
+            .collect();
+        if cats.is_empty() {
+            continue;
+        }
+        out.push(RangeWarning {
+            fragment: fragment.to_string(),
+            categories: cats,
+            variable: r.var.clone(),
+            value,
+            min: r.min,
+            max: r.max,
+        });
+    }
+    out
+}
+
+/// The measured ranges of `variables` over points given as value lists in that order.
+pub fn of_points<'a>(
+    variables: &[String],
+    points: impl IntoIterator<Item = &'a [f64]>,
+) -> Vec<VarRange> {
+    let mut ranges: Vec<VarRange> = variables
+        .iter()
+        .map(|v| VarRange::new(v, f64::INFINITY, f64::NEG_INFINITY))
+        .collect();
+    for x in points {
+        for (r, v) in ranges.iter_mut().zip(x) {
+            r.min = r.min.min(*v);
+            r.max = r.max.max(*v);
+        }
+    }
+    ranges.retain(|r| r.min <= r.max);
+    ranges
+}
+
+/// The measured ranges of `variables` over the records a fragment's model is fitted on:
+/// those matching `extraction` with `tag=TAG` (`None`: the untagged session records) that
+/// carry every variable. A variable value that is not a number is an error naming its line.
+pub fn of_records(
+    records: &[Record],
+    tag: Option<&str>,
+    variables: &[String],
+    extraction: &Extraction,
+) -> Result<Vec<VarRange>, RecordError> {
+    let mut points = Vec::new();
+    for r in records {
+        if r.tag() != tag || !extraction.matches(r) || !variables.iter().all(|v| r.has(v)) {
+            continue;
+        }
+        points.push(
+            variables
+                .iter()
+                .map(|v| r.number(v))
+                .collect::<Result<Vec<f64>, _>>()?,
+        );
+    }
+    Ok(of_points(variables, points.iter().map(Vec::as_slice)))
+}
+
+/// Parses the body of a range annotation, `VAR = MIN..MAX[, VAR = MIN..MAX ...]`. On error:
+/// the byte offset in `text` where it is and what was expected.
+pub fn parse_ranges(text: &str) -> Result<Vec<VarRange>, (usize, String)> {
+    let mut out: Vec<VarRange> = Vec::new();
+    let mut offset = 0;
+    for part in text.split(',') {
+        let start = offset + (part.len() - part.trim_start().len());
+        offset += part.len() + 1;
+        let Some((var, bounds)) = part.split_once('=') else {
+            return Err((
+                start,
+                format!("expected `VAR = MIN..MAX`, found `{}`", part.trim()),
+            ));
+        };
+        let var = var.trim();
+        let valid = var
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err((start, format!("expected a variable name, found `{var}`")));
+        }
+        let bounds_start = start
+            + part.trim_start().find('=').unwrap_or(0)
+            + 1
+            + (bounds.len() - bounds.trim_start().len());
+        let number = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+        let parsed = bounds
+            .split_once("..")
+            .and_then(|(lo, hi)| Some((number(lo)?, number(hi)?)));
+        let Some((min, max)) = parsed.filter(|(lo, hi)| lo <= hi) else {
+            return Err((
+                bounds_start,
+                format!(
+                    "expected `MIN..MAX` with finite numbers MIN <= MAX after `{var} =`, found `{}`",
+                    bounds.trim()
+                ),
+            ));
+        };
+        if out.iter().any(|r| r.var == var) {
+            return Err((start, format!("expected each variable once, found `{var}` again")));
+        }
+        out.push(VarRange::new(var, min, max));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::parse_records;
+
+    #[test]
+    fn two_times_the_range() {
+        let r = VarRange::new("p", 1.0, 16.0);
+        assert!(!r.is_beyond(32.0));
+        assert!(r.is_beyond(32.5));
+        assert!(!r.is_beyond(0.5));
+        assert!(r.is_beyond(0.4));
+        let z = VarRange::new("x", 0.0, 10.0);
+        assert!(z.is_beyond(-10.5));
+        assert!(!z.is_beyond(-10.0));
+        assert!(z.is_beyond(20.5));
+    }
+
+    #[test]
+    fn ranges_of_records_follow_the_fragment() {
+        let recs = parse_records(
+            "n=64 tag=cols p=1 rt=1\nn=1024 tag=cols p=16 rt=2\nn=8 p=64 rt=3\nn=4096 tag=rows p=2 rt=1\n",
+        )
+        .unwrap();
+        let vars = vec!["n".to_string(), "p".to_string()];
+        let r = of_records(&recs, Some("cols"), &vars, &Extraction::default()).unwrap();
+        assert_eq!(
+            r,
+            [VarRange::new("n", 64.0, 1024.0), VarRange::new("p", 1.0, 16.0)]
+        );
+        let s = of_records(&recs, None, &vars, &Extraction::default()).unwrap();
+        assert_eq!(s, [VarRange::new("n", 8.0, 8.0), VarRange::new("p", 64.0, 64.0)]);
+    }
+
+    #[test]
+    fn parse_and_errors() {
+        let r = parse_ranges(" n = 64..1024, p = 1..16").unwrap();
+        assert_eq!(r[1], VarRange::new("p", 1.0, 16.0));
+        assert_eq!(r[0].to_string(), "n = 64..1024");
+        assert_eq!(parse_ranges("n = 1e-3..2.5e3").unwrap()[0].max, 2500.0);
+        let (at, msg) = parse_ranges("n = 64..1024, p 1..16").unwrap_err();
+        assert_eq!(at, 14);
+        assert!(msg.contains("VAR = MIN..MAX"), "{msg}");
+        let (at, msg) = parse_ranges("n = 64..1024, p = 16..1").unwrap_err();
+        assert_eq!(at, 18, "{msg}");
+        assert!(parse_ranges("n = 1..x").is_err());
+        assert!(parse_ranges("2n = 1..2").is_err());
+        assert!(parse_ranges("n = 1..2, n = 3..4").is_err());
+        assert!(parse_ranges("n = 1..inf").is_err());
+    }
+}
