@@ -13,6 +13,13 @@ Examples:
   lca -c ip -v p -f runfast.pp --auto --zero-at p=1   no constant: the model is 0 at p = 1
   lca model -f fft.pp -v n,p --tag cols            every category, T(n,p) = sum C(n,p)/p
   lca model -f fft.pp -v n,p --tag cols --emit annotation > cols.lcm
+  lca model -f fft.pp -v n,p --all-tags --emit annotation > fft.models   for lcm --models
+  lca model -f fft.pp -v n,p --all-tags --emit extrap > fft.jsonl        Extra-P JSON Lines
+  lca model -f runs.txt -v n,p --format extrap-text --tag compute       Extra-P text input
+  lca eval --models fft.models --at n=4096,p=32                         evaluate, range check
+
+Input: profile records (`pp -l`), Extra-P text (PARAMETER/POINTS/REGION/METRIC/DATA) or
+Extra-P JSON Lines; detected from the first line, or named with --format.
 
 Categories: li ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
 Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage error.
@@ -69,6 +76,20 @@ pub struct Common {
     /// Fragment: selects `tag=NAME` records and names the emitted fragment.
     #[arg(long)]
     pub tag: Option<String>,
+    /// Input format (default: detected from the first line that is not a comment).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// `pp -l` profile records.
+    Records,
+    /// Extra-P text input (PARAMETER / POINTS / REGION / METRIC / DATA lines).
+    ExtrapText,
+    /// Extra-P JSON Lines (`{"params": {...}, "callpath": ..., "metric": ..., "value": ...}`).
+    ExtrapJsonl,
 }
 
 /// What `--emit` writes.
@@ -76,6 +97,8 @@ pub struct Common {
 pub enum Emit {
     /// `// lcm: fragment NAME` and `// lcm: CATEGORY = EXPR` lines.
     Annotation,
+    /// `lca model` only: the selected records as Extra-P JSON Lines (no fitting).
+    Extrap,
 }
 
 /// Subcommands.
@@ -86,5 +109,39 @@ pub enum Command {
     Model {
         #[command(flatten)]
         common: Common,
+        /// Fit every fragment (every tag, and the untagged session records) in one run.
+        #[arg(long = "all-tags", conflicts_with = "tag")]
+        all_tags: bool,
     },
+    /// Evaluate a models file at points; warn beyond 2x a fragment's measured range.
+    #[command(after_help = EVAL_EXAMPLES)]
+    Eval(EvalArgs),
+}
+
+const EVAL_EXAMPLES: &str = "\
+Examples:
+  lca eval --models fft.models --at n=1024,p=8
+  lca eval --models fft.models --at n=4096,p=32 --at n=8192,p=64 --fragment cols --json
+
+Prints each fragment's category values (processor-seconds) and T = (li+ip+sl+wc+rt)/p.
+A point beyond 2x the measured range (`// lcm: range`) of a variable a model uses gets a
+warning on stderr naming the fragment and categories, and in --json (`warnings`).
+JSON: an array of {fragment, at, categories: [[category, value]], seconds, warnings:
+[{fragment, categories, variable, value, min, max}]}.";
+
+/// `lca eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// Models file (`lca model --emit annotation` output).
+    #[arg(long, value_name = "FILE")]
+    pub models: PathBuf,
+    /// A point, NAME=VALUE[,NAME=VALUE...] (repeatable).
+    #[arg(long, value_name = "POINT", required = true)]
+    pub at: Vec<String>,
+    /// Only this fragment.
+    #[arg(long, value_name = "NAME")]
+    pub fragment: Option<String>,
+    /// JSON output.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -81,6 +81,7 @@
 
 pub mod annotation;
 pub mod dataset;
+pub mod evaluate;
 pub mod expr;
 pub mod extraction;
 pub mod fit;
@@ -88,6 +89,7 @@ pub mod forms;
 pub mod extrap;
 pub mod hypothesis;
 pub mod linear;
+pub mod models_file;
 pub mod nonlinear;
 pub mod plot;
 pub mod precision;

@@ -2,6 +2,8 @@
 //! codes (1 = bad input, 2 = usage).
 
 mod cli;
+mod eval_cmd;
+mod model_cmd;
 
 use anyhow::{anyhow, Context};
 use clap::Parser;
@@ -12,7 +14,7 @@ use lca::extraction::Extraction;
 use lca::fit::{fit, FittedModel};
 use lca::forms::FormsFile;
 use lca::hypothesis::Hypothesis;
-use lca::record::{parse_records, Record};
+use lca::record::Record;
 use lca::report::{self, Header, Ranking};
 use lca::runtime::fit_runtime;
 use lca::search::{auto_fit, term_penalty, SearchOptions, ZeroAt};
@@ -20,7 +22,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
-enum Failure {
+pub(crate) enum Failure {
     Usage(String),
     Input(anyhow::Error),
 }
@@ -48,12 +50,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     match &cli.command {
-        Some(Command::Model { common }) => run_model(common),
+        Some(Command::Model { common, all_tags }) => run_model(common, *all_tags),
+        Some(Command::Eval(args)) => eval_cmd::run(args),
         None => run_fit(&cli),
     }
 }
 
-struct Inputs {
+pub(crate) struct Inputs {
     source: String,
     records: Vec<Record>,
     vars: Vec<String>,
@@ -100,7 +103,7 @@ fn inputs(common: &Common) -> Result<Inputs, Failure> {
     }
     let source = file.display().to_string();
     let text = read_text(file)?;
-    let records = parse_records(&text).map_err(|e| anyhow!("{source}: {e}"))?;
+    let records = model_cmd::read_records(&text, &source, common.format)?;
     Ok(Inputs {
         source,
         records,
@@ -109,7 +112,7 @@ fn inputs(common: &Common) -> Result<Inputs, Failure> {
     })
 }
 
-fn read_text(path: &Path) -> Result<String, Failure> {
+pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
     if path == Path::new("-") {
         let mut s = String::new();
         std::io::stdin()
@@ -128,6 +131,11 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
         .category
         .clone()
         .ok_or_else(|| Failure::Usage("expected a category: -c CATEGORY".into()))?;
+    if cli.common.emit == Some(Emit::Extrap) {
+        return Err(Failure::Usage(
+            "--emit extrap writes records: use it with `lca model`".into(),
+        ));
+    }
     if cli.common.emit.is_some() && cli.common.tag.is_none() {
         return Err(Failure::Usage(
             "--emit annotation needs --tag NAME (the fragment the lines annotate)".into(),
@@ -224,7 +232,7 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
             "{}",
             Annotation::Model {
                 category,
-                expr: ranking.selected().expr.clone()
+                expr: lca::precision::justified_expr(ranking.selected()),
             }
         );
     } else if cli.common.json {
@@ -261,8 +269,14 @@ fn parse_zero_at(text: &str, vars: &[String]) -> Result<ZeroAt, String> {
     Ok(ZeroAt::new(var, value))
 }
 
-fn run_model(common: &Common) -> Result<(), Failure> {
+fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
     let inp = inputs(common)?;
+    if common.emit == Some(Emit::Extrap) {
+        return model_cmd::emit_extrap(&inp, common.tag.as_deref(), all_tags);
+    }
+    if all_tags {
+        return model_cmd::run_all_tags(&inp, common);
+    }
     // The tag is already part of the extraction.
     let m = fit_runtime(
         &inp.records,
@@ -274,7 +288,14 @@ fn run_model(common: &Common) -> Result<(), Failure> {
     )
     .map_err(anyhow::Error::from)?;
     if let Some(Emit::Annotation) = common.emit {
-        let fm: FragmentModel = m.fragment_model();
+        let ranges = lca::models_file::fragment_ranges(
+            &inp.records,
+            common.tag.as_deref(),
+            &inp.vars,
+            &inp.extraction,
+        )
+        .map_err(|e| anyhow!("{}: {e}", inp.source))?;
+        let fm: FragmentModel = lca::models_file::fragment_block(&m, ranges);
         print!("{fm}");
     } else if common.json {
         println!(

@@ -245,7 +245,8 @@ pub fn table(h: &Header, r: &Ranking) -> String {
         );
     }
     if let Some(best) = models.get(r.selected) {
-        let _ = writeln!(s, "Selected: {} = {}", h.category, best.expr);
+        let printed = crate::precision::justified_expr(best);
+        let _ = writeln!(s, "Selected: {} = {printed}", h.category);
     }
     s
 }

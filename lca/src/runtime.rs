@@ -189,10 +189,11 @@ pub fn table(source: &str, m: &RuntimeModel) -> String {
         m.variables.join(" "),
         m.rows.len()
     );
-    let w = m
-        .categories
+    // Models as printed: coefficients with the digits their intervals justify.
+    let printed = crate::models_file::printed_categories(m);
+    let w = printed
         .iter()
-        .map(|(_, a)| a.best().expr.to_string().len())
+        .map(|(_, e)| e.to_string().len())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -201,19 +202,20 @@ pub fn table(source: &str, m: &RuntimeModel) -> String {
         "{:<8}  {:<w$}  {:>8}  {:>8}",
         "category", "model", "R2", "LOO-CV"
     );
-    for (c, a) in &m.categories {
+    for ((c, a), (_, e)) in m.categories.iter().zip(&printed) {
         let b = a.best();
         let _ = writeln!(
             s,
             "{:<8}  {:<w$}  {:>8.4}  {:>7.2}%",
             c,
-            b.expr.to_string(),
+            e.to_string(),
             b.quality.r2,
             100.0 * b.quality.cv
         );
     }
     let vars = m.variables.join(", ");
-    let _ = writeln!(s, "T({vars}) = {}   [seconds]", m.total);
+    let total = crate::models_file::printed_total(m);
+    let _ = writeln!(s, "T({vars}) = {total}   [seconds]");
     for v in &m.variables {
         let _ = write!(s, "{v:>10}  ");
     }

@@ -1,0 +1,64 @@
+//! Evaluating a models file at a point (`lca eval`): each fragment's category models, its
+//! run time `T = (li + ip + sl + wc + rt) / p` (the categories of
+//! [`crate::runtime::PARTITION`] present), and the warnings of [`crate::range`] when the
+//! point lies beyond 2x the fragment's measured range.
+//!
+//! ```
+//! use lca::annotation::parse_models;
+//! use lca::evaluate::evaluate;
+//! let m = parse_models("// lcm: fragment cols\n// lcm: range n = 64..1024, p = 1..16\n// lcm: rt = 2e-6*n\n// lcm: ip = 1e-3*(p - 1)\n").unwrap();
+//! let at = [("n".to_string(), 4096.0), ("p".to_string(), 4.0)].into_iter().collect();
+//! let e = evaluate(&m[0], &at).unwrap();
+//! assert_eq!(e.categories[0], ("rt".to_string(), 2e-6 * 4096.0));
+//! assert!((e.seconds.unwrap() - (2e-6 * 4096.0 + 3e-3) / 4.0).abs() < 1e-15);
+//! assert_eq!(e.warnings.len(), 1);
+//! assert_eq!(e.warnings[0].categories, ["rt"]);
+//! ```
+
+use crate::annotation::FragmentModel;
+use crate::expr::{Bindings, EvalError};
+use crate::range::{check, RangeWarning};
+use crate::runtime::PARTITION;
+use serde::Serialize;
+
+/// One fragment's models evaluated at one point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// The fragment.
+    pub fragment: String,
+    /// The point.
+    pub at: Bindings,
+    /// `(category, processor-seconds)` in file order.
+    pub categories: Vec<(String, f64)>,
+    /// `T = (Σ partition categories) / p` in seconds; `None` when `p` has no value or no
+    /// partition category is present.
+    pub seconds: Option<f64>,
+    /// The variables beyond 2x the measured range, with the models that use them.
+    pub warnings: Vec<RangeWarning>,
+}
+
+/// Evaluates every category of `fm` at `at` (which must bind each variable the models use).
+pub fn evaluate(fm: &FragmentModel, at: &Bindings) -> Result<Evaluation, EvalError> {
+    let categories = fm
+        .categories
+        .iter()
+        .map(|(c, e)| Ok((c.clone(), e.eval(at)?)))
+        .collect::<Result<Vec<_>, EvalError>>()?;
+    let parts: Vec<f64> = categories
+        .iter()
+        .filter(|(c, _)| PARTITION.contains(&c.as_str()))
+        .map(|(_, v)| *v)
+        .collect();
+    let seconds = match at.get("p") {
+        Some(p) if !parts.is_empty() => Some(parts.iter().sum::<f64>() / p),
+        _ => None,
+    };
+    let warnings = check(&fm.name, &fm.ranges, &fm.categories, &|v| at.get(v).copied());
+    Ok(Evaluation {
+        fragment: fm.name.clone(),
+        at: at.clone(),
+        categories,
+        seconds,
+        warnings,
+    })
+}
