@@ -43,7 +43,10 @@ const PREDICT_EXAMPLES: &str = "Examples:
   lcm predict fft_tp.rs --pamela
 
 The last line of a single-point prediction is exactly `predicted: T=SECONDS`.
-JSON (--json): an array of points {bindings, seconds, speedup, contributions{fragments,
+A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a
+fragment's models use is warned about on stderr (naming the fragment and categories) and
+in --json (`warnings`: [{fragment, categories, variable, value, min, max}]).
+JSON (--json): an array of points {bindings, seconds, warnings, speedup, contributions{fragments,
 load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
 total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T.";
 
@@ -76,7 +79,8 @@ const COMPARE_EXAMPLES: &str = "Examples:
   lcm compare a.rs b.rs --grid n=64..1024 --set p=8 --x n --json
 
 Prints both predictions per point, the better version, and the predicted crossovers (where
-the better version changes along a grid variable, interpolated linearly).";
+the better version changes along a grid variable, interpolated linearly). Points beyond 2x a
+fragment's measured range are warned about on stderr and in --json (warnings_a, warnings_b).";
 
 /// Arguments of `lcm compare`.
 #[derive(Args, Debug)]
@@ -203,6 +207,13 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         for b in &points {
             preds.push(prog.predict(b)?);
         }
+        let warnings: Vec<_> = preds
+            .iter()
+            .flat_map(|p| p.accounting.range_warnings.iter().cloned())
+            .collect();
+        for line in report::range_warning_lines(&warnings) {
+            eprintln!("{}: {line}", prog.file);
+        }
         if a.json {
             println!("{}", report::predictions_json(&preds, &grid));
         } else if grid.is_single() {
@@ -228,15 +239,33 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let points = grid.points();
         let mut ta = Vec::new();
         let mut tb = Vec::new();
+        let (mut wa, mut wb) = (Vec::new(), Vec::new());
         for b in &points {
-            ta.push(pa.predict(b)?.seconds);
-            tb.push(pb.predict(b)?.seconds);
+            let (x, y) = (pa.predict(b)?, pb.predict(b)?);
+            ta.push(x.seconds);
+            tb.push(y.seconds);
+            wa.push(x.accounting.range_warnings);
+            wb.push(y.accounting.range_warnings);
+        }
+        for (prog, w) in [(&pa, &wa), (&pb, &wb)] {
+            let all: Vec<_> = w.iter().flatten().cloned().collect();
+            for line in report::range_warning_lines(&all) {
+                eprintln!("{}: {line}", prog.file);
+            }
         }
         let cross = crossovers(&grid, &points, &ta, &tb);
         if a.json {
             println!(
                 "{}",
-                report::compare_json(&pa.file, &pb.file, &points, &ta, &tb, &cross)
+                report::compare_json(
+                    &pa.file,
+                    &pb.file,
+                    &points,
+                    &ta,
+                    &tb,
+                    &cross,
+                    (&wa, &wb)
+                )
             );
         } else {
             print!(

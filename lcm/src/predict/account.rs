@@ -9,6 +9,7 @@ use super::env::{fragment_terms, Env};
 use super::error::PredictError;
 use super::tree::{div, Node, NodeKind};
 use lca::expr::{Bindings, EvalError, Expr};
+use lca::range::RangeWarning;
 use serde::Serialize;
 
 /// One fragment instance at the evaluated point.
@@ -88,6 +89,10 @@ pub struct Accounting {
     pub idle: f64,
     /// Critical-path time without synchronization waits and contention, seconds.
     pub critical_path_s: f64,
+    /// Fragments evaluated beyond 2x the measured range of a variable their models use
+    /// (at the fragment's own variables, after `p` and variable overrides), once per
+    /// fragment and variable value.
+    pub range_warnings: Vec<RangeWarning>,
 }
 
 pub(crate) fn ev(e: &Expr, b: &Bindings, what: &str) -> Result<f64, PredictError> {
@@ -137,6 +142,16 @@ pub fn account(
 }
 
 impl Walker<'_> {
+    /// Records the range warnings of fragment `f` evaluated in `env`.
+    fn check_range(&mut self, f: &super::tree::Fragment, env: &Env) {
+        let value = |v: &str| env.subst(&Expr::Var(v.to_string())).eval(self.b).ok();
+        for w in lca::range::check(&f.name, &f.ranges, &f.categories, &value) {
+            if !self.acc.range_warnings.contains(&w) {
+                self.acc.range_warnings.push(w);
+            }
+        }
+    }
+
     fn val(&self, e: &Expr, what: &str) -> Result<f64, PredictError> {
         ev(e, self.b, what)
     }
@@ -166,6 +181,7 @@ impl Walker<'_> {
                         ),
                     });
                 }
+                self.check_range(f, &env);
                 let work = self.val(&terms.work, &what)?;
                 let time = work / p;
                 let comm = match self.comm.get(k).cloned().flatten() {

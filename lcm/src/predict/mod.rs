@@ -61,7 +61,12 @@
 //!   models are totals over K executions, as `pp` measures a fragment over a whole run
 //!   (one execution then costs model / K); `input X` / `output X` (data traces);
 //!   `bytes = EXPR` (bytes of each item it inputs); `p = EXPR` and `NAME = EXPR` for any other
-//!   name (overrides of p, n or a user variable, read in the variables of the node above).
+//!   name (overrides of p, n or a user variable, read in the variables of the node above);
+//!   `range n = 64..1024, p = 1..16` (the measured range of the models' variables, as
+//!   `lca model --emit annotation` writes it; see [`lca::range`]): a prediction whose point,
+//!   seen at the fragment's own variables (p_f after the composition rules and overrides),
+//!   lies beyond 2x that range of a variable a model uses is warned about on stderr and in
+//!   `--json` (`warnings`), naming the fragment and the categories that carry the risk.
 //! - On a non-fragment statement: `p = EXPR` / `NAME = EXPR` overrides for what it creates
 //!   (a task, a loop, a call), `iterations = EXPR` for the trip count of a loop, the number
 //!   of spawns of a spawn loop, or the items of a parallel iterator.

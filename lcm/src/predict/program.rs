@@ -123,23 +123,28 @@ pub fn structure(
             column: e.column,
             message: e.message,
         })?;
-        let map: BTreeMap<String, Vec<(String, Expr)>> =
-            fm.into_iter().map(|m| (m.name, m.categories)).collect();
+        let map: BTreeMap<String, FileModels> = fm
+            .into_iter()
+            .map(|m| (m.name, (m.categories, m.ranges)))
+            .collect();
         merge_models(&mut root, &map, mname, name, &mut warnings);
     }
     Ok((root, warnings))
 }
 
+/// A models file's fragment: its category models and measured ranges.
+type FileModels = (Vec<(String, Expr)>, Vec<lca::range::VarRange>);
+
 fn merge_models(
     n: &mut Node,
-    map: &BTreeMap<String, Vec<(String, Expr)>>,
+    map: &BTreeMap<String, FileModels>,
     origin: &str,
     file: &str,
     warnings: &mut Vec<Warning>,
 ) {
     let line = n.line;
     if let NodeKind::Fragment(f) = &mut n.kind {
-        if let Some(cats) = map.get(&f.name) {
+        if let Some((cats, ranges)) = map.get(&f.name) {
             if !f.categories.is_empty() && f.categories != *cats {
                 let w = Warning {
                     file: file.to_string(),
@@ -154,6 +159,7 @@ fn merge_models(
                 }
             }
             f.categories = cats.clone();
+            f.ranges = ranges.clone();
             f.model_origin = origin.to_string();
         }
     }

@@ -4,7 +4,8 @@ use super::error::PredictError;
 use super::grid::{Crossover, Grid};
 use super::program::{Prediction, Program};
 use super::tree::{rule_of, Node, NodeKind, SyncOp};
-use lca::expr::Bindings;
+use lca::expr::{format_number, Bindings};
+use lca::range::{RangeWarning, VarRange};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -198,6 +199,7 @@ pub fn predictions_json(preds: &[Prediction], _grid: &Grid) -> String {
             json!({
                 "bindings": p.bindings,
                 "seconds": p.seconds,
+                "warnings": p.accounting.range_warnings,
                 "speedup": s,
                 "contributions": p.contributions,
                 "accounting": p.accounting,
@@ -275,7 +277,44 @@ pub fn compare_table(
     o
 }
 
-/// JSON of a comparison: `{a, b, points: [{bindings, t_a, t_b, better}], crossovers}`.
+/// The range warnings of predictions for stderr: one line per fragment, categories,
+/// variable and measured range, listing the values beyond 2x the range (first seen first).
+pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
+    let mut groups: Vec<(&RangeWarning, Vec<f64>)> = Vec::new();
+    for w in warnings {
+        let same = |g: &RangeWarning| {
+            g.fragment == w.fragment
+                && g.categories == w.categories
+                && g.variable == w.variable
+                && g.min == w.min
+                && g.max == w.max
+        };
+        match groups.iter_mut().find(|(g, _)| same(g)) {
+            Some((_, values)) if !values.contains(&w.value) => values.push(w.value),
+            Some(_) => {}
+            None => groups.push((w, vec![w.value])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(w, values)| {
+            let shown: Vec<String> = values.iter().map(|v| format_number(*v)).collect();
+            format!(
+                "warning: fragment `{}` ({}): {} = {} beyond 2x the measured range {}: the model extrapolates",
+                w.fragment,
+                w.categories.join(", "),
+                w.variable,
+                shown.join(", "),
+                VarRange::new(&w.variable, w.min, w.max)
+            )
+        })
+        .collect()
+}
+
+/// JSON of a comparison: `{a, b, points: [{bindings, t_a, t_b, better, warnings_a,
+/// warnings_b}], crossovers}`; the warnings are the range warnings of each version's
+/// prediction at the point (`{fragment, categories, variable, value, min, max}`).
+#[allow(clippy::too_many_arguments)]
 pub fn compare_json(
     a: &str,
     b: &str,
@@ -283,7 +322,9 @@ pub fn compare_json(
     ta: &[f64],
     tb: &[f64],
     cross: &[Crossover],
+    warnings: (&[Vec<RangeWarning>], &[Vec<RangeWarning>]),
 ) -> String {
+    let none = Vec::new();
     let pts: Vec<Value> = (0..points.len())
         .map(|i| {
             json!({
@@ -291,6 +332,8 @@ pub fn compare_json(
                 "t_a": ta[i],
                 "t_b": tb[i],
                 "better": if ta[i] < tb[i] { "a" } else if tb[i] < ta[i] { "b" } else { "=" },
+                "warnings_a": warnings.0.get(i).unwrap_or(&none),
+                "warnings_b": warnings.1.get(i).unwrap_or(&none),
             })
         })
         .collect();

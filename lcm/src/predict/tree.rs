@@ -26,6 +26,9 @@ pub struct Fragment {
     pub executions: Option<Expr>,
     /// `// lcm: input NAME` lines.
     pub inputs: Vec<String>,
+    /// `// lcm: range VAR = MIN..MAX, …`: the measured range of the models' variables
+    /// (empty when unknown); predictions beyond 2x it are warned about.
+    pub ranges: Vec<lca::range::VarRange>,
     /// `// lcm: output NAME` lines.
     pub outputs: Vec<String>,
     /// `// lcm: bytes = EXPR`: size in bytes of each data item this fragment reads.

@@ -46,7 +46,7 @@ impl Recognizer<'_> {
                 {
                     vars.push((category.clone(), expr.clone()))
                 }
-                Annotation::Input(_) | Annotation::Output(_) => self.warn(
+                Annotation::Input(_) | Annotation::Output(_) | Annotation::Range(_) => self.warn(
                     *l,
                     format!("`{a}` is not in a fragment's annotation block: ignored"),
                 ),
@@ -95,6 +95,7 @@ impl Recognizer<'_> {
             bytes: None,
             end_line: end_line(stmts[stmts.len() - 1]),
             inner_parallelism: Vec::new(),
+            ranges: Vec::new(),
         };
         let mut p = None;
         let mut vars = Vec::new();
@@ -129,6 +130,7 @@ impl Recognizer<'_> {
                 Annotation::Output(d) => frag.outputs.push(d.clone()),
                 Annotation::Processors(e) => p = Some(e.clone()),
                 Annotation::Iterations(e) => frag.executions = Some(e.clone()),
+                Annotation::Range(r) => frag.ranges = r.clone(),
             }
         }
         // Look inside only for channel operations and to name covered parallelism.
