@@ -1,0 +1,133 @@
+//! `lca model --all-tags` (every fragment in one run, a complete models file) and `lca eval`
+//! (a models file at points, with the 2x-range warning). Fixture: tests/data/fft.pp (its
+//! header says how it was made and what it must give).
+
+use std::process::Command;
+
+fn lca(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lca"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const ALL: [&str; 8] = [
+    "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags", "--emit", "annotation",
+];
+
+#[test]
+fn all_tags_writes_every_fragment_with_its_range() {
+    let (code, out, err) = lca(&ALL);
+    assert_eq!(code, 0, "{err}");
+    let m = lca::annotation::parse_models(&out).unwrap();
+    let names: Vec<&str> = m.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["cols", "session"], "{out}");
+    for f in &m {
+        let r: Vec<String> = f.ranges.iter().map(|r| r.to_string()).collect();
+        assert_eq!(r, ["n = 256..4096", "p = 1..16"], "{out}");
+    }
+    assert!(m[0].category("rt").unwrap().to_string().ends_with("*n^2*log2(n)"));
+    assert_eq!(m[1].category("rt").unwrap().to_string(), "0.001*p");
+    // The one-fragment path writes the same block for `cols`.
+    let (_, one, _) = lca(&[
+        "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--tag", "cols", "--emit", "annotation",
+    ]);
+    assert_eq!(lca::annotation::parse_models(&one).unwrap()[0], m[0]);
+    // Text: one table per fragment, each with the T line scripts read.
+    let (code, text, _) = lca(&["model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags"]);
+    assert_eq!(code, 0);
+    assert_eq!(text.matches("T(n, p) = ").count(), 2, "{text}");
+    assert!(text.contains("Fragment: cols") && text.contains("Fragment: (session)"));
+    for line in text.lines().filter(|l| l.starts_with("T(n, p) = ")) {
+        assert!(line.ends_with("   [seconds]"), "{line}");
+    }
+    // JSON: one document per fragment.
+    let (code, json, _) = lca(&[
+        "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags", "--json",
+    ]);
+    assert_eq!(code, 0);
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(j["fragments"].as_array().unwrap().len(), 2);
+    assert_eq!(j["fragments"][0]["fragment"], "cols");
+    assert!(j["fragments"][1]["fragment"].is_null());
+    assert_eq!(j["skipped"].as_array().unwrap().len(), 0);
+    // --all-tags and --tag exclude each other.
+    let (code, _, _) = lca(&[
+        "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags", "--tag", "cols",
+    ]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn all_tags_skips_a_fragment_that_cannot_be_fitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.pp");
+    let mut text = String::new();
+    for p in [1, 2, 4, 8, 16] {
+        text += &format!("tag=big p={p} rt={} tt={}\n", 0.5 * p as f64, 0.5 * p as f64);
+    }
+    // One point: too few for any model.
+    text += "tag=tiny p=1 rt=1 tt=1\n";
+    std::fs::write(&path, text).unwrap();
+    let (code, out, err) = lca(&[
+        "model", "-f", path.to_str().unwrap(), "-v", "p", "--all-tags", "--emit", "annotation",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("fragment `tiny` skipped"), "{err}");
+    assert!(out.contains("# fragment `tiny` not fitted:"), "{out}");
+    let m = lca::annotation::parse_models(&out).unwrap();
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0].category("rt").unwrap().to_string(), "0.5*p");
+    // None fittable: bad input.
+    std::fs::write(&path, "tag=tiny p=1 rt=1 tt=1\n").unwrap();
+    let (code, _, err) = lca(&["model", "-f", path.to_str().unwrap(), "-v", "p", "--all-tags"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no fragment could be fitted"), "{err}");
+}
+
+#[test]
+fn eval_warns_beyond_twice_the_measured_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("fft.models");
+    let (_, out, _) = lca(&ALL);
+    std::fs::write(&models, out).unwrap();
+    let m = models.to_str().unwrap();
+    // Inside 2x (n <= 8192, p <= 32): no warning; session rt = 0.001*p, T = 0.001.
+    let (code, out, err) = lca(&["eval", "--models", m, "--at", "n=8192,p=32", "--fragment", "session"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    assert!(out.contains("session at n=8192 p=32"), "{out}");
+    assert!(out.contains("T         1.000000e-3  seconds"), "{out}");
+    // Beyond: n = 16384 concerns `cols` (rt and li use n), not `session` (rt uses p only).
+    let (code, out, err) = lca(&["eval", "--models", m, "--at", "n=16384,p=8", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("lca: warning: fragment `cols` (li, rt): n = 16384 lies beyond 2x the measured range n = 256..4096"),
+        "{err}"
+    );
+    assert!(!err.contains("`session`"), "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j[0]["fragment"], "cols");
+    assert_eq!(j[0]["warnings"][0]["variable"], "n");
+    assert_eq!(j[0]["warnings"][0]["max"], 4096.0);
+    assert_eq!(j[1]["warnings"].as_array().unwrap().len(), 0);
+    // p below half the smallest measured p (1): both fragments' p-models carry the risk.
+    let (_, _, err) = lca(&["eval", "--models", m, "--at", "n=1024,p=0.25"]);
+    assert!(err.contains("fragment `session` (rt): p = 0.25"), "{err}");
+    // Usage and input errors.
+    assert_eq!(lca(&["eval", "--models", m, "--at", "n"]).0, 2);
+    assert_eq!(lca(&["eval", "--models", m]).0, 2);
+    assert_eq!(lca(&["eval", "--models", m, "--at", "p=2"]).0, 1, "n unbound");
+    assert_eq!(lca(&["eval", "--models", m, "--at", "n=1,p=2", "--fragment", "x"]).0, 1);
+    let bad = dir.path().join("bad.models");
+    std::fs::write(&bad, "// lcm: fragment a\n// lcm: range n = 9..1\n").unwrap();
+    let (code, _, err) = lca(&["eval", "--models", bad.to_str().unwrap(), "--at", "n=1"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.models:2:19:"), "{err}");
+}
