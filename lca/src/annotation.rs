@@ -449,7 +449,13 @@ mod tests {
         assert_eq!(again, m);
         let text = "// lcm: fragment cols\n// lcm: range n = 64..1024, p = 1..16\n// lcm: rt = n\n";
         let m = parse_models(text).unwrap();
-        assert_eq!(m[0].ranges, [VarRange::new("n", 64.0, 1024.0), VarRange::new("p", 1.0, 16.0)]);
+        assert_eq!(
+            m[0].ranges,
+            [
+                VarRange::new("n", 64.0, 1024.0),
+                VarRange::new("p", 1.0, 16.0)
+            ]
+        );
         assert_eq!(m[0].to_string(), text);
     }
 

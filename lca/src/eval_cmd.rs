@@ -31,11 +31,10 @@ fn table(rows: &[Evaluation]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     for e in rows {
-        let at: Vec<String> = e
-            .at
-            .iter()
-            .map(|(k, v)| format!("{k}={}", format_number(*v)))
-            .collect();
+        let at: Vec<String> =
+            e.at.iter()
+                .map(|(k, v)| format!("{k}={}", format_number(*v)))
+                .collect();
         let _ = writeln!(s, "{} at {}", e.fragment, at.join(" "));
         for (c, v) in &e.categories {
             let _ = writeln!(s, "  {c:<6} {v:>14.6e}  processor-seconds");
@@ -49,17 +48,15 @@ fn table(rows: &[Evaluation]) -> String {
 
 /// Runs `lca eval`.
 pub fn run(a: &EvalArgs) -> Result<(), Failure> {
-    let points = a
-        .at
-        .iter()
-        .map(|t| parse_point(t))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::Usage)?;
+    let points =
+        a.at.iter()
+            .map(|t| parse_point(t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Failure::Usage)?;
     let source = a.models.display().to_string();
     let text = crate::read_text(&a.models)?;
-    let models = lca::annotation::parse_models(&text).map_err(|e| {
-        Failure::Input(anyhow!("{source}:{}:{}: {}", e.line, e.column, e.message))
-    })?;
+    let models = lca::annotation::parse_models(&text)
+        .map_err(|e| Failure::Input(anyhow!("{source}:{}:{}: {}", e.line, e.column, e.message)))?;
     let chosen: Vec<_> = models
         .iter()
         .filter(|m| a.fragment.as_ref().is_none_or(|f| *f == m.name))
@@ -78,8 +75,7 @@ pub fn run(a: &EvalArgs) -> Result<(), Failure> {
     let mut rows = Vec::new();
     for at in &points {
         for m in &chosen {
-            let e = evaluate(m, at)
-                .map_err(|e| anyhow!("{source}: fragment `{}`: {e}", m.name))?;
+            let e = evaluate(m, at).map_err(|e| anyhow!("{source}: fragment `{}`: {e}", m.name))?;
             for w in &e.warnings {
                 eprintln!("lca: warning: {w}");
             }

@@ -53,7 +53,9 @@ pub fn evaluate(fm: &FragmentModel, at: &Bindings) -> Result<Evaluation, EvalErr
         Some(p) if !parts.is_empty() => Some(parts.iter().sum::<f64>() / p),
         _ => None,
     };
-    let warnings = check(&fm.name, &fm.ranges, &fm.categories, &|v| at.get(v).copied());
+    let warnings = check(&fm.name, &fm.ranges, &fm.categories, &|v| {
+        at.get(v).copied()
+    });
     Ok(Evaluation {
         fragment: fm.name.clone(),
         at: at.clone(),

@@ -10,6 +10,13 @@
 //! `// lcm:` annotations ([`annotation`]) that `lcm` composes; [`runtime`] sums every
 //! category into T(n, p) = Σ C(n, p) / p (Crovella's Figure 5.4).
 //!
+//! Whole data files: [`models_file`] fits every fragment at once (`lca model --all-tags`)
+//! and writes the complete models file `lcm predict --models` reads, each fragment with its
+//! measured [`range`] (predictions beyond 2x it are warned about, here by [`evaluate`] /
+//! `lca eval` and in `lcm`) and its coefficients printed with the digits their intervals
+//! justify ([`precision`]). [`extrap`] reads Extra-P's text and JSON Lines input formats
+//! and writes JSON Lines (`lca model --emit extrap`).
+//!
 //! Units: category values are seconds summed over processors, as `pp` writes them;
 //! `time` = tt / p is wall-clock seconds. Fitted models keep the unit of their data.
 //!
@@ -84,9 +91,9 @@ pub mod dataset;
 pub mod evaluate;
 pub mod expr;
 pub mod extraction;
+pub mod extrap;
 pub mod fit;
 pub mod forms;
-pub mod extrap;
 pub mod hypothesis;
 pub mod linear;
 pub mod models_file;

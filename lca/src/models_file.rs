@@ -68,7 +68,14 @@ pub fn fit_all(
     fragments(records, extraction)
         .into_iter()
         .map(|tag| {
-            let fit = fit_runtime(records, source, tag.as_deref(), variables, extraction, options);
+            let fit = fit_runtime(
+                records,
+                source,
+                tag.as_deref(),
+                variables,
+                extraction,
+                options,
+            );
             (tag, fit)
         })
         .collect()

@@ -101,8 +101,16 @@ mod tests {
         assert_eq!(justified_digits(1.0, f64::NAN), UNKNOWN_DIGITS);
         assert_eq!(justified_digits(1.0, 1e-20), MAX_DIGITS);
         // The rounding moves the value by at most half the half-width.
-        for (v, h) in [(2.0934e-9, 6.3e-11), (7.77, 0.9), (0.031, 0.0049), (-5.5, 1.1)] {
-            assert!((justified_value(v, h) - v).abs() <= h / 2.0 + 1e-15, "{v} {h}");
+        for (v, h) in [
+            (2.0934e-9, 6.3e-11),
+            (7.77, 0.9),
+            (0.031, 0.0049),
+            (-5.5, 1.1),
+        ] {
+            assert!(
+                (justified_value(v, h) - v).abs() <= h / 2.0 + 1e-15,
+                "{v} {h}"
+            );
         }
     }
 
@@ -126,7 +134,11 @@ mod tests {
         let digits = justified_digits(c.value, c.half_width);
         assert!(digits < 5, "{c:?}");
         let printed = justified_expr(&m).to_string();
-        assert!(printed.len() < m.expr.to_string().len(), "{printed} {}", m.expr);
+        assert!(
+            printed.len() < m.expr.to_string().len(),
+            "{printed} {}",
+            m.expr
+        );
         assert!(printed.ends_with("*p"), "{printed}");
         let exact = Dataset::new(
             "rt",

@@ -241,7 +241,10 @@ pub fn parse_ranges(text: &str) -> Result<Vec<VarRange>, (usize, String)> {
             ));
         };
         if out.iter().any(|r| r.var == var) {
-            return Err((start, format!("expected each variable once, found `{var}` again")));
+            return Err((
+                start,
+                format!("expected each variable once, found `{var}` again"),
+            ));
         }
         out.push(VarRange::new(var, min, max));
     }
@@ -276,10 +279,16 @@ mod tests {
         let r = of_records(&recs, Some("cols"), &vars, &Extraction::default()).unwrap();
         assert_eq!(
             r,
-            [VarRange::new("n", 64.0, 1024.0), VarRange::new("p", 1.0, 16.0)]
+            [
+                VarRange::new("n", 64.0, 1024.0),
+                VarRange::new("p", 1.0, 16.0)
+            ]
         );
         let s = of_records(&recs, None, &vars, &Extraction::default()).unwrap();
-        assert_eq!(s, [VarRange::new("n", 8.0, 8.0), VarRange::new("p", 64.0, 64.0)]);
+        assert_eq!(
+            s,
+            [VarRange::new("n", 8.0, 8.0), VarRange::new("p", 64.0, 64.0)]
+        );
     }
 
     #[test]

@@ -18,7 +18,14 @@ fn lca(args: &[&str]) -> (i32, String, String) {
 }
 
 const ALL: [&str; 8] = [
-    "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags", "--emit", "annotation",
+    "model",
+    "-f",
+    "tests/data/fft.pp",
+    "-v",
+    "n,p",
+    "--all-tags",
+    "--emit",
+    "annotation",
 ];
 
 #[test]
@@ -32,15 +39,34 @@ fn all_tags_writes_every_fragment_with_its_range() {
         let r: Vec<String> = f.ranges.iter().map(|r| r.to_string()).collect();
         assert_eq!(r, ["n = 256..4096", "p = 1..16"], "{out}");
     }
-    assert!(m[0].category("rt").unwrap().to_string().ends_with("*n^2*log2(n)"));
+    assert!(m[0]
+        .category("rt")
+        .unwrap()
+        .to_string()
+        .ends_with("*n^2*log2(n)"));
     assert_eq!(m[1].category("rt").unwrap().to_string(), "0.001*p");
     // The one-fragment path writes the same block for `cols`.
     let (_, one, _) = lca(&[
-        "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--tag", "cols", "--emit", "annotation",
+        "model",
+        "-f",
+        "tests/data/fft.pp",
+        "-v",
+        "n,p",
+        "--tag",
+        "cols",
+        "--emit",
+        "annotation",
     ]);
     assert_eq!(lca::annotation::parse_models(&one).unwrap()[0], m[0]);
     // Text: one table per fragment, each with the T line scripts read.
-    let (code, text, _) = lca(&["model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags"]);
+    let (code, text, _) = lca(&[
+        "model",
+        "-f",
+        "tests/data/fft.pp",
+        "-v",
+        "n,p",
+        "--all-tags",
+    ]);
     assert_eq!(code, 0);
     assert_eq!(text.matches("T(n, p) = ").count(), 2, "{text}");
     assert!(text.contains("Fragment: cols") && text.contains("Fragment: (session)"));
@@ -49,7 +75,13 @@ fn all_tags_writes_every_fragment_with_its_range() {
     }
     // JSON: one document per fragment.
     let (code, json, _) = lca(&[
-        "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags", "--json",
+        "model",
+        "-f",
+        "tests/data/fft.pp",
+        "-v",
+        "n,p",
+        "--all-tags",
+        "--json",
     ]);
     assert_eq!(code, 0);
     let j: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -59,7 +91,14 @@ fn all_tags_writes_every_fragment_with_its_range() {
     assert_eq!(j["skipped"].as_array().unwrap().len(), 0);
     // --all-tags and --tag exclude each other.
     let (code, _, _) = lca(&[
-        "model", "-f", "tests/data/fft.pp", "-v", "n,p", "--all-tags", "--tag", "cols",
+        "model",
+        "-f",
+        "tests/data/fft.pp",
+        "-v",
+        "n,p",
+        "--all-tags",
+        "--tag",
+        "cols",
     ]);
     assert_eq!(code, 2);
 }
@@ -70,13 +109,24 @@ fn all_tags_skips_a_fragment_that_cannot_be_fitted() {
     let path = dir.path().join("two.pp");
     let mut text = String::new();
     for p in [1, 2, 4, 8, 16] {
-        text += &format!("tag=big p={p} rt={} tt={}\n", 0.5 * p as f64, 0.5 * p as f64);
+        text += &format!(
+            "tag=big p={p} rt={} tt={}\n",
+            0.5 * p as f64,
+            0.5 * p as f64
+        );
     }
     // One point: too few for any model.
     text += "tag=tiny p=1 rt=1 tt=1\n";
     std::fs::write(&path, text).unwrap();
     let (code, out, err) = lca(&[
-        "model", "-f", path.to_str().unwrap(), "-v", "p", "--all-tags", "--emit", "annotation",
+        "model",
+        "-f",
+        path.to_str().unwrap(),
+        "-v",
+        "p",
+        "--all-tags",
+        "--emit",
+        "annotation",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("fragment `tiny` skipped"), "{err}");
@@ -86,7 +136,14 @@ fn all_tags_skips_a_fragment_that_cannot_be_fitted() {
     assert_eq!(m[0].category("rt").unwrap().to_string(), "0.5*p");
     // None fittable: bad input.
     std::fs::write(&path, "tag=tiny p=1 rt=1 tt=1\n").unwrap();
-    let (code, _, err) = lca(&["model", "-f", path.to_str().unwrap(), "-v", "p", "--all-tags"]);
+    let (code, _, err) = lca(&[
+        "model",
+        "-f",
+        path.to_str().unwrap(),
+        "-v",
+        "p",
+        "--all-tags",
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("no fragment could be fitted"), "{err}");
 }
@@ -99,7 +156,15 @@ fn eval_warns_beyond_twice_the_measured_range() {
     std::fs::write(&models, out).unwrap();
     let m = models.to_str().unwrap();
     // Inside 2x (n <= 8192, p <= 32): no warning; session rt = 0.001*p, T = 0.001.
-    let (code, out, err) = lca(&["eval", "--models", m, "--at", "n=8192,p=32", "--fragment", "session"]);
+    let (code, out, err) = lca(&[
+        "eval",
+        "--models",
+        m,
+        "--at",
+        "n=8192,p=32",
+        "--fragment",
+        "session",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(err.is_empty(), "{err}");
     assert!(out.contains("session at n=8192 p=32"), "{out}");
@@ -123,8 +188,15 @@ fn eval_warns_beyond_twice_the_measured_range() {
     // Usage and input errors.
     assert_eq!(lca(&["eval", "--models", m, "--at", "n"]).0, 2);
     assert_eq!(lca(&["eval", "--models", m]).0, 2);
-    assert_eq!(lca(&["eval", "--models", m, "--at", "p=2"]).0, 1, "n unbound");
-    assert_eq!(lca(&["eval", "--models", m, "--at", "n=1,p=2", "--fragment", "x"]).0, 1);
+    assert_eq!(
+        lca(&["eval", "--models", m, "--at", "p=2"]).0,
+        1,
+        "n unbound"
+    );
+    assert_eq!(
+        lca(&["eval", "--models", m, "--at", "n=1,p=2", "--fragment", "x"]).0,
+        1
+    );
     let bad = dir.path().join("bad.models");
     std::fs::write(&bad, "// lcm: fragment a\n// lcm: range n = 9..1\n").unwrap();
     let (code, _, err) = lca(&["eval", "--models", bad.to_str().unwrap(), "--at", "n=1"]);

@@ -42,7 +42,14 @@ fn inside_twice_the_range_no_warning() {
     // n = 2048 is exactly 2x the largest n; p = 64 gives each joined task p/2 = 32 = 2 x 16.
     let (code, out, err) = lcm(
         &[
-            "predict", "prog.rs", "--models", "prog.models", "--set", "n=2048", "--set", "p=64",
+            "predict",
+            "prog.rs",
+            "--models",
+            "prog.models",
+            "--set",
+            "n=2048",
+            "--set",
+            "p=64",
         ],
         dir.path(),
     );
@@ -56,7 +63,14 @@ fn beyond_twice_the_range_warns_naming_fragment_and_categories() {
     let dir = fixture();
     let (code, out, err) = lcm(
         &[
-            "predict", "prog.rs", "--models", "prog.models", "--set", "n=4096", "--set", "p=8",
+            "predict",
+            "prog.rs",
+            "--models",
+            "prog.models",
+            "--set",
+            "n=4096",
+            "--set",
+            "p=8",
         ],
         dir.path(),
     );
@@ -73,7 +87,14 @@ fn beyond_twice_the_range_warns_naming_fragment_and_categories() {
     // while `setup` (p = 66 too) has no model that uses p.
     let (code, _, err) = lcm(
         &[
-            "predict", "prog.rs", "--models", "prog.models", "--set", "n=512", "--set", "p=66",
+            "predict",
+            "prog.rs",
+            "--models",
+            "prog.models",
+            "--set",
+            "n=512",
+            "--set",
+            "p=66",
         ],
         dir.path(),
     );
@@ -84,7 +105,14 @@ fn beyond_twice_the_range_warns_naming_fragment_and_categories() {
     // Below half the smallest n.
     let (_, _, err) = lcm(
         &[
-            "predict", "prog.rs", "--models", "prog.models", "--set", "n=16", "--set", "p=4",
+            "predict",
+            "prog.rs",
+            "--models",
+            "prog.models",
+            "--set",
+            "n=16",
+            "--set",
+            "p=4",
         ],
         dir.path(),
     );
@@ -96,8 +124,15 @@ fn grid_warnings_are_grouped_and_in_json() {
     let dir = fixture();
     let (code, out, err) = lcm(
         &[
-            "predict", "prog.rs", "--models", "prog.models", "--grid", "n=1024,4096,8192", "--set",
-            "p=4", "--json",
+            "predict",
+            "prog.rs",
+            "--models",
+            "prog.models",
+            "--grid",
+            "n=1024,4096,8192",
+            "--set",
+            "p=4",
+            "--json",
         ],
         dir.path(),
     );
@@ -128,14 +163,28 @@ fn compare_warns_for_each_version() {
     .unwrap();
     let (code, out, err) = lcm(
         &[
-            "compare", "prog.rs", "serial.rs", "--models", "prog.models", "--grid", "p=2,4",
-            "--set", "n=8192", "--json",
+            "compare",
+            "prog.rs",
+            "serial.rs",
+            "--models",
+            "prog.models",
+            "--grid",
+            "p=2,4",
+            "--set",
+            "n=8192",
+            "--json",
         ],
         dir.path(),
     );
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("prog.rs: warning: fragment `left` (rt)"), "{err}");
-    assert!(err.contains("serial.rs: warning: fragment `setup` (rt)"), "{err}");
+    assert!(
+        err.contains("prog.rs: warning: fragment `left` (rt)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("serial.rs: warning: fragment `setup` (rt)"),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["points"][0]["warnings_b"][0]["fragment"], "setup");
     assert_eq!(v["points"][0]["warnings_a"].as_array().unwrap().len(), 2);
@@ -151,7 +200,10 @@ fn range_lines_in_the_source_count_too_and_bad_ones_name_the_line() {
     .unwrap();
     let (code, _, err) = lcm(&["predict", "a.rs", "--set", "p=16"], dir.path());
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("fragment `f` (li): p = 16 beyond 2x the measured range p = 1..4"), "{err}");
+    assert!(
+        err.contains("fragment `f` (li): p = 16 beyond 2x the measured range p = 1..4"),
+        "{err}"
+    );
     std::fs::write(
         dir.path().join("b.rs"),
         "fn main() {\n    // lcm: fragment f\n    // lcm: range p = 4..1\n    // lcm: li = 1e-3*p\n    f();\n}\n",

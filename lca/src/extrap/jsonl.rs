@@ -52,7 +52,10 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
             message: format!("expected a JSON object on this line: {e}"),
         })?;
         let Value::Object(obj) = value else {
-            return Err(err("", "expected a JSON object, found another JSON value".into()));
+            return Err(err(
+                "",
+                "expected a JSON object, found another JSON value".into(),
+            ));
         };
         let Some(Value::Object(ps)) = obj.get("params") else {
             return Err(err(
@@ -92,8 +95,8 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
                 )),
             }
         };
-        let callpath = text_field("callpath")?
-            .map(|c| c.split_whitespace().collect::<Vec<_>>().join("_"));
+        let callpath =
+            text_field("callpath")?.map(|c| c.split_whitespace().collect::<Vec<_>>().join("_"));
         let metric = text_field("metric")?.unwrap_or("time").to_string();
         if !valid_key(&metric) || metric == "tag" || names.contains(&metric) {
             return Err(err(
@@ -102,7 +105,9 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
             ));
         }
         let values: Vec<f64> = match obj.get("value") {
-            Some(Value::Array(vs)) if !vs.is_empty() => vs.iter().map(finite).collect::<Option<_>>(),
+            Some(Value::Array(vs)) if !vs.is_empty() => {
+                vs.iter().map(finite).collect::<Option<_>>()
+            }
             Some(v) => finite(v).map(|x| vec![x]),
             None => None,
         }
@@ -133,11 +138,13 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
             *rep += 1;
         }
     }
-    builder.map(RecordBuilder::finish).ok_or_else(|| ExtrapError {
-        line: text.lines().count().max(1),
-        column: 1,
-        message: "expected JSON lines with measurements, found none".into(),
-    })
+    builder
+        .map(RecordBuilder::finish)
+        .ok_or_else(|| ExtrapError {
+            line: text.lines().count().max(1),
+            column: 1,
+            message: "expected JSON lines with measurements, found none".into(),
+        })
 }
 
 /// Writes records as JSON Lines: for every record that carries all `variables`, one line
@@ -198,12 +205,24 @@ mod tests {
     #[test]
     fn errors_name_line_and_column() {
         let cases = [
-            ("{\"params\":{\"p\":1},\"value\":2}\n{\"params\":{\"p\":1},\"value\":}\n", 2, 27),
-            ("{\"params\":{\"p\":1},\"value\":2}\n{\"params\":{\"n\":1},\"value\":2}\n", 2, 2),
+            (
+                "{\"params\":{\"p\":1},\"value\":2}\n{\"params\":{\"p\":1},\"value\":}\n",
+                2,
+                27,
+            ),
+            (
+                "{\"params\":{\"p\":1},\"value\":2}\n{\"params\":{\"n\":1},\"value\":2}\n",
+                2,
+                2,
+            ),
             ("{\"params\":{\"p\":\"x\"},\"value\":2}\n", 1, 12),
             ("{\"params\":{\"p\":1}}\n", 1, 1),
             ("{\"params\":{\"p\":1},\"value\":[]}\n", 1, 19),
-            ("{\"params\":{\"p\":1},\"metric\":\"a b\",\"value\":1}\n", 1, 19),
+            (
+                "{\"params\":{\"p\":1},\"metric\":\"a b\",\"value\":1}\n",
+                1,
+                19,
+            ),
             ("{\"params\":{\"tag\":1},\"value\":1}\n", 1, 2),
             ("[1]\n", 1, 1),
             ("\n", 1, 1),
@@ -216,7 +235,8 @@ mod tests {
 
     #[test]
     fn writes_categories_and_time() {
-        let recs = parse_records("n=4 tag=cols p=2 li=1 rt=3 tt=4\nn=4 p=2 tt=2\np=3 rt=1\n").unwrap();
+        let recs =
+            parse_records("n=4 tag=cols p=2 li=1 rt=3 tt=4\nn=4 p=2 tt=2\np=3 rt=1\n").unwrap();
         let text = write(&recs, &["n".into(), "p".into()]).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 6, "{text}");
@@ -228,6 +248,9 @@ mod tests {
         assert!(lines[3].ends_with(r#""value":2.0}"#), "{text}");
         assert!(!lines[4].contains("callpath"), "{text}");
         let back = read(&text).unwrap();
-        assert_eq!(back[0].to_string(), "n=4 tag=cols p=2 li=1 rt=3 tt=4 time=2");
+        assert_eq!(
+            back[0].to_string(),
+            "n=4 tag=cols p=2 li=1 rt=3 tt=4 time=2"
+        );
     }
 }

@@ -222,8 +222,14 @@ mod tests {
 
     #[test]
     fn detects_the_format() {
-        assert_eq!(InputFormat::detect("# c\n\nPARAMETER n\n"), InputFormat::ExtrapText);
-        assert_eq!(InputFormat::detect("{\"params\":{}}"), InputFormat::ExtrapJsonl);
+        assert_eq!(
+            InputFormat::detect("# c\n\nPARAMETER n\n"),
+            InputFormat::ExtrapText
+        );
+        assert_eq!(
+            InputFormat::detect("{\"params\":{}}"),
+            InputFormat::ExtrapJsonl
+        );
         assert_eq!(InputFormat::detect("n=1 p=2 rt=3"), InputFormat::Records);
         assert_eq!(InputFormat::detect(""), InputFormat::Records);
     }

@@ -69,7 +69,9 @@ fn points(
         if dims != 1 {
             return Err(err(
                 base,
-                format!("expected points in parentheses with {dims} coordinates each, like `( 64 4 )`"),
+                format!(
+                    "expected points in parentheses with {dims} coordinates each, like `( 64 4 )`"
+                ),
             ));
         }
         return tokens(body, base)
@@ -201,12 +203,18 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
                 }
                 let names: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
                 if names.is_empty() {
-                    return Err(err(rest_col, "expected parameter names after PARAMETER".into()));
+                    return Err(err(
+                        rest_col,
+                        "expected parameter names after PARAMETER".into(),
+                    ));
                 }
                 params.extend(names);
                 check_params(&params).map_err(|m| err(rest_col, m))?;
                 if params.len() > 4 {
-                    return Err(err(start, "expected at most 4 parameters (the format's limit)".into()));
+                    return Err(err(
+                        start,
+                        "expected at most 4 parameters (the format's limit)".into(),
+                    ));
                 }
             }
             "POINTS" => {
@@ -214,7 +222,10 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
                     return Err(err(start, "expected PARAMETER lines before POINTS".into()));
                 }
                 if builder.is_some() {
-                    return Err(err(start, "expected every POINTS line before the first DATA".into()));
+                    return Err(err(
+                        start,
+                        "expected every POINTS line before the first DATA".into(),
+                    ));
                 }
                 pts.extend(points(line, rest_at, params.len(), lineno)?);
             }
@@ -238,13 +249,22 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
             }
             "DATA" => {
                 if pts.is_empty() {
-                    return Err(err(start, "expected PARAMETER and POINTS lines before DATA".into()));
+                    return Err(err(
+                        start,
+                        "expected PARAMETER and POINTS lines before DATA".into(),
+                    ));
                 }
-                let b = block.get_or_insert(Block { line: lineno, count: 0 });
+                let b = block.get_or_insert(Block {
+                    line: lineno,
+                    count: 0,
+                });
                 if b.count >= pts.len() {
                     return Err(err(
                         start,
-                        format!("expected one DATA line per point ({}), found more", pts.len()),
+                        format!(
+                            "expected one DATA line per point ({}), found more",
+                            pts.len()
+                        ),
                     ));
                 }
                 let values = tokens(&line[rest_at..], rest_at);
@@ -276,11 +296,13 @@ pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
         }
     }
     close(&block, pts.len())?;
-    builder.map(RecordBuilder::finish).ok_or_else(|| ExtrapError {
-        line: text.lines().count().max(1),
-        column: 1,
-        message: "expected DATA lines, found none".into(),
-    })
+    builder
+        .map(RecordBuilder::finish)
+        .ok_or_else(|| ExtrapError {
+            line: text.lines().count().max(1),
+            column: 1,
+            message: "expected DATA lines, found none".into(),
+        })
 }
 
 #[cfg(test)]
@@ -319,7 +341,11 @@ mod tests {
             ("PARAMETER n p\nPOINTS ( 1 2 ) ( 3 )\n", 2, 16),
             ("PARAMETER n p\nPOINTS 1 2\n", 2, 7),
             ("PARAMETER n\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n", 5, 1),
-            ("PARAMETER n\nPOINTS 1 2\nREGION a\nDATA 1\nREGION b\n", 4, 1),
+            (
+                "PARAMETER n\nPOINTS 1 2\nREGION a\nDATA 1\nREGION b\n",
+                4,
+                1,
+            ),
             ("PARAMETER n\nPOINTS 1 2\nDATA 1\n", 3, 1),
             ("PARAMETER n\nPOINTS 1\nMETRIC bad name\n", 3, 8),
             ("PARAMETER n\nPOINTS 1\nDATA 1 nan\n", 3, 8),

@@ -257,15 +257,7 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         if a.json {
             println!(
                 "{}",
-                report::compare_json(
-                    &pa.file,
-                    &pb.file,
-                    &points,
-                    &ta,
-                    &tb,
-                    &cross,
-                    (&wa, &wb)
-                )
+                report::compare_json(&pa.file, &pb.file, &points, &ta, &tb, &cross, (&wa, &wb))
             );
         } else {
             print!(
