@@ -213,3 +213,79 @@ fn range_lines_in_the_source_count_too_and_bad_ones_name_the_line() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("b.rs:3:23: expected `MIN..MAX`"), "{err}");
 }
+
+/// The models file `lca model --all-tags --emit annotation` writes (here through the same
+/// library call, lca::models_file) is read by `lcm predict --models` as is: fragments
+/// `work` (records tagged work, rt = 2e-6*n) and `session`, ranges n = 100..1600,
+/// p = 1..16; the program runs `work` once.
+#[test]
+fn lca_models_file_feeds_lcm_predict() {
+    use lca::extraction::Extraction;
+    let mut text = String::new();
+    for n in [100.0, 200.0, 400.0, 800.0, 1600.0] {
+        for p in [1.0f64, 2.0, 4.0, 8.0, 16.0] {
+            let rt = 2e-6 * n;
+            text += &format!("n={n} tag=work p={p} rt={rt} tt={rt}\nn={n} p={p} rt=1 tt=1\n");
+        }
+    }
+    let records = lca::record::parse_records(&text).unwrap();
+    let vars = ["n".to_string(), "p".to_string()];
+    let none = Extraction::default();
+    let fits = lca::models_file::fit_all(
+        &records,
+        "work.pp",
+        &vars,
+        &none,
+        &lca::search::SearchOptions::default(),
+    );
+    let file = lca::models_file::models_file(&fits, &records, &vars, &none, "work.pp").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("work.models"), &file).unwrap();
+    std::fs::write(
+        dir.path().join("prog.rs"),
+        "fn main() {\n    // lcm: fragment work\n    work();\n}\n",
+    )
+    .unwrap();
+    let (code, out, err) = lcm(
+        &[
+            "predict",
+            "prog.rs",
+            "--models",
+            "work.models",
+            "--set",
+            "n=1000",
+            "--set",
+            "p=4",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{file}\n{err}");
+    assert!(err.is_empty(), "{err}");
+    let t: f64 = out
+        .lines()
+        .last()
+        .unwrap()
+        .strip_prefix("predicted: T=")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((t - 2e-3 / 4.0).abs() < 1e-12, "{t}\n{file}");
+    let (code, _, err) = lcm(
+        &[
+            "predict",
+            "prog.rs",
+            "--models",
+            "work.models",
+            "--set",
+            "n=4000",
+            "--set",
+            "p=4",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("fragment `work` (rt): n = 4000 beyond 2x the measured range n = 100..1600"),
+        "{err}"
+    );
+}
