@@ -228,6 +228,11 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
     if let Some(Emit::Annotation) = cli.common.emit {
         let name = cli.common.tag.clone().unwrap_or_default();
         println!("{}", Annotation::Fragment(name));
+        let xs = data.points.iter().map(|p| p.x.as_slice());
+        println!(
+            "{}",
+            Annotation::Range(lca::range::of_points(&data.variables, xs))
+        );
         println!(
             "{}",
             Annotation::Model {
@@ -288,7 +293,7 @@ fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
     )
     .map_err(anyhow::Error::from)?;
     if let Some(Emit::Annotation) = common.emit {
-        let ranges = lca::models_file::fragment_ranges(
+        let ranges = lca::range::of_records(
             &inp.records,
             common.tag.as_deref(),
             &inp.vars,

@@ -110,16 +110,6 @@ pub fn fragment_block(m: &RuntimeModel, ranges: Vec<VarRange>) -> FragmentModel 
     }
 }
 
-/// The measured ranges of the records fragment `tag` was fitted on.
-pub fn fragment_ranges(
-    records: &[Record],
-    tag: Option<&str>,
-    variables: &[String],
-    extraction: &Extraction,
-) -> Result<Vec<VarRange>, RecordError> {
-    range::of_records(records, tag, variables, extraction)
-}
-
 /// Writes the models file of `fits` (as [`fit_all`] returns them): a `#` header naming the
 /// data, one block per fitted fragment separated by blank lines, a `#` line per fragment
 /// that could not be fitted. A fragment name that cannot appear in a `// lcm: fragment`
@@ -142,7 +132,7 @@ pub fn models_file(
         let name = tag.as_deref().unwrap_or(SESSION);
         match fit {
             Ok(m) if fragment_name_ok(name) => {
-                let ranges = fragment_ranges(records, tag.as_deref(), variables, extraction)?;
+                let ranges = range::of_records(records, tag.as_deref(), variables, extraction)?;
                 let _ = write!(s, "\n{}", fragment_block(m, ranges));
             }
             Ok(_) => {

@@ -89,6 +89,24 @@ fn all_tags_writes_every_fragment_with_its_range() {
     assert_eq!(j["fragments"][0]["fragment"], "cols");
     assert!(j["fragments"][1]["fragment"].is_null());
     assert_eq!(j["skipped"].as_array().unwrap().len(), 0);
+    // One category (`lca -c`) writes the fragment's range too.
+    let (code, one, _) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "n,p",
+        "-f",
+        "tests/data/fft.pp",
+        "--tag",
+        "cols",
+        "--auto",
+        "--emit",
+        "annotation",
+    ]);
+    assert_eq!(code, 0);
+    let f = &lca::annotation::parse_models(&one).unwrap()[0];
+    assert_eq!(f.ranges, m[0].ranges);
+    assert!(f.category("li").is_some());
     // --all-tags and --tag exclude each other.
     let (code, _, _) = lca(&[
         "model",
