@@ -32,7 +32,7 @@
 //! let note = pp::parse_note("n=1024 impl=dp")?;
 //! assert_eq!(
 //!     analysis.record_lines(&note),
-//!     ["n=1024 impl=dp p=2 li=0.001 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006"]
+//!     ["n=1024 impl=dp p=2 li=0.001 fj=0 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006"]
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -78,6 +78,7 @@ pub mod accum;
 pub mod analysis;
 pub mod app;
 pub mod category;
+pub mod checks;
 pub mod error;
 pub mod lane;
 pub mod merge;
@@ -101,4 +102,4 @@ pub use category::Category;
 pub use error::PpError;
 pub use profile::{Profile, ThreadProfile};
 pub use record::{format_record, format_seconds, parse_note};
-pub use sweep::TagSelection;
+pub use sweep::{TagSelection, ThreadCounts};
