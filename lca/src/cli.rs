@@ -14,7 +14,7 @@ Examples:
   lca model -f fft.pp -v n,p --tag cols            every category, T(n,p) = sum C(n,p)/p
   lca model -f fft.pp -v n,p --tag cols --emit annotation > cols.lcm
 
-Categories: li ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
+Categories: li fj ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
 Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage error.
 Plots: .svg (with text) or .png (drawn without text: plotters has no system fonts here).";
 

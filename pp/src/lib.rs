@@ -6,7 +6,11 @@
 //! Insufficient Parallelism (`ip`), Synchronization Loss (`sl`), Wasted Computation (`wc`)
 //! and Remaining Time (`rt`), which add up to Total Time (`tt` = p × elapsed). With a p = 1
 //! baseline it adds Pure Computation (`pc`) and Memory Loss (`ml`); with counters, OS loss
-//! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`).
+//! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`). Within `li` it reports
+//! the runtime's fork/join latency (`fj`: parallel work open, no thread running a task; the
+//! exact predicate is in [`category`]), so that fork and join costs are not read as uneven
+//! tasks. [`checks`] warns when p does not match the threads of the log or when other
+//! processes disturbed the run.
 //!
 //! # Usage story
 //! A performance engineer records a run (`PPLIB_LOG=run.pplog ./prog`), looks at the table
