@@ -21,7 +21,7 @@ Examples:
 Input: profile records (`pp -l`), Extra-P text (PARAMETER/POINTS/REGION/METRIC/DATA) or
 Extra-P JSON Lines; detected from the first line, or named with --format.
 
-Categories: li ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
+Categories: li fj ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
 Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage error.
 Plots: .svg (with text) or .png (drawn without text: plotters has no system fonts here).";
 

@@ -4,7 +4,9 @@
 //! One record per line, `key=value` tokens separated by spaces (any run of blanks is
 //! accepted), in the order: the user's note tokens (`n=1024 impl=dp`), `tag=NAME` for a
 //! fragment record, `p=`, then the categories present among
-//! `li ip sl wc cl rc ml os pc rt tt over` (seconds summed over processors). `#` starts a
+//! `li fj ip sl wc cl rc ml os pc rt tt over` (seconds summed over processors). `fj`
+//! (fork/join latency) is a part of `li`, not a term of `li + ip + sl + wc + rt = tt`: see
+//! [`PART_KEYS`]. `#` starts a
 //! comment line; blank lines are skipped. Values are kept as text; numeric accessors parse
 //! them on demand and report the line of a value that is not a finite number.
 //!
@@ -19,10 +21,17 @@
 
 use std::fmt;
 
-/// The category keys `pp` writes, in record order (seconds summed over processors).
+/// The category keys `pp` writes, in record order (seconds summed over processors), without
+/// the parts of [`PART_KEYS`].
 pub const CATEGORY_KEYS: [&str; 12] = [
     "li", "ip", "sl", "wc", "cl", "rc", "ml", "os", "pc", "rt", "tt", "over",
 ];
+
+/// Keys `pp` writes for a part of a category, with that category: `fj`, fork/join latency,
+/// is the part of `li` during which parallel work was open but no thread ran a task (the
+/// runtime's fork wake-up and join latency). A part is read like any category (`lca -c fj`)
+/// but is never added to the others: `li` already holds it.
+pub const PART_KEYS: [(&str, &str); 1] = [("fj", "li")];
 
 /// One profile record: ordered `key=value` pairs and the 1-based line it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,12 +237,23 @@ impl Record {
         self.number_opt(name)
     }
 
-    /// The category keys of [`CATEGORY_KEYS`] this record carries, in that order.
+    /// The category keys of [`CATEGORY_KEYS`] this record carries, in that order (parts
+    /// such as `fj` are not among them, see [`Record::parts`]).
     pub fn categories(&self) -> Vec<&'static str> {
         CATEGORY_KEYS
             .iter()
             .copied()
             .filter(|k| self.has(k))
+            .collect()
+    }
+
+    /// The part keys of [`PART_KEYS`] this record carries, each with the category it is a
+    /// part of.
+    pub fn parts(&self) -> Vec<(&'static str, &'static str)> {
+        PART_KEYS
+            .iter()
+            .copied()
+            .filter(|(k, _)| self.has(k))
             .collect()
     }
 }
@@ -263,6 +283,19 @@ mod tests {
         assert_eq!(r[0].get("impl"), Some("dp"));
         assert_eq!(r[0].number("sl").unwrap(), 0.0);
         assert_eq!(r[0].category("wc").unwrap(), None);
+    }
+
+    #[test]
+    fn reads_fork_join_latency_as_a_part_of_li() {
+        let text = "n=8 p=4 li=0.02 fj=0.015 ip=0.001 sl=0 wc=0 rt=0.5 tt=0.521";
+        let r = &parse_records(text).unwrap()[0];
+        assert_eq!(r.to_string(), text);
+        assert_eq!(r.categories(), ["li", "ip", "sl", "wc", "rt", "tt"]);
+        assert_eq!(r.parts(), [("fj", "li")]);
+        assert_eq!(r.category("fj").unwrap(), Some(0.015));
+        // Records written before pp reported fj have no part.
+        let old = &parse_records("p=4 li=0.02 rt=1 tt=1.02").unwrap()[0];
+        assert!(old.parts().is_empty());
     }
 
     #[test]

@@ -7,13 +7,16 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
+use crate::checks::{disturbance_warnings, thread_count_warnings};
 use crate::error::PpError;
 use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
 use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
 use crate::pipeline::{spawn_lane_merger, LaneMerge};
 use crate::profile::Profile;
 use crate::record::format_record;
-use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, SweepError, TagSelection};
+use crate::sweep::{
+    CounterRoles, Observer, Sweep, SweepConfig, SweepError, TagSelection, ThreadCounts,
+};
 
 /// Logs with more threads than this are decoded by the merge thread (one lane or decoder
 /// thread per log thread would be too many).
@@ -82,6 +85,12 @@ pub struct Analysis {
     pub profiles: Vec<Profile>,
     /// Non-fatal findings, one line each.
     pub warnings: Vec<String>,
+    /// The threads that appeared and recorded work (compared with p by
+    /// [`crate::checks`]).
+    pub thread_counts: ThreadCounts,
+    /// Whether the run was disturbed by other processes (see [`crate::checks`]; a warning
+    /// says how).
+    pub disturbed: bool,
 }
 
 impl Analysis {
@@ -260,11 +269,15 @@ pub fn analyze_reader_with(
             });
         }
     }
-    let profiles = result
+    let profiles: Vec<Profile> = result
         .windows
         .iter()
         .map(|w| Profile::from_window(&result, w, options.miss_latency_ns))
         .collect();
+    warnings.extend(thread_count_warnings(header.processors, &result.threads));
+    let disturbance = disturbance_warnings(&profiles[0]);
+    let disturbed = !disturbance.is_empty();
+    warnings.extend(disturbance);
     Ok(Analysis {
         log: path,
         processors: header.processors,
@@ -273,6 +286,8 @@ pub fn analyze_reader_with(
         threads: threads.iter().map(|t| t.0).collect(),
         profiles,
         warnings,
+        thread_counts: result.threads,
+        disturbed,
     })
 }
 

@@ -1,4 +1,38 @@
 //! The lost-cycles categories (DESIGN section 2) and their record keys.
+//!
+//! # Fork/join latency (`fj`), a part of `li`
+//! `li` is the idle processor-time while *Work_Exists* (some `par` is open on some thread).
+//! `fj` is the part of `li` at the instants when, in addition, **no thread runs a task**.
+//! A thread runs a task while the innermost `task` or `par` construct on its own stack is a
+//! `task`: it is Busy in the task's code (or in a fragment inside it), or Spinning in a
+//! `wait` inside it. A thread whose innermost of the two is a `par` waits for a join and
+//! runs nothing, even if tasks that enclose that `par` are still open on its stack.
+//! So `fj ≤ li`, `li` stays the whole (`li + ip + sl + wc + rt = tt` holds as before), and
+//! `li − fj` is the idle time while some task was running: tasks of unequal length, or
+//! fewer tasks than processors.
+//!
+//! Which tasks belong to an open `par`: every task that runs while that `par` is open, on
+//! any thread. A log does not say which fork a task came from (a work-stealing runtime runs
+//! a stolen task on another thread, under that thread's own `par` if it is waiting in one),
+//! so `pp` does not guess: the `par`s open at an instant, nested ones and those of other
+//! threads alike, are taken together as *the open parallel work*, and an instant is `fj`
+//! when none of them has a running task.
+//! - Nesting: a task that forks (opens a `par`) and waits for its join does not run while
+//!   it waits. The wake-up and the join of a nested `par` are `fj` when nothing else runs,
+//!   like those of the outermost one; while a task of an enclosing `par` runs on another
+//!   thread, the idle processors are plain `li`.
+//! - Concurrent `par`s (of different threads): one `par` waiting for its first task while
+//!   another one's tasks run is plain `li` (its idle processors could take that work).
+//! - A task on a thread with no `par` on its stack (a pool worker's stolen task) runs for
+//!   every open `par`; a task that began before any `par` opened counts once one is open.
+//!
+//! In practice `fj` is the runtime's fork wake-up (from `par_begin` until the first task
+//! starts anywhere), its join latency (from the end of the last task until `par_end`) and
+//! any gap between tasks during which every task has ended and the next has not begun.
+//! At such an instant all p − B − S idle processors count (B and S are the threads that
+//! are Busy, in serial code, or Spinning outside tasks). In OpenMP the encountering
+//! thread runs its implicit task from the start of a region, so the workers' wake-up shows
+//! as plain `li`; only the time before that task begins and after it ends is `fj`.
 
 use std::fmt;
 
@@ -6,12 +40,15 @@ use std::fmt;
 /// processors), as in Crovella's `pp`.
 ///
 /// The order of the variants is the order of DESIGN section 4's records:
-/// `li ip sl wc cl rc ml os pc rt tt over`.
+/// `li fj ip sl wc cl rc ml os pc rt tt over` (`fj` is a part of `li`, placed after it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
     /// Load Imbalance: idle processors while work exists (a `par` is open somewhere).
     Li,
+    /// Fork/join latency, the part of `li` during which no thread runs a task (the
+    /// runtime's fork wake-up and join; see the module docs). Not added into `tt`.
+    Fj,
     /// Insufficient Parallelism: idle processors while no work exists (serial code).
     Ip,
     /// Synchronization Loss: processors spinning or blocked in a `wait`.
@@ -38,8 +75,9 @@ pub enum Category {
 
 impl Category {
     /// All categories in record order.
-    pub const ALL: [Category; 12] = [
+    pub const ALL: [Category; 13] = [
         Category::Li,
+        Category::Fj,
         Category::Ip,
         Category::Sl,
         Category::Wc,
@@ -57,6 +95,7 @@ impl Category {
     pub fn key(self) -> &'static str {
         match self {
             Category::Li => "li",
+            Category::Fj => "fj",
             Category::Ip => "ip",
             Category::Sl => "sl",
             Category::Wc => "wc",
@@ -75,6 +114,7 @@ impl Category {
     pub fn title(self) -> &'static str {
         match self {
             Category::Li => "Load Imbalance",
+            Category::Fj => "Fork/Join Latency",
             Category::Ip => "Insufficient Parallelism",
             Category::Sl => "Synchronization Loss",
             Category::Wc => "Wasted Computation",
@@ -93,6 +133,9 @@ impl Category {
     pub fn cause(self) -> &'static str {
         match self {
             Category::Li => "tasks of unequal length or too few tasks for the processors",
+            Category::Fj => {
+                "the runtime waking threads before the first task and joining after the last"
+            }
             Category::Ip => "serial code",
             Category::Sl => "waiting at locks, barriers, condition variables or channels",
             Category::Wc => "speculative work that was thrown away",
@@ -106,6 +149,15 @@ impl Category {
             Category::Rt => "computation",
             Category::Tt => "total",
             Category::Over => "more runnable threads than processors",
+        }
+    }
+
+    /// Whether the category is a part of another one (`fj` of `li`) rather than a term of
+    /// `li + ip + sl + wc + rt = tt`.
+    pub fn part_of(self) -> Option<Category> {
+        match self {
+            Category::Fj => Some(Category::Li),
+            _ => None,
         }
     }
 

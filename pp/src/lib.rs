@@ -6,7 +6,11 @@
 //! Insufficient Parallelism (`ip`), Synchronization Loss (`sl`), Wasted Computation (`wc`)
 //! and Remaining Time (`rt`), which add up to Total Time (`tt` = p × elapsed). With a p = 1
 //! baseline it adds Pure Computation (`pc`) and Memory Loss (`ml`); with counters, OS loss
-//! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`).
+//! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`). Within `li` it reports
+//! the runtime's fork/join latency (`fj`: parallel work open, no thread running a task; the
+//! exact predicate is in [`category`]), so that fork and join costs are not read as uneven
+//! tasks. [`checks`] warns when p does not match the threads of the log or when other
+//! processes disturbed the run.
 //!
 //! # Usage story
 //! A performance engineer records a run (`PPLIB_LOG=run.pplog ./prog`), looks at the table
@@ -32,7 +36,7 @@
 //! let note = pp::parse_note("n=1024 impl=dp")?;
 //! assert_eq!(
 //!     analysis.record_lines(&note),
-//!     ["n=1024 impl=dp p=2 li=0.001 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006"]
+//!     ["n=1024 impl=dp p=2 li=0.001 fj=0 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006"]
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -78,6 +82,7 @@ pub mod accum;
 pub mod analysis;
 pub mod app;
 pub mod category;
+pub mod checks;
 pub mod error;
 pub mod lane;
 pub mod merge;
@@ -101,4 +106,4 @@ pub use category::Category;
 pub use error::PpError;
 pub use profile::{Profile, ThreadProfile};
 pub use record::{format_record, format_seconds, parse_note};
-pub use sweep::TagSelection;
+pub use sweep::{TagSelection, ThreadCounts};

@@ -2,7 +2,8 @@
 //!
 //! Each bar is one profile's Total Time split into, from the bottom: computation (`rt`, or
 //! `pc` and `ml` when a baseline split it and `ml` is not negative), then `wc`, `sl`, `ip`
-//! and `li`. Bars are labelled by the note (or `p=N`) and the fragment.
+//! and `li`, drawn in two shades: the part of `li` that is not fork/join latency, then
+//! `fj` on top (together they are `li`). Bars are labelled by the note (or `p=N`) and the fragment.
 //!
 //! Text needs a font: plotters is built without system font discovery, so `pp` registers
 //! the first TrueType font it finds among `$PP_FONT` and the usual system paths (DejaVu,
@@ -37,7 +38,17 @@ fn segments(p: &Profile) -> Vec<(&'static str, f64, RGBColor)> {
     v.push(("wc: wasted computation", p.wc, RGBColor(150, 110, 190)));
     v.push(("sl: synchronization loss", p.sl, RGBColor(230, 160, 60)));
     v.push(("ip: insufficient parallelism", p.ip, RGBColor(200, 70, 60)));
-    v.push(("li: load imbalance", p.li, RGBColor(70, 120, 200)));
+    let fj = p.fj.clamp(0.0, p.li.max(0.0));
+    v.push((
+        "li: load imbalance (tasks)",
+        p.li - fj,
+        RGBColor(70, 120, 200),
+    ));
+    v.push((
+        "fj: fork/join latency (part of li)",
+        fj,
+        RGBColor(140, 180, 235),
+    ));
     v
 }
 

@@ -11,7 +11,7 @@ use crate::sweep::{Durations, SweepResult, WindowResult};
 /// All times are processor-seconds (seconds summed over processors, Crovella's convention):
 /// `tt = p × elapsed`. A category that was not measured is `None` (absent from every output).
 /// Invariant: `li + ip + sl + wc + rt = tt` up to float rounding (exact integer nanoseconds
-/// inside the engine).
+/// inside the engine); `fj` is a part of `li` (`0 ≤ fj ≤ li`), not a term of the sum.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Profile {
     /// `None` for the session, the fragment name for a fragment window.
@@ -22,6 +22,9 @@ pub struct Profile {
     pub elapsed: f64,
     /// Load Imbalance.
     pub li: f64,
+    /// Fork/join latency: the part of `li` during which no thread ran a task (see
+    /// [`crate::category`]).
+    pub fj: f64,
     /// Insufficient Parallelism.
     pub ip: f64,
     /// Synchronization Loss.
@@ -53,6 +56,15 @@ pub struct Profile {
     /// Last-level-cache misses during Busy time; with `llc_misses` counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llc_misses: Option<f64>,
+    /// Involuntary context switches during Busy time (the OS gave a Busy thread's processor
+    /// to another process or thread); with `nivcsw` counters. A count, shared among
+    /// windows in proportion to Busy time, so it may have a fraction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nivcsw: Option<f64>,
+    /// Busy wall time covered by the `nivcsw` samples, seconds (what [`Profile::nivcsw`]
+    /// is a count over).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nivcsw_busy: Option<f64>,
     /// Executions of the fragment: the intervals of the union of its executions on all
     /// threads (executions that overlap count once); `None` for the session.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,6 +163,7 @@ impl Profile {
             processors: p,
             elapsed: ns_to_seconds(t.span),
             li: ns_to_seconds(t.li),
+            fj: ns_to_seconds(t.fj),
             ip: ns_to_seconds(t.ip),
             sl: t.sl.seconds(),
             wc: t.wasted.seconds(),
@@ -163,6 +176,10 @@ impl Profile {
             rc: None,
             os: result.cpu_sampled.then_some(t.os / 1e9),
             llc_misses: misses,
+            nivcsw: result.switches_sampled.then_some(t.switches),
+            nivcsw_busy: result
+                .switches_sampled
+                .then_some(t.switches_sampled_busy_wall / 1e9),
             executions: window.tag.as_ref().map(|_| t.openings),
             threads: window
                 .threads
@@ -189,6 +206,7 @@ impl Profile {
     pub fn get(&self, c: Category) -> Option<f64> {
         match c {
             Category::Li => Some(self.li),
+            Category::Fj => Some(self.fj),
             Category::Ip => Some(self.ip),
             Category::Sl => Some(self.sl),
             Category::Wc => Some(self.wc),
@@ -204,7 +222,7 @@ impl Profile {
     }
 
     /// The measured categories with their values, in record order
-    /// (`li ip sl wc cl rc ml os pc rt tt over`).
+    /// (`li fj ip sl wc cl rc ml os pc rt tt over`).
     pub fn categories(&self) -> Vec<(Category, f64)> {
         Category::ALL
             .into_iter()

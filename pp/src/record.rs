@@ -1,9 +1,10 @@
 //! Profile records (DESIGN section 4): the line format `lca` reads.
 //!
 //! One line per profile: the note's `key=value` tokens, then `tag=NAME` for a fragment,
-//! then `p=`, then the measured categories among `li ip sl wc cl rc ml os pc rt tt over` in
-//! that order, in seconds, each formatted as the shortest decimal that reads back as the
-//! same `f64`.
+//! then `p=`, then the measured categories among `li fj ip sl wc cl rc ml os pc rt tt over`
+//! in that order, in seconds, each formatted as the shortest decimal that reads back as the
+//! same `f64`. `fj` (fork/join latency) is a part of `li`, not a term of
+//! `li + ip + sl + wc + rt = tt`.
 
 use crate::profile::Profile;
 

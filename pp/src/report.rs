@@ -10,15 +10,24 @@
 //!       "clock": "CLOCK_MONOTONIC",            clock of the time stamps
 //!       "events": 12345,                       events read
 //!       "threads": [0, 1, 2, 3],               thread ids of the log
-//!       "warnings": ["..."],                   non-fatal findings
+//!       "warnings": ["..."],                   non-fatal findings (also on stderr)
+//!       "thread_counts": {"appeared": 3,       threads with an event,
+//!                         "ran_tasks": 3,      threads that opened a task,
+//!                         "busy": 3},          threads ever Busy (the check of p)
+//!       "disturbed": false,                    whether the run was disturbed by other
+//!                                              processes (see the warnings)
 //!       "profiles": [                          the session first, then fragments
 //!         {
 //!           "tag": null | "NAME",              null for the session
 //!           "processors": 4,
 //!           "elapsed": 1.23,                   window length, seconds
-//!           "li", "ip", "sl", "wc", "rt", "tt": processor-seconds (always present)
+//!           "li", "fj", "ip", "sl", "wc", "rt", "tt": processor-seconds (always present;
+//!                                              fj, fork/join latency, is a part of li)
 //!           "over", "pc", "ml", "cl", "rc", "os": processor-seconds, only when measured
 //!           "llc_misses": 1.2e6,               misses during Busy time (with counters)
+//!           "nivcsw": 12.0,                    involuntary context switches during Busy
+//!                                              time (with nivcsw counters)
+//!           "nivcsw_busy": 1.9,                Busy seconds those switches were counted in
 //!           "executions": 13,                  fragments only: times the fragment ran
 //!                                              (overlapping executions count once)
 //!           "threads": [{"thread", "li", "ip", "sl", "wc", "rt"}],   per-thread rows
@@ -65,6 +74,10 @@ pub struct LogReport<'a> {
     pub threads: &'a [u32],
     /// Non-fatal findings.
     pub warnings: &'a [String],
+    /// The threads that appeared and recorded work (the check of p).
+    pub thread_counts: crate::sweep::ThreadCounts,
+    /// Whether the run was disturbed by other processes.
+    pub disturbed: bool,
     /// The profiles.
     pub profiles: Vec<ProfileReport<'a>>,
 }
@@ -95,6 +108,8 @@ impl<'a> Report<'a> {
                     events: a.events,
                     threads: &a.threads,
                     warnings: &a.warnings,
+                    thread_counts: a.thread_counts,
+                    disturbed: a.disturbed,
                     profiles: a
                         .profiles
                         .iter()

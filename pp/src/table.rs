@@ -20,7 +20,9 @@ const LOSSES: [Category; 7] = [
 ];
 
 /// The one-line diagnosis: the largest loss and its share of Total Time, e.g.
-/// `primary loss: insufficient parallelism, 34% of processor time (serial code)`.
+/// `primary loss: insufficient parallelism, 34% of processor time (serial code)`. When it
+/// is load imbalance with fork/join latency in it, the line splits it into `fj` and the
+/// rest, each with its cause.
 pub fn diagnosis(p: &Profile) -> String {
     if p.tt <= 0.0 {
         return "no time in this window".to_owned();
@@ -41,6 +43,15 @@ pub fn diagnosis(p: &Profile) -> String {
             _ => Some((c, v)),
         });
     match best {
+        Some((Category::Li, v)) if v / p.tt >= 0.01 && p.fj > 0.0 => format!(
+            "primary loss: load imbalance, {} of processor time: fork/join latency {} ({}), \
+             the rest {} ({})",
+            percent(v / p.tt),
+            percent(p.fj / p.tt),
+            Category::Fj.cause(),
+            percent((v - p.fj).max(0.0) / p.tt),
+            Category::Li.cause()
+        ),
         Some((c, v)) if v / p.tt >= 0.01 => format!(
             "primary loss: {}, {} of processor time ({})",
             c.title().to_lowercase(),
@@ -86,7 +97,10 @@ pub fn profile_table(log: &str, p: &Profile) -> String {
         None => out.push('\n'),
     }
     let _ = writeln!(out, "{:<32}{:>14}{:>10}", "category", "seconds", "% of tt");
-    for c in [Category::Li, Category::Ip, Category::Sl, Category::Wc] {
+    row(&mut out, Category::Li.title(), p.li, p.tt);
+    // A part of li, indented under it (not a term of the sum).
+    row(&mut out, &format!("  {}", Category::Fj.title()), p.fj, p.tt);
+    for c in [Category::Ip, Category::Sl, Category::Wc] {
         row(&mut out, c.title(), p.get(c).unwrap_or(0.0), p.tt);
     }
     row(&mut out, Category::Rt.title(), p.rt, p.tt);
@@ -105,6 +119,13 @@ pub fn profile_table(log: &str, p: &Profile) -> String {
     row(&mut out, Category::Tt.title(), p.tt, p.tt);
     if let Some(over) = p.over {
         row(&mut out, "Oversubscription (not in tt)", over, p.tt);
+    }
+    if let (Some(n), Some(busy)) = (p.nivcsw, p.nivcsw_busy) {
+        let rate = if busy > 0.0 { n / busy } else { 0.0 };
+        let _ = writeln!(
+            out,
+            "involuntary context switches in Busy time: {n:.1} ({rate:.1} per Busy second)"
+        );
     }
     let _ = writeln!(out, "{}", diagnosis(p));
     out

@@ -100,11 +100,11 @@ fn line_records_with_note() {
     assert_eq!(lines.len(), 5);
     assert_eq!(
         lines[0],
-        "n=1024 impl=dp p=2 li=0.003 ip=0.007 sl=0 wc=0 rt=0.014 tt=0.024"
+        "n=1024 impl=dp p=2 li=0.003 fj=0 ip=0.007 sl=0 wc=0 rt=0.014 tt=0.024"
     );
     assert_eq!(
         lines[3],
-        "n=1024 impl=dp tag=x p=2 li=0.002 ip=0.001 sl=0 wc=0 rt=0.005 tt=0.008"
+        "n=1024 impl=dp tag=x p=2 li=0.002 fj=0 ip=0.001 sl=0 wc=0 rt=0.005 tt=0.008"
     );
 }
 
@@ -115,7 +115,7 @@ fn line_without_note_takes_the_next_argument_as_log() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "p=2 li=0.001 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
+        "p=2 li=0.001 fj=0 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
     );
 }
 
@@ -127,7 +127,7 @@ fn one_tag_and_unknown_tag() {
     let out = stdout(&o);
     assert!(
         out.lines()
-            .any(|l| l == "tag=inner p=2 li=0 ip=0.002 sl=0 wc=0 rt=0.002 tt=0.004"),
+            .any(|l| l == "tag=inner p=2 li=0 fj=0 ip=0.002 sl=0 wc=0 rt=0.002 tt=0.004"),
         "{out}"
     );
     let o = pp(&["-t", "nope", f.to_str().unwrap()]);
@@ -152,7 +152,7 @@ fn baseline_adds_pc_and_ml() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "p=2 li=0.001 ip=0 sl=0 wc=0 cl=0.0015 rc=0.0015 ml=0.003 pc=0.012 rt=0.015 tt=0.016\n"
+        "p=2 li=0.001 fj=0 ip=0 sl=0 wc=0 cl=0.0015 rc=0.0015 ml=0.003 pc=0.012 rt=0.015 tt=0.016\n"
     );
 }
 
@@ -179,7 +179,7 @@ fn json_has_the_documented_fields() {
     assert_eq!(session["durations"]["tasks"]["count"], 3);
     assert_eq!(
         session["record"],
-        "p=2 li=0.001 ip=0.002 sl=0 wc=0.007 rt=0.006 tt=0.016"
+        "p=2 li=0.001 fj=0 ip=0.002 sl=0 wc=0.007 rt=0.006 tt=0.016"
     );
     assert!(session["diagnosis"]
         .as_str()
@@ -187,6 +187,70 @@ fn json_has_the_documented_fields() {
         .starts_with("primary loss: wasted computation"));
     assert_eq!(log["profiles"][1]["tag"], "probe");
     assert_eq!(session["threads"].as_array().unwrap().len(), 2);
+    assert_eq!(session["fj"], 0.0);
+    assert_eq!(log["thread_counts"]["appeared"], 2);
+    assert_eq!(log["thread_counts"]["ran_tasks"], 2);
+    assert_eq!(log["disturbed"], false);
+}
+
+#[test]
+fn fork_join_latency_in_json_records_and_table() {
+    let path = fixture("join_delay.pptrace");
+    let o = pp(&["--json", path.to_str().unwrap()]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let session = &v["logs"][0]["profiles"][0];
+    assert_eq!(session["li"], 0.008);
+    assert_eq!(session["fj"], 0.006);
+    assert_eq!(
+        session["record"],
+        "p=2 li=0.008 fj=0.006 ip=0.001 sl=0 wc=0 rt=0.011 tt=0.02"
+    );
+    let diagnosis = session["diagnosis"].as_str().unwrap();
+    assert!(
+        diagnosis.starts_with(
+            "primary loss: load imbalance, 40% of processor time: fork/join latency 30%"
+        ),
+        "{diagnosis}"
+    );
+    let o = pp(&[path.to_str().unwrap()]);
+    let table = stdout(&o);
+    let li = table
+        .lines()
+        .position(|l| l.starts_with("Load Imbalance"))
+        .unwrap();
+    assert!(
+        table
+            .lines()
+            .nth(li + 1)
+            .unwrap()
+            .starts_with("  Fork/Join Latency"),
+        "{table}"
+    );
+}
+
+#[test]
+fn set_up_and_disturbance_warnings_on_stderr_and_in_json() {
+    let o = pp(&[fixture("serial_only.pptrace").to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("only 1 thread(s) appeared but p = 2"),
+        "{}",
+        stderr(&o)
+    );
+    let o = pp(&["--json", fixture("disturbed.pptrace").to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("the run was disturbed"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let log = &v["logs"][0];
+    assert_eq!(log["disturbed"], true);
+    assert_eq!(log["warnings"].as_array().unwrap().len(), 2);
+    assert_eq!(log["profiles"][0]["os"], 0.001);
+    assert_eq!(log["profiles"][0]["nivcsw"], 4.0);
 }
 
 #[test]
@@ -271,7 +335,10 @@ fn default_log_is_pplib_log_then_pp_log() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "p=2 li=0 ip=0.01 sl=0 wc=0 rt=0.01 tt=0.02\n");
+    assert_eq!(
+        stdout(&o),
+        "p=2 li=0 fj=0 ip=0.01 sl=0 wc=0 rt=0.01 tt=0.02\n"
+    );
     let o = Command::new(env!("CARGO_BIN_EXE_pp"))
         .arg("-l")
         .current_dir(dir.path())
@@ -280,7 +347,7 @@ fn default_log_is_pplib_log_then_pp_log() {
         .unwrap();
     assert_eq!(
         stdout(&o),
-        "p=2 li=0.001 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
+        "p=2 li=0.001 fj=0 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
     );
 }
 
@@ -292,7 +359,7 @@ fn binary_and_text_logs_give_the_same_profile() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "p=2 li=0.001 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
+        "p=2 li=0.001 fj=0 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
     );
 }
 
@@ -396,7 +463,7 @@ fn binary_truncated_with_allow_truncated_profiles_what_came_before() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "p=2 li=0.001 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
+        "p=2 li=0.001 fj=0 ip=0.001 sl=0 wc=0 rt=0.004 tt=0.006\n"
     );
     assert!(stderr(&o).contains("truncated"));
 }

@@ -9,6 +9,8 @@
 //! - `# expect tag=NAME: key=value ...` — the profile of fragment NAME.
 //! - `# expect thread=N: li= ip= sl= wc= rt=` — thread N's row of the session profile.
 //! - `# expect unattributed: li= ip=` — idle processor-time no present thread took.
+//! - `# expect counters: nivcsw= nivcsw_busy= llc_misses=` — counts of the session profile
+//!   (the keys listed must be exactly those present).
 //! - `# warning: TEXT` — some warning contains TEXT.
 
 use std::collections::BTreeMap;
@@ -38,6 +40,7 @@ struct Spec {
     tags: Vec<(String, BTreeMap<String, f64>)>,
     threads: Vec<(u32, BTreeMap<String, f64>)>,
     unattributed: Option<BTreeMap<String, f64>>,
+    counters: Option<BTreeMap<String, f64>>,
     warnings: Vec<String>,
 }
 
@@ -84,6 +87,8 @@ fn spec(path: &Path) -> Spec {
         } else if let Some(rest) = c.strip_prefix("expect thread=") {
             let (id, vals) = rest.split_once(':').unwrap();
             s.threads.push((id.parse().unwrap(), values(vals)));
+        } else if let Some(rest) = c.strip_prefix("expect counters:") {
+            s.counters = Some(values(rest));
         } else if let Some(rest) = c.strip_prefix("expect unattributed:") {
             s.unattributed = Some(values(rest));
         } else if let Some(rest) = c.strip_prefix("warning:") {
@@ -190,6 +195,21 @@ fn every_fixture_gives_its_hand_computed_profile() {
                 ));
             }
         }
+        let session = a.session();
+        let counts = [
+            ("nivcsw", session.nivcsw),
+            ("nivcsw_busy", session.nivcsw_busy),
+            ("llc_misses", session.llc_misses),
+        ];
+        let no_counts = BTreeMap::new();
+        let expected_counts = s.counters.as_ref().unwrap_or(&no_counts);
+        for (k, v) in counts {
+            match (v, expected_counts.get(k)) {
+                (None, None) => {}
+                (Some(v), Some(&e)) if close(v, e) => {}
+                (v, e) => errors.push(format!("{f}: {k} = {v:?}, expected {e:?}")),
+            }
+        }
         for w in &s.warnings {
             if !a.warnings.iter().any(|x| x.contains(w.as_str())) {
                 errors.push(format!(
@@ -210,6 +230,14 @@ fn invariant_holds_on_every_profile_of_every_fixture() {
     for path in fixture_paths() {
         let (_, a) = analyze_fixture(&path);
         for p in &a.profiles {
+            assert!(
+                p.fj >= 0.0 && p.fj <= p.li,
+                "{}: {}: fj = {} is not a part of li = {}",
+                path.display(),
+                p.window_name(),
+                p.fj,
+                p.li
+            );
             assert!(
                 p.invariant_error() <= 1e-9,
                 "{}: {}: li+ip+sl+wc+rt = {} but tt = {}",

@@ -1,7 +1,7 @@
 //! Random valid traces: whatever the nesting, interleaving, oversubscription and counters,
-//! every profile satisfies `li + ip + sl + wc + rt = tt`, the per-thread rows add up to it,
-//! fragment windows are no longer than the session, and threaded and sequential decoding
-//! agree. Seeded, so failures reproduce.
+//! every profile satisfies `li + ip + sl + wc + rt = tt` with `0 <= fj <= li`, the
+//! per-thread rows add up to it, fragment windows are no longer than the session, and
+//! threaded and sequential decoding agree. Seeded, so failures reproduce.
 
 use pp::{analyze_bytes, Options, TagSelection};
 use rand::{Rng, SeedableRng};
@@ -114,6 +114,13 @@ fn random_traces_keep_the_invariants() {
                 "case {case} {}: rows {rows} tt {}\n{trace}",
                 p.window_name(),
                 p.tt
+            );
+            assert!(
+                p.fj >= 0.0 && p.fj <= p.li,
+                "case {case} {}: fj = {} is not a part of li = {}\n{trace}",
+                p.window_name(),
+                p.fj,
+                p.li
             );
             assert!(
                 p.tt <= session_tt * (1.0 + 1e-12),

@@ -82,3 +82,17 @@ fn diagnoses_name_the_largest_loss() {
     .collect();
     insta::assert_snapshot!(lines.join("\n"));
 }
+
+#[test]
+fn table_with_fork_join_latency_under_li() {
+    // fj is indented under li and not added into tt; the diagnosis splits li into fj and
+    // the rest.
+    let a = fixture("nested_par_fj.pptrace", &Options::default());
+    insta::assert_snapshot!(profile_table("nested_par_fj.pptrace", a.session()));
+}
+
+#[test]
+fn table_of_a_disturbed_run_with_switch_counts() {
+    let a = fixture("disturbed.pptrace", &Options::default());
+    insta::assert_snapshot!(profile_table("disturbed.pptrace", a.session()));
+}

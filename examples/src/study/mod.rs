@@ -141,9 +141,10 @@ fn executions_per_run(profile: &pp::Profile, iters: u64, setup: &[&str]) -> u64 
 /// Divides every category of a record line by `iters`: per-execution records.
 fn per_execution(line: &str, iters: u64) -> String {
     let cats = lca::record::CATEGORY_KEYS;
+    let parts = lca::record::PART_KEYS;
     line.split(' ')
         .map(|tok| match tok.split_once('=') {
-            Some((k, v)) if cats.contains(&k) => match v.parse::<f64>() {
+            Some((k, v)) if cats.contains(&k) || parts.iter().any(|(p, _)| *p == k) => match v.parse::<f64>() {
                 Ok(x) => format!("{k}={}", pp::format_seconds(x / iters.max(1) as f64)),
                 Err(_) => tok.to_string(),
             },

@@ -39,10 +39,14 @@ pub struct CounterRoles {
     pub cpu_ns: Option<CounterId>,
     /// Cumulative last-level-cache misses of the thread (`llc_misses`).
     pub llc_misses: Option<CounterId>,
+    /// Cumulative involuntary context switches of the thread (`nivcsw`): times the OS
+    /// took its processor away (another process or thread was given it).
+    pub nivcsw: Option<CounterId>,
 }
 
 impl CounterRoles {
-    /// Finds the roles by counter name (`cpu_ns`, `llc_misses`) in a header's counter list.
+    /// Finds the roles by counter name (`cpu_ns`, `llc_misses`, `nivcsw`) in a header's
+    /// counter list.
     pub fn from_names(names: &[String]) -> CounterRoles {
         let find = |n: &str| {
             names
@@ -54,6 +58,7 @@ impl CounterRoles {
         CounterRoles {
             cpu_ns: find("cpu_ns"),
             llc_misses: find("llc_misses"),
+            nivcsw: find("nivcsw"),
         }
     }
 }

@@ -1,21 +1,41 @@
-//! Counter samples: attributing per-thread counter increases to windows (`os`, `cl`).
+//! Counter samples: attributing per-thread counter increases to windows (`os`, `cl`, the
+//! involuntary context switches).
 
 use pplib::log::CounterId;
 
 use super::{CounterTrack, Sweep};
 
+/// What a counter the sweep uses measures.
+#[derive(Clone, Copy)]
+enum Role {
+    /// `cpu_ns`: CPU time, for `os`.
+    Cpu,
+    /// `llc_misses`: for `cl`.
+    Misses,
+    /// `nivcsw`: involuntary context switches.
+    Switches,
+}
+
 impl Sweep {
     pub(super) fn sample_counters(&mut self, slot: usize, values: &[(CounterId, u64)], t: u64) {
         let roles = self.config.counters;
         for &(id, value) in values {
-            let is_cpu = roles.cpu_ns == Some(id);
-            let is_miss = roles.llc_misses == Some(id);
-            if !is_cpu && !is_miss {
+            let role = if roles.cpu_ns == Some(id) {
+                Role::Cpu
+            } else if roles.llc_misses == Some(id) {
+                Role::Misses
+            } else if roles.nivcsw == Some(id) {
+                Role::Switches
+            } else {
                 continue;
-            }
+            };
             let s = &mut self.slots[slot];
             let busy_wall: Vec<u128> = s.acc.iter().map(|a| a.busy_wall).collect();
-            let track = if is_cpu { &mut s.cpu } else { &mut s.misses };
+            let track = match role {
+                Role::Cpu => &mut s.cpu,
+                Role::Misses => &mut s.misses,
+                Role::Switches => &mut s.switches,
+            };
             if let Some(prev) = track.as_ref() {
                 let wall = t.saturating_sub(prev.time);
                 if wall > 0 {
@@ -28,17 +48,22 @@ impl Sweep {
                         }
                         let share = delta * (bw / wall as f64);
                         let totals = &mut self.windows[w].totals;
-                        if is_cpu {
-                            totals.cpu_sampled_busy_wall += bw;
-                            totals.os += (bw - share).max(0.0);
-                        } else {
-                            totals.misses += share;
+                        match role {
+                            Role::Cpu => {
+                                totals.cpu_sampled_busy_wall += bw;
+                                totals.os += (bw - share).max(0.0);
+                            }
+                            Role::Misses => totals.misses += share,
+                            Role::Switches => {
+                                totals.switches_sampled_busy_wall += bw;
+                                totals.switches += share;
+                            }
                         }
                     }
-                    if is_cpu {
-                        self.cpu_sampled = true;
-                    } else {
-                        self.misses_sampled = true;
+                    match role {
+                        Role::Cpu => self.cpu_sampled = true,
+                        Role::Misses => self.misses_sampled = true,
+                        Role::Switches => self.switches_sampled = true,
                     }
                 }
             }

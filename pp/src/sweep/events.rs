@@ -74,7 +74,9 @@ impl Sweep {
     fn settle(&mut self, slot: usize, old: ThreadState, new: ThreadState) {
         debug_assert_eq!(new, self.slots[slot].stack.state());
         self.recount(old, new);
-        self.slots[slot].state = new;
+        let s = &mut self.slots[slot];
+        s.state = new;
+        s.was_busy |= new == ThreadState::Busy;
     }
 
     /// A begin event: pushes `c` on the thread's stack.
@@ -97,8 +99,14 @@ impl Sweep {
         }
         self.mark_present(slot);
         match c {
-            Construct::Par => self.par_open += 1,
-            Construct::Task => self.task_opened(slot),
+            Construct::Par => {
+                self.par_open += 1;
+                self.nest_step(slot, ev.code);
+            }
+            Construct::Task => {
+                self.task_opened(slot);
+                self.nest_step(slot, ev.code);
+            }
             Construct::Frag(name) => self.frag_open(name),
             Construct::Session => {
                 self.begin_session();
@@ -142,8 +150,14 @@ impl Sweep {
         };
         let wasted = ev.code == EventCode::TaskEndWasted;
         match c {
-            Construct::Par => self.par_open -= 1,
-            Construct::Task => self.task_closed(slot, wasted),
+            Construct::Par => {
+                self.par_open -= 1;
+                self.nest_step(slot, ev.code);
+            }
+            Construct::Task => {
+                self.task_closed(slot, wasted);
+                self.nest_step(slot, ev.code);
+            }
             Construct::Frag(name) => self.frag_close(name),
             Construct::Session => self.session_open -= 1,
             Construct::Wait(_) => {}

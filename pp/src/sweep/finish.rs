@@ -2,7 +2,7 @@
 
 use pplib::log::{Nanos, ThreadId};
 
-use super::{SessionSnapshot, Sweep, SweepResult, ThreadTotals, WindowResult};
+use super::{SessionSnapshot, Sweep, SweepResult, ThreadCounts, ThreadTotals, WindowResult};
 use crate::stack::{Construct, Frame};
 use crate::sweep::Observer;
 
@@ -120,11 +120,19 @@ impl Sweep {
                 durations: self.windows[w].durations.take(),
             });
         }
+        let count = |f: fn(&super::Slot) -> bool| self.slots.iter().filter(|s| f(s)).count() as u32;
+        let threads = ThreadCounts {
+            appeared: count(|s| s.present),
+            ran_tasks: count(|s| s.ran_task),
+            busy: count(|s| s.was_busy),
+        };
         SweepResult {
             processors: self.config.processors,
             windows,
             cpu_sampled: self.cpu_sampled,
             misses_sampled: self.misses_sampled,
+            switches_sampled: self.switches_sampled,
+            threads,
             warnings: self.warnings,
             events: self.events,
         }

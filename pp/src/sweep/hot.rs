@@ -106,6 +106,7 @@ impl Sweep {
         let [idle0, busy0, spin0] = self.counts;
         let mut counts = idle0 | busy0 << COUNT_BITS | spin0 << (2 * COUNT_BITS);
         let mut par_open = self.par_open;
+        let mut running = self.running;
         let unit0 = self.windows[0].totals.unit;
         // Under `MAX_HOT_UNIT` (see `Sweep::hot_run`): no chunk overflows it.
         let mut unit = unit0.exact as u64;
@@ -114,7 +115,7 @@ impl Sweep {
         // the clock's advance; idle time outside par constructs follows from the sums
         // (p * span - busy - spinning - idle under par). Idle time that no present idle
         // thread takes (before enough threads appear) is rare: added where it happens.
-        let (mut sl, mut busy_t, mut li) = (0u64, 0u64, 0u64);
+        let (mut sl, mut busy_t, mut li, mut fj) = (0u64, 0u64, 0u64, 0u64);
         let mut done = items.len();
         for (i, tr) in items.iter().enumerate() {
             let bits = tr.code_bits() as usize;
@@ -133,9 +134,11 @@ impl Sweep {
             unit += dt;
             let idle = (p - busy - spin) * dt;
             let work_mask = u64::from(par_open > 0).wrapping_neg();
+            let fj_mask = work_mask & u64::from(running == 0).wrapping_neg();
             sl += spin * dt;
             busy_t += busy * dt;
             li += idle & work_mask;
+            fj += idle & fj_mask;
             if (idle_present == 0) & (idle != 0) {
                 let totals = &mut self.windows[0].totals;
                 totals.unattributed_li += u128::from(idle & work_mask);
@@ -186,6 +189,11 @@ impl Sweep {
             s.pending.truncate(depth);
             s.tasks.truncate(depth - 1);
             s.owner0 = depth - 1;
+            // `Sweep::nest_step`, and the thread-count flags.
+            let (before, after) = s.nest.step(bits);
+            running = running + u64::from(after) - u64::from(before);
+            s.ran_task |= bits == EventCode::TaskBegin as usize;
+            s.was_busy |= new == ThreadState::Busy;
             s.present = true;
             s.state = new;
             // The counts: the new state gains the thread, the old one loses it if it
@@ -204,6 +212,7 @@ impl Sweep {
             counts >> (2 * COUNT_BITS),
         ];
         self.par_open = par_open;
+        self.running = running;
         let totals = &mut self.windows[0].totals;
         let idle = p * span - busy_t - sl;
         totals.span += u128::from(span);
@@ -211,6 +220,7 @@ impl Sweep {
         totals.sl.exact += u128::from(sl);
         totals.busy.exact += u128::from(busy_t);
         totals.li += u128::from(li);
+        totals.fj += u128::from(fj);
         totals.ip += u128::from(idle - li);
         done
     }

@@ -26,7 +26,9 @@
 //!
 //! # Semantics (DESIGN section 2)
 //! - Idle processors I = p − (B + S) (B counts Busy threads, wasted or not). While any `par`
-//!   is open on any thread, I counts as `li`, otherwise as `ip`.
+//!   is open on any thread, I counts as `li`, otherwise as `ip`. The part of `li` while,
+//!   in addition, no thread runs a task is also counted as `fj`, fork/join latency (the
+//!   exact predicate, with nesting and concurrent `par`s, is in `forkjoin.rs`).
 //! - `sl` = S, `rt` + `wc` = B. If B + S > p, each Busy or Spinning thread counts p/(B + S) of
 //!   a processor and `over` gets (B + S − p) thread-time.
 //! - Wastedness is only known when a task ends, so the Busy time of a thread is charged to
@@ -45,7 +47,8 @@
 //! - Counters: the increase of a cumulative per-thread counter between two samples is shared
 //!   among the windows in proportion to the thread's Busy wall time in each window during that
 //!   interval. `os` = Busy wall time − Busy CPU time (`cpu_ns`), never negative per interval;
-//!   `llc_misses` during Busy time feed `cl`.
+//!   `llc_misses` during Busy time feed `cl`; `nivcsw` (involuntary context switches) is
+//!   shared the same way and reported as a count.
 //! - End of the log: constructs still open are closed at the time of the last event (with a
 //!   warning); the session window still ends at the last `session_end` if there is one and no
 //!   session is open.
@@ -54,6 +57,7 @@ mod config;
 mod counters;
 mod events;
 mod finish;
+mod forkjoin;
 mod hot;
 mod mismatch;
 mod results;
@@ -62,7 +66,9 @@ mod windows;
 
 pub use config::{CounterRoles, Observer, Rates, SweepConfig, TagSelection};
 pub use mismatch::mismatch_error;
-pub use results::{Durations, SweepError, SweepResult, ThreadTotals, WindowResult, WindowTotals};
+pub use results::{
+    Durations, SweepError, SweepResult, ThreadCounts, ThreadTotals, WindowResult, WindowTotals,
+};
 
 use pplib::log::{
     CompactEvent, CounterId, Event, EventCode, EventKind, NameId, Nanos, Position, ThreadId,
@@ -70,6 +76,7 @@ use pplib::log::{
 
 use crate::accum::ThreadNanos;
 use crate::stack::{Construct, Mismatch, ThreadStack, ThreadState};
+use forkjoin::Nest;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct SegStart {
@@ -117,6 +124,13 @@ struct Slot {
     owner0: usize,
     cpu: Option<CounterTrack>,
     misses: Option<CounterTrack>,
+    switches: Option<CounterTrack>,
+    /// The thread's open `task` and `par` constructs (for `fj`, see `forkjoin.rs`).
+    nest: Nest,
+    /// Whether the thread opened a task (for the thread-count check).
+    ran_task: bool,
+    /// Whether the thread was ever Busy (for the thread-count check).
+    was_busy: bool,
     /// Start of the current state interval (for observers).
     seg_time: u64,
 }
@@ -195,12 +209,16 @@ pub struct Sweep {
     /// Present threads per state, indexed by [`state_index`]: Idle, Busy, Spinning.
     counts: [u64; 3],
     par_open: u64,
+    /// Threads running a task (see `forkjoin.rs`): while 0 and a `par` is open, idle
+    /// processors count as `fj` too.
+    running: u64,
     session_seen: bool,
     session_open: u64,
     snapshot: Option<SessionSnapshot>,
     snapshot_due: bool,
     cpu_sampled: bool,
     misses_sampled: bool,
+    switches_sampled: bool,
     events: u64,
     warnings: Vec<String>,
     last_rates: Option<Rates>,
@@ -242,6 +260,10 @@ impl Sweep {
                     owner0: 0,
                     cpu: None,
                     misses: None,
+                    switches: None,
+                    nest: Nest::new(),
+                    ran_task: false,
+                    was_busy: false,
                     seg_time: 0,
                 })
                 .collect(),
@@ -252,12 +274,14 @@ impl Sweep {
             last_time: 0,
             counts: [0; 3],
             par_open: 0,
+            running: 0,
             session_seen: false,
             session_open: 0,
             snapshot: None,
             snapshot_due: false,
             cpu_sampled: false,
             misses_sampled: false,
+            switches_sampled: false,
             events: 0,
             warnings: Vec::new(),
             last_rates: None,
@@ -328,6 +352,7 @@ impl Sweep {
             let sl = u128::from(spin) * dt;
             let b = u128::from(busy) * dt;
             let work_mask = u128::from(work).wrapping_neg();
+            let fj_mask = work_mask & u128::from(self.running == 0).wrapping_neg();
             for &w in &self.active {
                 let a = &mut self.windows[w].totals;
                 a.span += dt;
@@ -336,6 +361,7 @@ impl Sweep {
                 a.busy.exact += b;
                 // Work_Exists flips often (every fork and join): masks, not a branch.
                 a.li += idle & work_mask;
+                a.fj += idle & fj_mask;
                 a.ip += idle & !work_mask;
             }
             if self.per_thread {

@@ -19,6 +19,9 @@ pub struct WindowTotals {
     pub(crate) g_ip: f64,
     /// Idle processor-time while work exists.
     pub li: u128,
+    /// The part of `li` while no thread runs a task: fork/join latency (see
+    /// [`crate::category`]).
+    pub fj: u128,
     /// Idle processor-time while no work exists.
     pub ip: u128,
     /// Spinning processor-time.
@@ -39,6 +42,10 @@ pub struct WindowTotals {
     pub os: f64,
     /// Last-level-cache misses during Busy time.
     pub misses: f64,
+    /// Busy wall time (unscaled) covered by `nivcsw` samples, nanoseconds.
+    pub switches_sampled_busy_wall: f64,
+    /// Involuntary context switches during Busy time (`nivcsw`).
+    pub switches: f64,
     /// Times the window opened: for a fragment, the intervals of the union of its
     /// executions on all threads (its executions, when they do not overlap); 0 for the
     /// session.
@@ -112,10 +119,25 @@ pub struct SweepResult {
     pub cpu_sampled: bool,
     /// Whether `llc_misses` samples covered at least one interval.
     pub misses_sampled: bool,
+    /// Whether `nivcsw` samples covered at least one interval.
+    pub switches_sampled: bool,
+    /// Which threads of the log appeared and worked (for the check of p).
+    pub threads: ThreadCounts,
     /// Non-fatal findings (unclosed constructs, no session, ...), one line each.
     pub warnings: Vec<String>,
     /// Events consumed.
     pub events: u64,
+}
+
+/// How many threads of a log appeared and worked: what the check of p compares p with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ThreadCounts {
+    /// Threads with at least one event.
+    pub appeared: u32,
+    /// Threads that opened at least one task.
+    pub ran_tasks: u32,
+    /// Threads that were ever Busy (serial code, fragments or tasks).
+    pub busy: u32,
 }
 
 /// An error found by the sweep (the caller adds the file name).

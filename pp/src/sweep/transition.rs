@@ -65,6 +65,7 @@ impl Sweep {
             d
         };
         self.par_open = self.par_open.wrapping_add(PAR_DELTA[code as usize & 15]);
+        self.nest_step(slot, code);
         match code {
             EventCode::TaskBegin => self.task_opened(slot),
             EventCode::TaskEnd => self.task_closed(slot, false),
@@ -72,7 +73,9 @@ impl Sweep {
             _ => {}
         }
         self.recount(old, new);
-        self.slots[slot].state = new;
+        let s = &mut self.slots[slot];
+        s.state = new;
+        s.was_busy |= new == ThreadState::Busy;
     }
 
     /// [`Sweep::transition`] for `counters`, `session_*` and `frag_*` events.
@@ -115,7 +118,9 @@ impl Sweep {
             _ => unreachable!("not a rare transition: {code:?}"),
         }
         self.recount(old, new);
-        self.slots[slot].state = new;
+        let s = &mut self.slots[slot];
+        s.state = new;
+        s.was_busy |= new == ThreadState::Busy;
     }
 
     /// A task opened on `slot`: it gets a charge per window (see `Slot::pending`).
@@ -129,6 +134,7 @@ impl Sweep {
         }
         s.tasks.push((off, nw));
         s.owner0 = if nw > 0 { off } else { 0 };
+        s.ran_task = true;
     }
 
     /// [`Sweep::close_segment`] without a branch on the thread's state: every amount is
@@ -204,11 +210,11 @@ impl Sweep {
     /// Keeps the window totals only, not the per-thread amounts (Crovella's Table 4.2):
     /// what the default table, record lines and plots show, for less work per event. The result's windows then have no
     /// thread rows. Call before the first event; logs with counters that `pp` uses
-    /// (`cpu_ns`, `llc_misses`) need the per-thread Busy time, so for them this does
+    /// (`cpu_ns`, `llc_misses`, `nivcsw`) need the per-thread Busy time, so for them this does
     /// nothing.
     pub fn totals_only(&mut self) {
         let counters = self.config.counters;
-        if counters.cpu_ns.is_none() && counters.llc_misses.is_none() {
+        if counters.cpu_ns.is_none() && counters.llc_misses.is_none() && counters.nivcsw.is_none() {
             self.per_thread = false;
         }
     }

@@ -33,7 +33,10 @@ impl Sweep {
                     s.pending[off] = ThreadNanos::ZERO;
                 }
             }
-            for track in [s.cpu.as_mut(), s.misses.as_mut()].into_iter().flatten() {
+            for track in [s.cpu.as_mut(), s.misses.as_mut(), s.switches.as_mut()]
+                .into_iter()
+                .flatten()
+            {
                 if let Some(b) = track.busy_wall.first_mut() {
                     *b = 0;
                 }

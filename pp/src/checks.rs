@@ -1,0 +1,140 @@
+//! Checks of how a run was set up and what happened around it, reported as warnings (on
+//! stderr by the `pp` command, in `warnings` of `--json`):
+//!
+//! - **p against the threads of the log.** Work is recorded by the threads that opened a
+//!   task (in a log without tasks: the threads that were ever Busy). More of them than p
+//!   means the program ran more workers than the profile has processors: their Busy time
+//!   beyond p is counted as oversubscription (`over`) and the idle time is misjudged.
+//!   Fewer threads than p (counting every thread with an event) means processors that no
+//!   thread ever used: their whole time is idle (`li`/`ip`), a loss of the set-up, not of
+//!   the program. Either way the fix is p = the number of threads the program really runs
+//!   (`PPLIB_PROCESSORS`, the rayon pool size, `OMP_NUM_THREADS`).
+//! - **Disturbance by other processes**, from the session profile: `os` (Busy wall time −
+//!   Busy CPU time, with `cpu_ns` counters) above [`OS_SHARE_LIMIT`] of `tt`, or more than
+//!   [`SWITCH_RATE_LIMIT`] involuntary context switches (`nivcsw` counters) per second of
+//!   Busy time. Time the OS gives to another process while a thread is Busy inflates `rt`
+//!   (or, when the thread is preempted in a wait or near a join, `sl` and `li`), so such a
+//!   run's categories describe the machine's load as much as the program.
+
+use crate::profile::Profile;
+use crate::sweep::ThreadCounts;
+
+/// `os` above this share of `tt` marks a run as disturbed.
+pub const OS_SHARE_LIMIT: f64 = 0.02;
+
+/// More involuntary context switches than this per second of Busy time mark a run as
+/// disturbed (a processor-bound thread alone on its core is switched out a few times a
+/// second at most; one that shares its core with another runnable process, every few
+/// milliseconds).
+pub const SWITCH_RATE_LIMIT: f64 = 10.0;
+
+const SET_P: &str = "set p to the number of threads the program runs (PPLIB_PROCESSORS, \
+                     the rayon pool size, OMP_NUM_THREADS)";
+
+/// Warnings about p against the threads that appeared in the log and recorded work.
+pub fn thread_count_warnings(processors: u32, threads: &ThreadCounts) -> Vec<String> {
+    let mut out = Vec::new();
+    if threads.appeared == 0 {
+        return out;
+    }
+    let (workers, what) = if threads.ran_tasks > 0 {
+        (threads.ran_tasks, "ran tasks")
+    } else {
+        (threads.busy, "were Busy")
+    };
+    if workers > processors {
+        out.push(format!(
+            "{workers} threads {what} but p = {processors}: Busy time beyond p processors is \
+             counted as oversubscription and idle time is misjudged; {SET_P}"
+        ));
+    }
+    if threads.appeared < processors {
+        let missing = processors - threads.appeared;
+        out.push(format!(
+            "only {} thread(s) appeared but p = {processors}: {missing} processor(s) never had \
+             a thread and all their time counts as idle (li, ip); {SET_P}",
+            threads.appeared
+        ));
+    }
+    out
+}
+
+/// Warnings that the run was disturbed by other processes (empty when it was not, or when
+/// neither `cpu_ns` nor `nivcsw` was recorded), from the session profile.
+pub fn disturbance_warnings(session: &Profile) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(os) = session.os {
+        if session.tt > 0.0 && os > OS_SHARE_LIMIT * session.tt {
+            out.push(format!(
+                "the run was disturbed: other processes took {os:.6} s from Busy threads \
+                 (os = Busy wall time - Busy CPU time), {:.1}% of tt, more than {:.0}%; \
+                 rerun with fewer threads than free cores or on a quieter machine",
+                os / session.tt * 100.0,
+                OS_SHARE_LIMIT * 100.0
+            ));
+        }
+    }
+    if let (Some(n), Some(busy)) = (session.nivcsw, session.nivcsw_busy) {
+        if n >= 1.0 && busy > 0.0 && n / busy > SWITCH_RATE_LIMIT {
+            out.push(format!(
+                "the run was disturbed: {n:.1} involuntary context switches during Busy time \
+                 ({:.1} per Busy second, more than {SWITCH_RATE_LIMIT:.0}): the OS gave the \
+                 program's processors to other processes; rerun with fewer threads than free \
+                 cores or on a quieter machine",
+                n / busy
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(appeared: u32, ran_tasks: u32, busy: u32) -> ThreadCounts {
+        ThreadCounts {
+            appeared,
+            ran_tasks,
+            busy,
+        }
+    }
+
+    #[test]
+    fn p_matching_the_workers_gives_no_warning() {
+        // main thread outside the pool (Busy, no task) + 2 workers, p = 2.
+        assert!(thread_count_warnings(2, &counts(3, 2, 3)).is_empty());
+        assert!(thread_count_warnings(4, &counts(4, 4, 4)).is_empty());
+        assert!(thread_count_warnings(4, &counts(0, 0, 0)).is_empty());
+    }
+
+    #[test]
+    fn more_workers_than_p() {
+        let w = thread_count_warnings(2, &counts(3, 3, 3));
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("3 threads ran tasks but p = 2"),
+            "{}",
+            w[0]
+        );
+        // Without tasks, Busy threads are the workers.
+        let w = thread_count_warnings(2, &counts(3, 0, 3));
+        assert!(
+            w[0].starts_with("3 threads were Busy but p = 2"),
+            "{}",
+            w[0]
+        );
+    }
+
+    #[test]
+    fn fewer_threads_than_p() {
+        let w = thread_count_warnings(2, &counts(1, 1, 1));
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("only 1 thread(s) appeared but p = 2: 1 processor(s)"),
+            "{}",
+            w[0]
+        );
+        assert!(w[0].contains("OMP_NUM_THREADS"));
+    }
+}
