@@ -83,6 +83,7 @@ mod constructs;
 pub mod counters;
 pub mod ffi;
 pub mod log;
+pub mod ompt;
 #[cfg(feature = "rayon")]
 mod rayon_support;
 mod recorder;
