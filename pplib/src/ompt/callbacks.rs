@@ -181,9 +181,7 @@ pub unsafe extern "C" fn implicit_task(
     unsafe { set(task_data, 0) };
     if state != 0 && word & IMPLICIT_OPEN != 0 {
         guarded(|| {
-            if word & CHUNK_OPEN != 0 {
-                recorder::emit(state, raw::TASK_END, 0);
-            }
+            close_inner(state, word);
             recorder::emit(state, raw::TASK_END, 0);
         });
     }
@@ -233,6 +231,18 @@ unsafe fn region_begin(
     });
 }
 
+/// Records the ends of what `word` says is open inside an implicit task (a dispatched
+/// chunk, then a region fragment), innermost first, and returns the word without them.
+fn close_inner(state: u64, word: u64) -> u64 {
+    if word & CHUNK_OPEN != 0 {
+        recorder::emit(state, raw::TASK_END, 0);
+    }
+    if let Some(id) = (word >> FRAGMENT_SHIFT).checked_sub(1) {
+        recorder::emit(state, raw::FRAG_END, id as u32);
+    }
+    word & !CHUNK_OPEN & !(!0 << FRAGMENT_SHIFT)
+}
+
 /// Closes the region fragment (and a dispatched chunk) open in the implicit task.
 ///
 /// # Safety
@@ -243,20 +253,16 @@ unsafe fn region_end(task_data: *mut Data) {
     if word & (CHUNK_OPEN | !0 << FRAGMENT_SHIFT) == 0 {
         return;
     }
-    // SAFETY: forwarded from this function's contract.
-    unsafe { set(task_data, word & !CHUNK_OPEN & !(!0 << FRAGMENT_SHIFT)) };
     let state = recorder::state();
-    if state == 0 {
-        return;
-    }
-    guarded(|| {
-        if word & CHUNK_OPEN != 0 {
-            recorder::emit(state, raw::TASK_END, 0);
-        }
-        if let Some(id) = (word >> FRAGMENT_SHIFT).checked_sub(1) {
-            recorder::emit(state, raw::FRAG_END, id as u32);
-        }
-    });
+    let rest = if state == 0 {
+        word & !CHUNK_OPEN & !(!0 << FRAGMENT_SHIFT)
+    } else {
+        let mut rest = word;
+        guarded(|| rest = close_inner(state, word));
+        rest
+    };
+    // SAFETY: forwarded from this function's contract.
+    unsafe { set(task_data, rest) };
 }
 
 /// `ompt_callback_work`: a work-sharing construct begins or ends on this thread.
@@ -384,19 +390,15 @@ pub unsafe extern "C" fn sync_region(
     // SAFETY: the runtime's data word of the implicit task waiting in the barrier.
     let word = unsafe { get(task_data) };
     if endpoint == scope::BEGIN && word & IMPLICIT_OPEN != 0 {
-        let ends = if word & CHUNK_OPEN != 0 { 2 } else { 1 };
-        // SAFETY: as above.
-        unsafe {
-            set(
-                task_data,
-                word & !(IMPLICIT_OPEN | CHUNK_OPEN) | IMPLICIT_AT_BARRIER,
-            )
-        };
+        // A construct still open here ends at its barrier (GCC drops a single's barrier
+        // when the region's own follows it, so libomp reports no end of that single).
+        let mut rest = word & !(CHUNK_OPEN | !0 << FRAGMENT_SHIFT);
         guarded(|| {
-            for _ in 0..ends {
-                recorder::emit(state, raw::TASK_END, 0);
-            }
+            rest = close_inner(state, word);
+            recorder::emit(state, raw::TASK_END, 0);
         });
+        // SAFETY: as above.
+        unsafe { set(task_data, rest & !IMPLICIT_OPEN | IMPLICIT_AT_BARRIER) };
     } else if endpoint == scope::END && word & IMPLICIT_AT_BARRIER != 0 {
         // SAFETY: as above.
         unsafe { set(task_data, word & !IMPLICIT_AT_BARRIER | IMPLICIT_OPEN) };

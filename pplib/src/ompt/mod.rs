@@ -244,6 +244,9 @@ unsafe extern "C" fn initialize(
             );
         }
     }
+    if crate::recorder::state() == 0 && env_set("PPLIB_LOG") {
+        let _ = std::panic::catch_unwind(symbols::preload_program);
+    }
     let _ = std::panic::catch_unwind(start_session);
     1
 }

@@ -79,6 +79,20 @@ pub(crate) fn locate(address: usize) -> Option<Place> {
     })
 }
 
+/// Lists the loaded objects and reads the main program's tables now (the tool calls it
+/// before its session starts, so that the first region's name costs the session little).
+pub(crate) fn preload_program() {
+    let mut objects = OBJECTS.lock().unwrap_or_else(PoisonError::into_inner);
+    *objects = loaded_objects();
+    // dl_iterate_phdr lists the main program first.
+    if let Some(program) = objects.first_mut() {
+        let path = &program.path;
+        program
+            .tables
+            .get_or_insert_with(|| Arc::new(Tables::read(path)));
+    }
+}
+
 fn find(objects: &[Object], address: usize) -> Option<usize> {
     objects.iter().position(|o| {
         o.segments
