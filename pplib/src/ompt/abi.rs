@@ -192,6 +192,8 @@ pub mod task_status {
     pub const DETACH: c_int = 4;
     /// `ompt_task_late_fulfill`.
     pub const LATE_FULFILL: c_int = 6;
+    /// `ompt_task_switch`.
+    pub const SWITCH: c_int = 7;
 }
 
 /// `ompt_callback_thread_begin_t`.
