@@ -15,6 +15,11 @@
  * NUL-terminated UTF-8; a NULL string makes the call do nothing. With no session
  * recording, every call returns at once. No call ever aborts the program: errors are
  * reported once on stderr and recording stops.
+ *
+ * Unmodified OpenMP programs need none of this: on LLVM's libomp, libpplib.so is an OpenMP
+ * tool (OMP_TOOL_LIBRARIES=/path/libpplib.so PPLIB_LOG=run.pplog ./prog) that records the
+ * runtime's regions, barriers, locks and tasks. Calls made here nest with its events, and a
+ * program linked with -lpplib is its own tool (PPLIB_OMPT=0 turns the tool off).
  */
 #ifndef PPLIB_H
 #define PPLIB_H

@@ -48,7 +48,8 @@ fn store(session: Session) -> c_int {
 #[no_mangle]
 pub extern "C" fn pp_start_profiling() -> c_int {
     guarded(0, || {
-        if already_started() {
+        // Under the OpenMP tool, hand instrumentation records into the tool's session.
+        if crate::ompt::owns_recording_session() || already_started() {
             return 1;
         }
         store(Session::from_env())

@@ -10,7 +10,8 @@
 //! (`cargo run --release -p pplib --example overhead`).
 //!
 //! Environment: `PPLIB_LOG` (log path, [`Session::from_env`]), `PPLIB_PROCESSORS` (p),
-//! `PPLIB_COUNTERS=1` (counters), `PPLIB_CLOCK=monotonic` (clock, [`clock`]).
+//! `PPLIB_COUNTERS=1` (counters), `PPLIB_CLOCK=monotonic` (clock, [`clock`]), `PPLIB_OMPT=0`
+//! (the OpenMP tool off, [`ompt`]).
 //!
 //! # Usage
 //!
@@ -75,7 +76,8 @@
 //! with the session still open) gets its log completed by an exit hook; a log cut short
 //! (killed process, full disk) reads up to its last whole record and says it is truncated.
 //! pplib never panics or aborts the host: an I/O error is reported once on stderr and
-//! recording stops. A C ABI ([`ffi`], `include/pplib.h`) serves C and OpenMP programs.
+//! recording stops. A C ABI ([`ffi`], `include/pplib.h`) serves C and OpenMP programs, and
+//! the shared library is an OpenMP tool ([`ompt`]) that profiles unmodified OpenMP programs.
 #![deny(missing_docs)]
 
 pub mod clock;
@@ -83,6 +85,7 @@ mod constructs;
 pub mod counters;
 pub mod ffi;
 pub mod log;
+pub mod ompt;
 #[cfg(feature = "rayon")]
 mod rayon_support;
 mod recorder;

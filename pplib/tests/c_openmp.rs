@@ -12,12 +12,17 @@ use common::{assert_nested, read};
 
 /// The directory holding the `libpplib.so` built with this test binary: `deps/` next to it
 /// (cargo builds the library's cdylib alongside the rlib the test links), else its parent.
+/// The link named by the library's SONAME (`libpplib.so.0`, what linked programs load) is
+/// made beside it.
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap().to_path_buf();
     for dir in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
         if dir.join("libpplib.so").exists() {
-            return dir;
+            match std::os::unix::fs::symlink("libpplib.so", dir.join("libpplib.so.0")) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("{e}"),
+                _ => return dir,
+            }
         }
     }
     panic!("libpplib.so not found next to {}", exe.display());

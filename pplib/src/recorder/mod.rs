@@ -62,6 +62,11 @@ const CHANNEL_CAPACITY: usize = 1024;
 /// The wait kinds every log defines first (name ids 0..5, in `WaitKind` order).
 pub(crate) const WAIT_KINDS: [&str; 5] = ["lock", "barrier", "condvar", "channel", "spin"];
 
+/// True once a session started in this process (recording now or finished).
+pub(crate) fn ever_started() -> bool {
+    NEXT_GENERATION.load(Ordering::Relaxed) > 1
+}
+
 /// The current state (0: not recording).
 #[inline(always)]
 pub(crate) fn state() -> u64 {
