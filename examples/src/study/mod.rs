@@ -665,4 +665,11 @@ mod tests {
             .iter()
             .any(|l| l.contains("tag=alloc") && l.contains("rt=0.000666")));
     }
+
+    #[test]
+    fn per_execution_divides_parts_of_categories_too() {
+        // fj is a part of li: per execution like li, and p and the note stay as they are.
+        let line = per_execution("n=1 p=2 li=0.006 fj=0.004 ip=0 rt=0.012 tt=0.018", 2);
+        assert_eq!(line, "n=1 p=2 li=0.003 fj=0.002 ip=0 rt=0.006 tt=0.009");
+    }
 }
