@@ -144,10 +144,12 @@ fn per_execution(line: &str, iters: u64) -> String {
     let parts = lca::record::PART_KEYS;
     line.split(' ')
         .map(|tok| match tok.split_once('=') {
-            Some((k, v)) if cats.contains(&k) || parts.iter().any(|(p, _)| *p == k) => match v.parse::<f64>() {
-                Ok(x) => format!("{k}={}", pp::format_seconds(x / iters.max(1) as f64)),
-                Err(_) => tok.to_string(),
-            },
+            Some((k, v)) if cats.contains(&k) || parts.iter().any(|(p, _)| *p == k) => {
+                match v.parse::<f64>() {
+                    Ok(x) => format!("{k}={}", pp::format_seconds(x / iters.max(1) as f64)),
+                    Err(_) => tok.to_string(),
+                }
+            }
             _ => tok.to_string(),
         })
         .collect::<Vec<_>>()
