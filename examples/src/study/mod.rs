@@ -144,10 +144,12 @@ fn per_execution(line: &str, iters: u64) -> String {
     let parts = lca::record::PART_KEYS;
     line.split(' ')
         .map(|tok| match tok.split_once('=') {
-            Some((k, v)) if cats.contains(&k) || parts.iter().any(|(p, _)| *p == k) => match v.parse::<f64>() {
-                Ok(x) => format!("{k}={}", pp::format_seconds(x / iters.max(1) as f64)),
-                Err(_) => tok.to_string(),
-            },
+            Some((k, v)) if cats.contains(&k) || parts.iter().any(|(p, _)| *p == k) => {
+                match v.parse::<f64>() {
+                    Ok(x) => format!("{k}={}", pp::format_seconds(x / iters.max(1) as f64)),
+                    Err(_) => tok.to_string(),
+                }
+            }
             _ => tok.to_string(),
         })
         .collect::<Vec<_>>()
@@ -664,5 +666,12 @@ mod tests {
         assert!(lines
             .iter()
             .any(|l| l.contains("tag=alloc") && l.contains("rt=0.000666")));
+    }
+
+    #[test]
+    fn per_execution_divides_parts_of_categories_too() {
+        // fj is a part of li: per execution like li, and p and the note stay as they are.
+        let line = per_execution("n=1 p=2 li=0.006 fj=0.004 ip=0 rt=0.012 tt=0.018", 2);
+        assert_eq!(line, "n=1 p=2 li=0.003 fj=0.002 ip=0 rt=0.006 tt=0.009");
     }
 }
