@@ -61,16 +61,19 @@ pub struct Common {
     /// Variables, comma or space separated (`n,p`).
     #[arg(short = 'v', long = "vars")]
     pub vars: Option<String>,
-    /// Data file of profile records (`pp -l` output); `-` reads standard input.
+    /// Data file: profile records (`pp -l` output) or Extra-P text / JSON Lines (see
+    /// --format); `-` reads standard input.
     #[arg(short = 'f', long = "file")]
     pub file: Option<PathBuf>,
     /// Extraction: comparisons joined by && / || (`n=1024 && tag=cols`), or `k=v k=v`.
     #[arg(short = 'x', long = "extract")]
     pub extract: Option<String>,
-    /// JSON output (fields documented in lca::report and lca::runtime).
+    /// JSON output (fields documented in lca::report and lca::runtime; `model --all-tags`:
+    /// `{fragments: [one lca model document per fragment], skipped: [{fragment, error}]}`).
     #[arg(long)]
     pub json: bool,
-    /// Write `// lcm:` annotation lines instead of the table.
+    /// Write `// lcm:` annotation lines (a models file) or Extra-P JSON Lines instead of the
+    /// table.
     #[arg(long, value_enum)]
     pub emit: Option<Emit>,
     /// Fragment: selects `tag=NAME` records and names the emitted fragment.
@@ -95,7 +98,7 @@ pub enum Format {
 /// What `--emit` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
-    /// `// lcm: fragment NAME` and `// lcm: CATEGORY = EXPR` lines.
+    /// `// lcm: fragment NAME`, `// lcm: range ...` and `// lcm: CATEGORY = EXPR` lines.
     Annotation,
     /// `lca model` only: the selected records as Extra-P JSON Lines (no fitting).
     Extrap,

@@ -221,3 +221,27 @@ fn eval_warns_beyond_twice_the_measured_range() {
     assert_eq!(code, 1);
     assert!(err.contains("bad.models:2:19:"), "{err}");
 }
+
+/// The human output of `lca eval` on a hand-written models file (snapshot): session
+/// rt = 0.002*n + 0.01*p, ip = 1e-4*(p - 1); T = (rt + ip)/p at n = 1000, p = 4 is
+/// (2 + 0.04 + 0.0003)/4 = 0.510075 s.
+#[test]
+fn eval_table_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("hand.models");
+    std::fs::write(
+        &models,
+        "// lcm: fragment session\n// lcm: range n = 100..800, p = 1..8\n// lcm: rt = 0.002*n + 0.01*p\n// lcm: ip = 1e-4*(p - 1)\n",
+    )
+    .unwrap();
+    let (code, out, err) = lca(&[
+        "eval",
+        "--models",
+        models.to_str().unwrap(),
+        "--at",
+        "n=1000,p=4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    insta::assert_snapshot!(out);
+}
