@@ -19,12 +19,20 @@ use crate::sweep::{CounterRoles, Observer, Sweep, SweepConfig, SweepError, TagSe
 /// thread per log thread would be too many).
 pub const MAX_DECODER_THREADS: usize = 64;
 
+/// Logs with more threads than this are profiled by the reference pipeline
+/// ([`crate::merge`], O(log T) per event for T threads), even with [`Engine::Fast`]: the
+/// fast pipeline's merge looks at every lane at each frontier ([`crate::pipeline`]), and a
+/// log of many short threads has about one frontier per thread, so its cost would grow
+/// as T², and each lane keeps batches of its own.
+pub const MAX_LANES: usize = 1024;
+
 /// Which pipeline computes the profiles. Both give the same profiles, warnings and
 /// errors (held to it by `tests/engines.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Engine {
     /// Lanes, a merge of their transitions, and the global sweep ([`crate::pipeline`]);
-    /// with an observer (timelines) or duration histograms, the reference.
+    /// with an observer (timelines), duration histograms or more than [`MAX_LANES`]
+    /// threads, the reference.
     #[default]
     Fast,
     /// [`Engine::Fast`] keeping the window totals only: profiles without per-thread rows
@@ -179,7 +187,7 @@ pub fn analyze_reader_with(
     let fast = engine != Engine::Reference
         && observer.is_none()
         && !options.histograms
-        && streams.len() < Transition::MAX_SLOTS;
+        && streams.len() <= MAX_LANES.min(Transition::MAX_SLOTS);
     let (mut warnings, truncation_reported) = if fast {
         if engine == Engine::FastTotals {
             sweep.totals_only();
