@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
-use crate::error::PpError;
+use crate::error::{shorten, PpError};
 use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
 use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
 use crate::pipeline::{spawn_lane_merger, LaneMerge};
@@ -253,18 +253,12 @@ pub fn analyze_reader_with(
     warnings.extend(result.warnings.iter().cloned());
     if let TagSelection::One(tag) = &options.tags {
         if result.windows.len() < 2 {
-            let mut available: Vec<String> = Vec::new();
             // Names of fragments used in the log are not tracked when one tag is selected;
             // list the string table (fragment names and wait kinds).
-            available.extend(reader.names().iter().cloned());
             return Err(PpError::NoSuchTag {
                 path,
-                tag: tag.clone(),
-                available: if available.is_empty() {
-                    "none".to_owned()
-                } else {
-                    available.join(", ")
-                },
+                tag: shorten(tag),
+                available: name_list(reader.names()),
             });
         }
     }
@@ -282,6 +276,26 @@ pub fn analyze_reader_with(
         profiles,
         warnings,
     })
+}
+
+/// At most this many names are listed in a message: a log's string table can be as large
+/// as the log.
+const LISTED_NAMES: usize = 8;
+
+/// The first [`LISTED_NAMES`] names, shortened ([`shorten`]), comma separated; `none` if there are none.
+fn name_list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "none".to_owned();
+    }
+    let mut list: Vec<String> = names
+        .iter()
+        .take(LISTED_NAMES)
+        .map(|n| shorten(n))
+        .collect();
+    if names.len() > LISTED_NAMES {
+        list.push(format!("... ({} more)", names.len() - LISTED_NAMES));
+    }
+    list.join(", ")
 }
 
 /// What every lane of a log shares.

@@ -82,8 +82,8 @@ impl Sweep {
         }
         if let Some((thread, f)) = example {
             let what = match f.construct {
-                Construct::Frag(n) => format!("frag_begin {}", self.name(n)),
-                Construct::Wait(n) => format!("wait_begin {}", self.name(n)),
+                Construct::Frag(n) => format!("frag_begin {}", crate::error::shorten(self.name(n))),
+                Construct::Wait(n) => format!("wait_begin {}", crate::error::shorten(self.name(n))),
                 c => c.begin_event().to_owned(),
             };
             self.warnings.push(format!(

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::counter_check::{counter_error, CounterRules, CounterTrack};
 use super::error::{quote, LogError};
 use super::event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
 use super::header::{Header, ProcessInfo};
@@ -33,6 +34,7 @@ pub(crate) struct TextLog {
     lines: Vec<EventLine>,
     /// Per thread: the index in `lines` of its first event line.
     first: BTreeMap<ThreadId, usize>,
+    counter_rules: Arc<CounterRules>,
 }
 
 /// Where an event line is, and the next line of the same thread.
@@ -420,6 +422,7 @@ pub(crate) fn open(
         text,
         names: interner.names,
         counters: interner.counters,
+        counter_rules: CounterRules::new(&header.counters),
         lines,
         first: ends.into_iter().map(|(t, (first, _))| (t, first)).collect(),
     };
@@ -441,12 +444,14 @@ pub(crate) struct TextStream {
     /// Index in [`TextLog::lines`] of the thread's next event line.
     next: usize,
     last: Option<Nanos>,
+    counters: CounterTrack,
 }
 
 impl TextStream {
     pub(crate) fn new(log: Arc<TextLog>, thread: ThreadId) -> TextStream {
         let next = log.first.get(&thread).copied().unwrap_or(EventLine::LAST);
         TextStream {
+            counters: CounterTrack::new(Arc::clone(&log.counter_rules)),
             log,
             thread,
             next,
@@ -483,6 +488,17 @@ impl TextStream {
                         time,
                         previous,
                     }));
+                }
+            }
+            if let EventKind::Counters(values) = &kind {
+                if let Err(detail) = self.counters.sample(values, time.0) {
+                    return Some(Err(counter_error(
+                        &log.path,
+                        pos,
+                        self.thread,
+                        time,
+                        detail,
+                    )));
                 }
             }
             self.last = Some(time);
