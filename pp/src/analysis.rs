@@ -188,10 +188,10 @@ pub fn analyze_reader_with(
         && observer.is_none()
         && !options.histograms
         && streams.len() <= MAX_LANES.min(Transition::MAX_SLOTS);
+    if engine == Engine::FastTotals && observer.is_none() {
+        sweep.totals_only();
+    }
     let (mut warnings, truncation_reported) = if fast {
-        if engine == Engine::FastTotals {
-            sweep.totals_only();
-        }
         let lanes = Lanes {
             names: reader.names().into(),
             selected: options.tags.selected_names(reader.names()).into(),

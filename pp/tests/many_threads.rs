@@ -174,3 +174,36 @@ fn twenty_thousand_threads_timeline() {
         assert!(json["traceEvents"].as_array().unwrap().len() > (threads * TASKS) as usize);
     }
 }
+
+#[test]
+fn a_session_per_thread() {
+    // 100 000 threads, thread t with a session of its own from 10·t to 10·t + 5 ns (p = 16):
+    // one session end per thread, each of which snapshots the session window. The window
+    // runs from the first begin to the last end (999 995 ns), Busy 5 ns per thread.
+    // (Per-thread rows, `--json` and `--per-thread`, still close every thread's segment
+    // at each session end: T² for such a log.)
+    let dir = tempfile::tempdir().unwrap();
+    let threads: u64 = 100_000;
+    let mut text = String::from("pptrace 1\nprocessors 16\n");
+    for t in 0..threads {
+        text.push_str(&format!(
+            "{} {t} session_begin\n{} {t} session_end\n",
+            10 * t,
+            10 * t + 5
+        ));
+    }
+    let log = dir.path().join("sessions.pptrace");
+    std::fs::write(&log, text).unwrap();
+    let log = log.to_str().unwrap();
+    let runs: [&[&str]; 2] = [&["-l", "", log], &["--histograms", "-l", "", log]];
+    for args in runs {
+        let o = run_pp(args, &[], dir.path(), Duration::from_secs(120));
+        o.within(&format!("pp {args:?}"), SECONDS, MIB);
+        assert!(o.status.success(), "{}", o.stderr);
+        let record = o.stdout.trim();
+        let tt = 16.0 * (10 * threads - 5) as f64 * 1e-9;
+        assert!((field(record, "tt") - tt).abs() <= 1e-9 * tt, "{record}");
+        let rt = (5 * threads) as f64 * 1e-9;
+        assert!((field(record, "rt") - rt).abs() <= 1e-9 * rt, "{record}");
+    }
+}

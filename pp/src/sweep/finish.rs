@@ -26,7 +26,11 @@ impl Sweep {
 
     pub(super) fn snapshot_session(&mut self) {
         self.snapshot_due = false;
-        self.flush_all();
+        // The window totals are up to date; the threads' segments need closing only for
+        // their rows (a log with a session end per thread would otherwise cost T² here).
+        if self.per_thread {
+            self.flush_all();
+        }
         self.snapshot = Some(SessionSnapshot {
             totals: self.windows[0].totals,
             threads: self.thread_totals(0),
