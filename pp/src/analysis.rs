@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use crate::checks::{disturbance_warnings, thread_count_warnings};
-use crate::error::PpError;
+use crate::error::{shorten, PpError};
 use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
 use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
 use crate::pipeline::{spawn_lane_merger, LaneMerge};
@@ -22,12 +22,20 @@ use crate::sweep::{
 /// thread per log thread would be too many).
 pub const MAX_DECODER_THREADS: usize = 64;
 
+/// Logs with more threads than this are profiled by the reference pipeline
+/// ([`crate::merge`], O(log T) per event for T threads), even with [`Engine::Fast`]: the
+/// fast pipeline's merge looks at every lane at each frontier ([`crate::pipeline`]), and a
+/// log of many short threads has about one frontier per thread, so its cost would grow
+/// as T², and each lane keeps batches of its own.
+pub const MAX_LANES: usize = 1024;
+
 /// Which pipeline computes the profiles. Both give the same profiles, warnings and
 /// errors (held to it by `tests/engines.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Engine {
     /// Lanes, a merge of their transitions, and the global sweep ([`crate::pipeline`]);
-    /// with an observer (timelines) or duration histograms, the reference.
+    /// with an observer (timelines), duration histograms or more than [`MAX_LANES`]
+    /// threads, the reference.
     #[default]
     Fast,
     /// [`Engine::Fast`] keeping the window totals only: profiles without per-thread rows
@@ -188,11 +196,11 @@ pub fn analyze_reader_with(
     let fast = engine != Engine::Reference
         && observer.is_none()
         && !options.histograms
-        && streams.len() < Transition::MAX_SLOTS;
+        && streams.len() <= MAX_LANES.min(Transition::MAX_SLOTS);
+    if engine == Engine::FastTotals && observer.is_none() {
+        sweep.totals_only();
+    }
     let (mut warnings, truncation_reported) = if fast {
-        if engine == Engine::FastTotals {
-            sweep.totals_only();
-        }
         let lanes = Lanes {
             names: reader.names().into(),
             selected: options.tags.selected_names(reader.names()).into(),
@@ -254,18 +262,12 @@ pub fn analyze_reader_with(
     warnings.extend(result.warnings.iter().cloned());
     if let TagSelection::One(tag) = &options.tags {
         if result.windows.len() < 2 {
-            let mut available: Vec<String> = Vec::new();
             // Names of fragments used in the log are not tracked when one tag is selected;
             // list the string table (fragment names and wait kinds).
-            available.extend(reader.names().iter().cloned());
             return Err(PpError::NoSuchTag {
                 path,
-                tag: tag.clone(),
-                available: if available.is_empty() {
-                    "none".to_owned()
-                } else {
-                    available.join(", ")
-                },
+                tag: shorten(tag),
+                available: name_list(reader.names()),
             });
         }
     }
@@ -289,6 +291,26 @@ pub fn analyze_reader_with(
         thread_counts: result.threads,
         disturbed,
     })
+}
+
+/// At most this many names are listed in a message: a log's string table can be as large
+/// as the log.
+const LISTED_NAMES: usize = 8;
+
+/// The first [`LISTED_NAMES`] names, shortened ([`shorten`]), comma separated; `none` if there are none.
+fn name_list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "none".to_owned();
+    }
+    let mut list: Vec<String> = names
+        .iter()
+        .take(LISTED_NAMES)
+        .map(|n| shorten(n))
+        .collect();
+    if names.len() > LISTED_NAMES {
+        list.push(format!("... ({} more)", names.len() - LISTED_NAMES));
+    }
+    list.join(", ")
 }
 
 /// What every lane of a log shares.

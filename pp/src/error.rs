@@ -69,3 +69,15 @@ impl PpError {
         !matches!(self, PpError::Output { .. })
     }
 }
+
+/// The most characters of a name (fragment, wait kind, tag) a message shows.
+pub const SHORT_NAME: usize = 40;
+
+/// `name` as messages show it: cut to [`SHORT_NAME`] characters (then `...`), so that an
+/// error never echoes more of the input than a line.
+pub fn shorten(name: &str) -> String {
+    match name.char_indices().nth(SHORT_NAME) {
+        Some((at, _)) => format!("{}...", &name[..at]),
+        None => name.to_owned(),
+    }
+}

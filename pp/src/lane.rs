@@ -240,7 +240,8 @@ impl<S: BatchSource> Lane<S> {
             present: false,
             selected,
             names,
-            batch: EventBatch::new(),
+            // Used only by sources that decode into a batch first: grows when used.
+            batch: EventBatch::default(),
             events: 0,
             last_time: None,
             done: false,

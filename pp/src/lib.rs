@@ -55,8 +55,8 @@
 //!     [`stack::ThreadStack`] and hand on compact transitions, dropping the events that
 //!     change nothing (each lane on a thread of its own); [`pipeline`] merges them by
 //!     time (frontiers, radix-sorted) on another thread and feeds [`sweep`]'s hot loop on
-//!     the calling thread. With an observer (timelines) or duration histograms, the
-//!     reference is used.
+//!     the calling thread. With an observer (timelines), duration histograms or more
+//!     than [`analysis::MAX_LANES`] threads, the reference is used.
 //!   - reference: [`merge`] (time-ordered k-way merge of the decoded events, on a thread
 //!     of its own) into [`sweep::Sweep::event`], which keeps the stacks itself.
 //!
@@ -72,7 +72,11 @@
 //! (checked by `tests/fixtures.rs`); `tests/random_traces.rs` checks the invariants on
 //! random traces; `tests/real_runs.rs` profiles pplib-instrumented rayon programs; the
 //! cargo-fuzz project in the workspace's `fuzz/` directory runs the readers and this engine
-//! on arbitrary bytes (`RUSTC_BOOTSTRAP=1 cargo fuzz run readers`).
+//! on arbitrary bytes (`RUSTC_BOOTSTRAP=1 cargo fuzz run readers`; `fast_engine` holds the
+//! default threaded pipeline to the reference, `file_reader` the file-backed reader to the
+//! in-memory one; `fuzz/seed_corpus.sh` seeds the corpora from the fixtures).
+//! `tests/many_threads.rs` and `tests/hostile_inputs.rs` run the `pp` binary on huge and
+//! hostile logs under time and memory limits.
 //!
 //! Units: every `f64` in a [`Profile`] is seconds (processor-seconds for categories); inside
 //! the engine times are integer nanoseconds ([`pplib::log::Nanos`]).

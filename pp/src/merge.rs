@@ -223,7 +223,9 @@ impl<S: BatchSource> BatchMerge<S> {
             sources,
             feeds: (0..n)
                 .map(|_| Feed {
-                    batch: EventBatch::new(),
+                    // Grows with the stream's batches (up to `EventBatch::CAPACITY`
+                    // events): a log of many short threads needs little room per thread.
+                    batch: EventBatch::default(),
                     next: 0,
                     value_at: 0,
                     error: None,

@@ -8,30 +8,57 @@
 
 use crate::profile::Profile;
 
-/// Why a note is not a list of `key=value` tokens.
+/// Why a note cannot head a record: a token that is not `key=value`, or whose key is one
+/// `pp` writes itself or comes twice (a record with two values for a key is ambiguous).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("note token {token:?}: expected key=value with a key of letters, digits and '_' and a value without spaces")]
+#[error("note token {token:?}: expected {expected}")]
 pub struct NoteError {
     /// The offending token.
     pub token: String,
+    /// What a token must be.
+    pub expected: String,
 }
 
-/// Splits a note into `key=value` tokens, checking their shape.
+/// The keys `pp` writes after the note: `tag`, `p` and every category key.
+pub fn reserved_keys() -> impl Iterator<Item = &'static str> {
+    ["tag", "p"]
+        .into_iter()
+        .chain(crate::category::Category::ALL.iter().map(|c| c.key()))
+}
+
+/// Splits a note into `key=value` tokens, checking their shape and that no key is one
+/// `pp` writes itself ([`reserved_keys`]) or comes twice.
 pub fn parse_note(note: &str) -> Result<Vec<String>, NoteError> {
+    let mut keys: Vec<&str> = Vec::new();
     note.split_whitespace()
         .map(|tok| {
-            let ok = tok.split_once('=').is_some_and(|(k, v)| {
-                !k.is_empty()
-                    && !v.is_empty()
-                    && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            });
-            if ok {
-                Ok(tok.to_owned())
-            } else {
-                Err(NoteError {
-                    token: tok.to_owned(),
+            let err = |expected: String| NoteError {
+                token: tok.to_owned(),
+                expected,
+            };
+            let key = tok
+                .split_once('=')
+                .filter(|(k, v)| {
+                    !k.is_empty()
+                        && !v.is_empty()
+                        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 })
+                .map(|(k, _)| k)
+                .ok_or_else(|| {
+                    err("key=value with a key of letters, digits and '_' and a value without spaces".to_owned())
+                })?;
+            if reserved_keys().any(|r| r == key) {
+                let all: Vec<&str> = reserved_keys().collect();
+                return Err(err(format!(
+                    "a key other than those pp writes itself ({})",
+                    all.join(" ")
+                )));
             }
+            if keys.contains(&key) {
+                return Err(err(format!("a key not given before in the note ({key})")));
+            }
+            keys.push(key);
+            Ok(tok.to_owned())
         })
         .collect()
 }
@@ -88,5 +115,17 @@ mod tests {
         assert!(parse_note("n=1 oops").is_err());
         assert!(parse_note("=3").is_err());
         assert_eq!(parse_note("").unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn notes_may_not_use_keys_pp_writes_or_repeat_one() {
+        for key in ["p", "tag", "li", "rt", "tt", "over", "pc"] {
+            let e = parse_note(&format!("n=1 {key}=7")).unwrap_err();
+            assert_eq!(e.token, format!("{key}=7"));
+            assert!(e.to_string().contains("pp writes itself"), "{e}");
+        }
+        let e = parse_note("n=1 impl=a n=2").unwrap_err();
+        assert_eq!(e.token, "n=2");
+        assert!(parse_note("pp=1 tags=2 n_p=3").is_ok());
     }
 }

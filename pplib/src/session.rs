@@ -205,6 +205,11 @@ impl SessionBuilder {
     }
 
     /// Starts recording and records `session_begin` on the calling thread.
+    ///
+    /// The log must be a regular file or a character device such as `/dev/null` (a FIFO
+    /// is refused at once). If another
+    /// process is recording into it, this one records into `STEM.PID.EXT` next to it and
+    /// says so on stderr; the log's header is on disk when this returns.
     pub fn start(self) -> Result<Session, PplibError> {
         let path = self.path.ok_or(PplibError::NoPath)?;
         let processors = match self.processors {

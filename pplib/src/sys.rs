@@ -77,3 +77,22 @@ pub(crate) fn run_when_idle() -> bool {
         false
     }
 }
+
+/// Takes an exclusive advisory lock (`flock`) on `file` without waiting: `Ok(false)` when
+/// another open file holds one (another process recording into the same log). The lock
+/// goes with the file: it is released when the file is closed, or the process ends.
+pub(crate) fn try_lock_exclusive(file: &std::fs::File) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor belongs to `file`, which is open for the whole call; flock
+    // only changes the lock state of that open file and reports failure through -1/errno.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}

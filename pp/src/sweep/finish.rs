@@ -26,7 +26,11 @@ impl Sweep {
 
     pub(super) fn snapshot_session(&mut self) {
         self.snapshot_due = false;
-        self.flush_all();
+        // The window totals are up to date; the threads' segments need closing only for
+        // their rows (a log with a session end per thread would otherwise cost T² here).
+        if self.per_thread {
+            self.flush_all();
+        }
         self.snapshot = Some(SessionSnapshot {
             totals: self.windows[0].totals,
             threads: self.thread_totals(0),
@@ -82,8 +86,8 @@ impl Sweep {
         }
         if let Some((thread, f)) = example {
             let what = match f.construct {
-                Construct::Frag(n) => format!("frag_begin {}", self.name(n)),
-                Construct::Wait(n) => format!("wait_begin {}", self.name(n)),
+                Construct::Frag(n) => format!("frag_begin {}", crate::error::shorten(self.name(n))),
+                Construct::Wait(n) => format!("wait_begin {}", crate::error::shorten(self.name(n))),
                 c => c.begin_event().to_owned(),
             };
             self.warnings.push(format!(

@@ -17,9 +17,11 @@ pub fn mismatch_error(
     m: Mismatch,
 ) -> SweepError {
     let name = |id: NameId| {
-        names
-            .get(id.0 as usize)
-            .map_or("<undefined>", String::as_str)
+        crate::error::shorten(
+            names
+                .get(id.0 as usize)
+                .map_or("<undefined>", String::as_str),
+        )
     };
     let found = match code {
         EventCode::FragEnd => format!("frag_end {}", name(NameId(arg))),

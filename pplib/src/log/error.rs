@@ -78,6 +78,21 @@ pub enum LogError {
         /// The time of the thread's previous event.
         previous: Nanos,
     },
+    /// A `counters` event whose value cannot be right: a counter going backwards, or
+    /// rising faster than time allows (see the rules in the `log` module's docs).
+    #[error("{}: {pos}: thread {thread} at {} ns: {detail}", path.display(), time.0)]
+    Counter {
+        /// The file.
+        path: PathBuf,
+        /// The offending line or record.
+        pos: Position,
+        /// The thread.
+        thread: ThreadId,
+        /// The event's time.
+        time: Nanos,
+        /// Which counter and what is wrong with it.
+        detail: String,
+    },
     /// The log ends before its end marker (the recording process died, or the file was cut):
     /// every event before `pos` was read; nothing after it exists.
     #[error("{}: {pos}: log truncated: {detail}", path.display())]
@@ -101,6 +116,7 @@ impl LogError {
             | LogError::Syntax { pos, .. }
             | LogError::UnknownEvent { pos, .. }
             | LogError::TimeBackwards { pos, .. }
+            | LogError::Counter { pos, .. }
             | LogError::Truncated { pos, .. } => Some(*pos),
         }
     }
@@ -114,7 +130,7 @@ impl LogError {
 /// Quotes a found token for an error message, shortened to a readable length.
 pub(crate) fn quote(found: &str) -> String {
     const MAX: usize = 40;
-    if found.chars().count() > MAX {
+    if found.chars().nth(MAX).is_some() {
         let short: String = found.chars().take(MAX).collect();
         format!("{short:?}...")
     } else {

@@ -27,10 +27,14 @@
 //! ```
 //!
 //! What the reader checks, per thread: times never decrease, every event is known, every
-//! record is well formed. It does not check that ends match begins (`pp` does).
+//! record is well formed, counter values never decrease and `cpu_ns` / `llc_misses` rise
+//! by at most the elapsed nanoseconds plus 1 ms between samples ([`COUNTER_SLACK_NS`]:
+//! more would mean more time than the log spans). It does not check that ends match
+//! begins (`pp` does).
 
 mod batch;
 pub mod binary;
+mod counter_check;
 mod error;
 pub mod event;
 mod header;
@@ -40,9 +44,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use batch::{CompactEvent, EventBatch, EventCode, EventSink};
+pub use counter_check::SLACK_NS as COUNTER_SLACK_NS;
 pub use error::LogError;
 pub use event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
 pub use header::{Header, ProcessInfo};
+
+/// The largest text trace [`LogReader::open`] reads (bytes): a text trace is held in memory
+/// whole (with an index of its lines), so its size is capped; larger logs should be binary
+/// ([`binary::LogWriter`]), which are read chunk by chunk.
+pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+
+/// How much of a file [`LogReader::open`] looks at to tell a text trace from anything else
+/// before reading the rest.
+const SNIFF_BYTES: usize = 64 << 10;
 
 /// An opened log (binary or text): header, string table and per-thread streams.
 #[derive(Debug)]
@@ -63,8 +77,9 @@ impl LogReader {
     /// Opens the log at `path`, detecting its form by content.
     ///
     /// A binary log is indexed (its chunk headers and string table are read; event
-    /// payloads are read later by the streams). A text trace is read into memory and
-    /// checked for its header and thread ids.
+    /// payloads are read later by the streams). A text trace (at most [`MAX_TEXT_BYTES`])
+    /// is read into memory and checked for its header and thread ids. A file that is
+    /// neither is rejected after its first 64 KiB, whatever its size.
     pub fn open(path: &Path) -> Result<LogReader, LogError> {
         let io = |source| LogError::Io {
             path: path.to_owned(),
@@ -82,7 +97,38 @@ impl LogReader {
                 source: Source::Binary(Arc::new(log)),
             });
         }
-        let bytes = std::fs::read(path).map_err(io)?;
+        // Not binary: look at the start before reading a large file whole.
+        let mut head = magic[..n].to_vec();
+        head.resize(SNIFF_BYTES, 0);
+        let more = read_up_to(&mut file, &mut head[n..]).map_err(io)?;
+        head.truncate(n + more);
+        if head.len() < SNIFF_BYTES {
+            return LogReader::from_parts(path, head);
+        }
+        if !text::looks_like_text(&head) {
+            // The same error the whole file would give, from its start (cut at a UTF-8
+            // character boundary).
+            if let Err(e) = std::str::from_utf8(&head) {
+                if e.error_len().is_none() {
+                    head.truncate(e.valid_up_to());
+                }
+            }
+            return LogReader::from_parts(path, head);
+        }
+        let len = file.metadata().map_err(io)?.len();
+        if len > MAX_TEXT_BYTES {
+            return Err(LogError::Syntax {
+                path: path.to_owned(),
+                pos: Position::Offset(MAX_TEXT_BYTES),
+                expected: format!(
+                    "a text trace of at most {} MiB (text traces are read whole into memory; record larger logs in the binary form)",
+                    MAX_TEXT_BYTES >> 20
+                ),
+                found: format!("{len} bytes"),
+            });
+        }
+        let mut bytes = head;
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
         LogReader::from_parts(path, bytes)
     }
 

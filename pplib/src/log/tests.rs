@@ -145,7 +145,11 @@ fn log_bytes(rounds: usize, per_chunk: usize, scale: TimeScale) -> Vec<u8> {
                 EventKind::FragBegin(work),
                 EventKind::WaitBegin(lock),
                 EventKind::WaitEnd,
-                EventKind::Counters(vec![(CounterId(0), r * 1000), (CounterId(1), u64::MAX - r)]),
+                // Cumulative (never decreasing) values, the second of 10-byte varints.
+                EventKind::Counters(vec![
+                    (CounterId(0), r * 1000),
+                    (CounterId(1), u64::MAX - 1000 + r),
+                ]),
                 EventKind::FragEnd(work),
                 EventKind::TaskEnd { wasted: r % 3 == 0 },
                 EventKind::ParBegin,

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::counter_check::{counter_error, CounterRules, CounterTrack};
 use super::error::{quote, LogError};
 use super::event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
 use super::header::{Header, ProcessInfo};
@@ -27,8 +28,29 @@ pub(crate) struct TextLog {
     text: Arc<str>,
     names: HashMap<String, NameId>,
     counters: HashMap<String, CounterId>,
-    /// Per thread: byte offset and 1-based line number of its first event line.
-    first: BTreeMap<ThreadId, (usize, u64)>,
+    /// Every event line, in file order, linked per thread (see [`EventLine::next`]): a
+    /// thread's stream visits its own lines only, so reading all streams costs one pass
+    /// over the file whatever the number of threads.
+    lines: Vec<EventLine>,
+    /// Per thread: the index in `lines` of its first event line.
+    first: BTreeMap<ThreadId, usize>,
+    counter_rules: Arc<CounterRules>,
+}
+
+/// Where an event line is, and the next line of the same thread.
+#[derive(Debug, Clone, Copy)]
+struct EventLine {
+    /// Byte offset of the line's start.
+    offset: usize,
+    /// 1-based line number.
+    line: u64,
+    /// Index in [`TextLog::lines`] of the thread's next event line ([`EventLine::LAST`]:
+    /// none).
+    next: usize,
+}
+
+impl EventLine {
+    const LAST: usize = usize::MAX;
 }
 
 /// Lines of `text` from byte `offset` on: (line start offset, line text without newline).
@@ -274,7 +296,9 @@ pub(crate) fn open(
     let mut seen_magic = false;
     let mut processors: Option<u32> = None;
     let mut in_events = false;
-    let mut first: BTreeMap<ThreadId, (usize, u64)> = BTreeMap::new();
+    let mut lines: Vec<EventLine> = Vec::new();
+    // Per thread: its first and (so far) last event line.
+    let mut ends: BTreeMap<ThreadId, (usize, usize)> = BTreeMap::new();
     for (index, (offset, line)) in lines_from(&text, 0).enumerate() {
         let line_no = index as u64 + 1;
         let pos = Position::Line(line_no);
@@ -361,7 +385,21 @@ pub(crate) fn open(
                 &quote(thread_text),
             )
         })?;
-        first.entry(thread).or_insert((offset, line_no));
+        let at = lines.len();
+        lines.push(EventLine {
+            offset,
+            line: line_no,
+            next: EventLine::LAST,
+        });
+        match ends.get_mut(&thread) {
+            Some((_, last)) => {
+                lines[*last].next = at;
+                *last = at;
+            }
+            None => {
+                ends.insert(thread, (at, at));
+            }
+        }
         // Intern names; errors are reported by the thread's stream.
         let _ = parse_event(path, pos, head, f, &mut interner);
     }
@@ -384,7 +422,9 @@ pub(crate) fn open(
         text,
         names: interner.names,
         counters: interner.counters,
-        first,
+        counter_rules: CounterRules::new(&header.counters),
+        lines,
+        first: ends.into_iter().map(|(t, (first, _))| (t, first)).collect(),
     };
     Ok((header, interner.name_list, log))
 }
@@ -401,23 +441,20 @@ impl TextLog {
 pub(crate) struct TextStream {
     log: Arc<TextLog>,
     thread: ThreadId,
-    offset: usize,
-    line: u64,
+    /// Index in [`TextLog::lines`] of the thread's next event line.
+    next: usize,
     last: Option<Nanos>,
+    counters: CounterTrack,
 }
 
 impl TextStream {
     pub(crate) fn new(log: Arc<TextLog>, thread: ThreadId) -> TextStream {
-        let (offset, line) = log
-            .first
-            .get(&thread)
-            .copied()
-            .unwrap_or((log.text.len(), 0));
+        let next = log.first.get(&thread).copied().unwrap_or(EventLine::LAST);
         TextStream {
+            counters: CounterTrack::new(Arc::clone(&log.counter_rules)),
             log,
             thread,
-            offset,
-            line,
+            next,
             last: None,
         }
     }
@@ -426,23 +463,16 @@ impl TextStream {
     pub(crate) fn next_event(&mut self) -> Option<Result<Event, LogError>> {
         let log = Arc::clone(&self.log);
         let text: &str = &log.text;
-        while self.offset < text.len() {
-            let rest = &text[self.offset..];
-            let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
-            let raw = &rest[..end];
-            let line_no = self.line;
-            self.offset += end;
-            self.line += 1;
-            let line = raw.strip_suffix('\n').unwrap_or(raw);
+        while let Some(at) = log.lines.get(self.next) {
+            self.next = at.next;
+            let line_no = at.line;
+            let rest = &text[at.offset..];
+            let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
             let line = line.strip_suffix('\r').unwrap_or(line);
             let mut f = fields(line);
             let Some(time) = f.next() else { continue };
-            let Some(thread) = f.next().and_then(|t| t.parse::<u32>().ok()) else {
-                continue;
-            };
-            if ThreadId(thread) != self.thread {
-                continue;
-            }
+            // The thread field was read when the trace was opened.
+            let _ = f.next();
             let pos = Position::Line(line_no);
             let result = parse_event(&log.path, pos, time, f, &mut Lookup(&log));
             let (time, kind) = match result {
@@ -458,6 +488,17 @@ impl TextStream {
                         time,
                         previous,
                     }));
+                }
+            }
+            if let EventKind::Counters(values) = &kind {
+                if let Err(detail) = self.counters.sample(values, time.0) {
+                    return Some(Err(counter_error(
+                        &log.path,
+                        pos,
+                        self.thread,
+                        time,
+                        detail,
+                    )));
                 }
             }
             self.last = Some(time);

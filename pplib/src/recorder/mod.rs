@@ -20,10 +20,10 @@
 pub(crate) mod buffer;
 mod encode;
 mod local;
+mod open;
 mod writer;
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, SyncSender};
@@ -140,8 +140,19 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         path: config.path.clone(),
         source,
     };
-    let file = LogFile::new(File::create(&config.path).map_err(create)?);
+    // A regular file, locked against other processes (or a name of our own next to it).
+    let (file, path) = open::open_log(&config.path).map_err(create)?;
+    let config = Config { path, ..config };
+    let create = |source| PplibError::Create {
+        path: config.path.clone(),
+        source,
+    };
+    let mut file = LogFile::new(file);
     let log = LogWriter::with_time_scale(file.clone(), &header, scale).map_err(create)?;
+    // The header on disk now: a process that dies right after the session starts leaves
+    // a log that reads as truncated, not an empty file. A failure (a full disk) stays in
+    // the buffer and is met again, and reported, by the writer's next write.
+    let _ = std::io::Write::flush(&mut file);
     let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
     let state = generation << 1 | u64::from(present.as_ref().is_some_and(|p| !p.is_empty()));
     let (sender, rx) = mpsc::sync_channel(CHANNEL_CAPACITY);

@@ -10,6 +10,7 @@ use super::{
     Cursor, DecodeError, TimeScale, MAGIC, MAX_PAYLOAD, REC_CHUNK, REC_END, REC_NAME, REC_THREAD,
     VERSION,
 };
+use crate::log::counter_check::CounterRules;
 use crate::log::error::quote;
 use crate::log::{Header, LogError, Nanos, Position, ProcessInfo, ThreadId};
 
@@ -81,6 +82,7 @@ pub struct BinaryLog {
     pub(super) data: Data,
     pub(super) names: usize,
     pub(super) counters: usize,
+    pub(super) counter_rules: std::sync::Arc<CounterRules>,
     pub(super) threads: BTreeMap<ThreadId, ThreadIndex>,
     pub(super) truncated: Option<(u64, String)>,
     pub(super) scale: TimeScale,
@@ -184,6 +186,7 @@ impl BinaryLog {
             data,
             names: 0,
             counters: header.counters.len(),
+            counter_rules: CounterRules::new(&header.counters),
             threads: BTreeMap::new(),
             truncated: None,
             scale,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::read::{decode_err, malformed, BinaryLog, ChunkRef};
 use super::{code, Cursor, DecodeError, TimeScale};
 use crate::log::batch::{CompactEvent, EventCode, EventSink};
+use crate::log::counter_check::{counter_error, CounterTrack};
 use crate::log::{CounterId, Event, EventKind, LogError, NameId, Nanos, Position, ThreadId};
 
 /// The events of one thread of a binary log, read one chunk at a time.
@@ -21,11 +22,14 @@ pub struct BinaryStream {
     at: usize,
     time: Nanos,
     last: Option<Nanos>,
+    /// The thread's previous counter samples (see `counter_check`).
+    counters: CounterTrack,
 }
 
 impl BinaryStream {
     pub(crate) fn new(log: Arc<BinaryLog>, thread: ThreadId) -> BinaryStream {
         BinaryStream {
+            counters: CounterTrack::new(Arc::clone(&log.counter_rules)),
             log,
             thread,
             next_chunk: 0,
@@ -157,6 +161,7 @@ impl BinaryStream {
         loop {
             let buf = &self.buf[..];
             let values = &mut self.values;
+            let track = &mut self.counters;
             let mut at = self.at;
             let mut raw = self.time.0;
             let mut last = self.last.map_or(0, |t| t.0);
@@ -205,7 +210,8 @@ impl BinaryStream {
                     break;
                 };
                 let ns = if identity { r } else { scale.to_ns(r) };
-                if ns < last {
+                if ns < last || (code == EventCode::Counters && track.sample(values, ns).is_err()) {
+                    // Decoded again by `decode`, which says what is wrong.
                     at = start;
                     slow = true;
                     break;
@@ -358,6 +364,11 @@ impl BinaryStream {
                     time,
                     previous,
                 });
+            }
+        }
+        if let EventKind::Counters(values) = &kind {
+            if let Err(detail) = self.counters.sample(values, time.0) {
+                return Err(counter_error(path, pos, self.thread, time, detail));
             }
         }
         self.last = Some(time);
