@@ -67,9 +67,10 @@
 //!
 //! Memory is bounded: each thread encodes its events into a 32 KiB buffer, which, full, is
 //! handed whole to a writer thread that writes it to the file while its thread fills another
-//! (the writer runs at Linux's `SCHED_IDLE`, on processors the program leaves idle, so it
-//! does not preempt the program); a thread uses at most 8 buffers (it waits for the writer
-//! when all are in flight; 2 suffice when the writer keeps up). Threads that exit give their
+//! (the writer sleeps until a buffer comes and runs at the default priority, so nothing can
+//! starve it); a thread uses 8 buffers, up to 32 (1 MiB) when the writer is slow to release
+//! them (it waits for the writer only when all 32 are in flight; 2 suffice when the writer
+//! keeps up). Threads that exit give their
 //! buffers back for reuse. A panicking program unwinds through its guards and its `Session`,
 //! so its log is complete; a program that calls `std::process::exit` (or returns from `main`
 //! with the session still open) gets its log completed by an exit hook; a log cut short

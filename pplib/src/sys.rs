@@ -1,6 +1,6 @@
 //! Thin safe wrappers over the few operating-system calls pplib makes through `libc`
 //! (FFI): the monotonic clock, the OS thread id, the process exit hook, the allocator's
-//! mmap threshold and the writer thread's scheduling policy.
+//! mmap threshold and per-thread scheduling statistics.
 
 use std::sync::OnceLock;
 
@@ -56,24 +56,6 @@ pub(crate) fn set_mmap_threshold(bytes: usize) -> bool {
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
         let _ = bytes;
-        false
-    }
-}
-
-/// Makes the calling thread run only on processors that have nothing else to run
-/// (Linux `SCHED_IDLE`): it never preempts the program's threads, and a program thread
-/// that wakes preempts it at once. False where the system refused (then nothing changed).
-pub(crate) fn run_when_idle() -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let param = libc::sched_param { sched_priority: 0 };
-        // SAFETY: `param` is a valid sched_param that outlives the call; pid 0 names the
-        // calling thread; SCHED_IDLE requires priority 0 and no privilege. On failure the
-        // call changes nothing and returns -1.
-        unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
         false
     }
 }

@@ -7,9 +7,42 @@ use super::{current_for, COUNTERS_BIT, STATE};
 use crate::clock;
 use crate::counters::ThreadCounters;
 
-/// The most buffers (32 KiB each) one thread uses: a thread waits for the writer only when
-/// all of them are in flight.
+/// The buffers (32 KiB each) one thread uses while the writer keeps up: with all of them in
+/// flight, a thread waits at most [`BOUNDED_WAIT`] for the writer to release the oldest.
 pub(crate) const BUFFERS_PER_THREAD: usize = 8;
+
+/// The most buffers one thread uses (1 MiB): beyond [`BUFFERS_PER_THREAD`], one more each
+/// time the writer has not released the oldest within [`BOUNDED_WAIT`] (a burst of events,
+/// or a writer that got no processor for a while); with all of these in flight, the thread
+/// waits for the writer (memory stays bounded).
+pub(crate) const MAX_BUFFERS_PER_THREAD: usize = 32;
+
+/// How long a thread with [`BUFFERS_PER_THREAD`] buffers in flight waits for the writer
+/// before it takes another.
+const BOUNDED_WAIT: std::time::Duration = std::time::Duration::from_micros(500);
+
+/// Waits until the writer releases `buffer` (true), for at most `limit` (false after it),
+/// or until the session ends (false: the writer may never release it).
+fn released(
+    buffer: &ThreadBuffer,
+    recorder: &super::Recorder,
+    limit: Option<std::time::Duration>,
+) -> bool {
+    let start = std::time::Instant::now();
+    let mut spins = 0u32;
+    while buffer.in_flight() {
+        if recorder.is_closed() || limit.is_some_and(|l| start.elapsed() >= l) {
+            return false;
+        }
+        spins += 1;
+        if spins < 64 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    }
+    true
+}
 
 /// Per-thread recorder state.
 struct Local {
@@ -202,7 +235,8 @@ impl Local {
 
     /// Hands the full buffer `full` to the writer and continues in a free one of the
     /// thread's buffers: one the writer has released, else a new one (up to
-    /// [`BUFFERS_PER_THREAD`]), else the oldest once the writer releases it. None if the
+    /// [`BUFFERS_PER_THREAD`]), else the oldest once the writer releases it (or a new one,
+    /// up to [`MAX_BUFFERS_PER_THREAD`], when that takes longer than [`BOUNDED_WAIT`]). None if the
     /// session is over (its end collected what it could; later records are dropped).
     fn switch(&self, state: u64, full: &'static ThreadBuffer) -> Option<&'static ThreadBuffer> {
         let Some(recorder) = current_for(state) else {
@@ -217,25 +251,19 @@ impl Local {
         spares.retain(|b| b.state() == state || !b.in_flight());
         let next = if let Some(i) = spares.iter().position(|b| !b.in_flight()) {
             spares.remove(i)
-        } else if spares.len() + 1 < BUFFERS_PER_THREAD {
+        } else if spares.len() + 1 < BUFFERS_PER_THREAD
+            || (spares.len() + 1 < MAX_BUFFERS_PER_THREAD
+                && !released(spares[0], &recorder, Some(BOUNDED_WAIT)))
+        {
+            // Within the usual bound, or the writer is slow to release the oldest: a new
+            // buffer (up to the hard bound) rather than a program that waits on the writer.
             ThreadBuffer::acquire(state, thread)
+        } else if released(spares[0], &recorder, None) {
+            spares.remove(0)
         } else {
-            let oldest = spares.remove(0);
-            let mut spins = 0u32;
-            while oldest.in_flight() && !recorder.is_closed() {
-                spins += 1;
-                if spins < 64 {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::sleep(std::time::Duration::from_micros(50));
-                }
-            }
-            if oldest.in_flight() {
-                // The session ended meanwhile: the writer may never release it.
-                ThreadBuffer::acquire(state, thread)
-            } else {
-                oldest
-            }
+            // The session ended meanwhile: the writer may never release it.
+            spares.remove(0);
+            ThreadBuffer::acquire(state, thread)
         };
         next.assign(state, thread);
         spares.push(full);
