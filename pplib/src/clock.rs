@@ -52,7 +52,10 @@ static RAW_PER_MICROSECOND: AtomicU64 = AtomicU64::new(1000);
 pub(crate) fn select(source: ClockSource) {
     let scale = time_scale(source);
     let per_us = (1000u128 << 32) / u128::from(scale.ns_per_raw_q32.max(1));
-    RAW_PER_MICROSECOND.store(per_us.clamp(1, u128::from(u64::MAX)) as u64, Ordering::Relaxed);
+    RAW_PER_MICROSECOND.store(
+        per_us.clamp(1, u128::from(u64::MAX)) as u64,
+        Ordering::Relaxed,
+    );
     USE_TSC.store(source == ClockSource::Tsc, Ordering::Relaxed);
 }
 

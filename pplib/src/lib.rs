@@ -85,6 +85,8 @@ pub mod counters;
 pub mod ffi;
 pub mod log;
 #[cfg(feature = "rayon")]
+mod rayon_recorded;
+#[cfg(feature = "rayon")]
 mod rayon_support;
 mod recorder;
 mod session;
@@ -98,6 +100,8 @@ pub use constructs::{
 pub use constructs::{FragGuard, ParGuard, TaskGuard, WaitGuard, WaitKind};
 #[cfg(feature = "rayon")]
 pub use rayon;
+#[cfg(feature = "rayon")]
+pub use rayon_recorded::Recorded;
 #[cfg(feature = "rayon")]
 pub use rayon_support::{join, pool, scope, PpParallelIterator, Scope};
 pub use session::{PplibError, Session, SessionBuilder};

@@ -113,31 +113,39 @@ const SAMPLE_ITEMS: u32 = 64;
 /// iterator's own step, so the thread is Busy from the run's first item to its last either
 /// way; what the granularity decides is only which durations the log holds. The run
 /// records **one task per item while items are long** (at least [`LONG_ITEM_US`]: one clock
-/// reading per item, an item's `task_begin` taking the previous item's `task_end` time, both
+/// reading per item, an item's `task_begin` taking the previous item's end time, the two
 /// written together when the next item begins) and **one task for a stretch of short
 /// items** (no clock reading per item, one every [`SAMPLE_ITEMS`] items to watch their
-/// mean length). It starts timing the first item and switches at an item's end: a short
-/// item leaves its task open for the items that follow; a stretch whose items are long on
+/// mean length). It times the first item and switches at an item's end: a short item
+/// leaves its task open for the items that follow; a stretch whose items are long on
 /// average ends its task at that point and the next item gets its own. The tasks of a run
-/// tile it without gaps, so Busy time is the same whichever is chosen. The last task ends
-/// when the run ends (the fold completes, or unwinds from a panic).
-struct TaskRun {
+/// tile it without gaps (an item's task also covers what ran since the previous item
+/// ended: the iterator's step, or adaptors before the recorded one), and the last one ends
+/// when the run ends (its fold completes, or unwinds from a panic).
+pub(crate) struct TaskRun {
     state: u64,
-    /// One task per item: the end time of the previous item, recorded with the next item's
-    /// begin (session `state`).
-    pending_end: Option<u64>,
-    /// One task for a stretch of short items: a task of session `state` is open.
-    open: bool,
-    /// While `open`: the time of the last reading, and the items since.
-    since: u64,
-    count: u32,
-    /// [`LONG_ITEM_US`] in raw clock units.
+    phase: Phase,
+    /// [`LONG_ITEM_US`] in raw clock units (0: every item is long).
     long: u64,
+}
+
+#[derive(Clone, Copy)]
+enum Phase {
+    /// No task recorded yet.
+    NotStarted,
+    /// A task open since `begin` for the next item, timed at its end.
+    Item { begin: u64 },
+    /// The last item was long and ended at `end`; its task is still open (the next item
+    /// closes it at `end` and opens its own there; the run's end closes it).
+    Ended { end: u64 },
+    /// A task open for a stretch of short items; the last clock reading `since`, `count`
+    /// items ago.
+    Stretch { since: u64, count: u32 },
 }
 
 impl TaskRun {
     /// A run that picks its granularity by the items' length.
-    fn new() -> TaskRun {
+    pub(crate) fn new() -> TaskRun {
         TaskRun::with_long(clock::raw_micros(LONG_ITEM_US))
     }
 
@@ -149,60 +157,85 @@ impl TaskRun {
     fn with_long(long: u64) -> TaskRun {
         TaskRun {
             state: 0,
-            pending_end: None,
-            open: false,
-            since: 0,
-            count: 0,
+            phase: Phase::NotStarted,
             long,
         }
     }
 
+    /// Opens the run's first task now (before its first item: a fold that begins).
+    pub(crate) fn start(&mut self) {
+        let state = recorder::state();
+        if state != 0 {
+            self.begin(state);
+        }
+    }
+
+    /// Opens a task now in session `state`.
+    #[inline]
+    fn begin(&mut self, state: u64) -> u64 {
+        self.state = state;
+        let t = clock::raw_now();
+        recorder::emit_at(state, raw::TASK_BEGIN, 0, t);
+        self.phase = Phase::Item { begin: t };
+        t
+    }
+
     /// Runs `f` as one item of the run.
     #[inline(always)]
-    fn task<R>(&mut self, f: impl FnOnce() -> R) -> R {
+    pub(crate) fn task<R>(&mut self, f: impl FnOnce() -> R) -> R {
         let state = recorder::state();
         if state == 0 {
             return f();
         }
-        if self.open && self.state == state {
-            return self.short_item(f);
+        if self.state != state {
+            // The first item of the run (a task left open in a finished session is lost
+            // with that session).
+            self.phase = Phase::NotStarted;
         }
-        let begin = match self.pending_end.take() {
-            Some(t) if self.state == state => {
-                recorder::emit_pair_at(state, raw::TASK_END, raw::TASK_BEGIN, t);
-                t
+        let begin = match self.phase {
+            Phase::Stretch { since, count } => return self.short_item(since, count, f),
+            Phase::Item { begin } => begin,
+            Phase::Ended { end } => {
+                recorder::emit_pair_at(state, raw::TASK_END, raw::TASK_BEGIN, end);
+                end
             }
-            _ => {
-                // The first item of the run (an end left from a finished session is lost
-                // with that session).
-                self.state = state;
-                self.open = false;
-                let t = clock::raw_now();
-                recorder::emit_at(state, raw::TASK_BEGIN, 0, t);
-                t
+            Phase::NotStarted => self.begin(state),
+        };
+        // A panicking `f` leaves the phase at `Item`: the run's end closes the task.
+        self.phase = Phase::Item { begin };
+        let result = f();
+        let now = clock::raw_now();
+        self.phase = if now.saturating_sub(begin) >= self.long {
+            Phase::Ended { end: now }
+        } else {
+            // A short item: its task stays open for the items that follow.
+            Phase::Stretch {
+                since: now,
+                count: 0,
             }
         };
-        let end = RunTaskEnd { run: self, begin };
-        let result = f();
-        drop(end);
         result
     }
 
     /// An item inside the open task of a stretch of short items.
     #[inline(always)]
-    fn short_item<R>(&mut self, f: impl FnOnce() -> R) -> R {
+    fn short_item<R>(&mut self, since: u64, count: u32, f: impl FnOnce() -> R) -> R {
         let result = f();
-        self.count += 1;
-        if self.count == SAMPLE_ITEMS {
+        let count = count + 1;
+        self.phase = if count < SAMPLE_ITEMS {
+            Phase::Stretch { since, count }
+        } else {
             let now = clock::raw_now();
-            if now.saturating_sub(self.since) >= self.long * u64::from(SAMPLE_ITEMS) {
+            if now.saturating_sub(since) >= self.long * u64::from(SAMPLE_ITEMS) {
                 // Long items: the stretch's task ends here, the next item gets its own.
-                self.open = false;
-                self.pending_end = Some(now);
+                Phase::Ended { end: now }
+            } else {
+                Phase::Stretch {
+                    since: now,
+                    count: 0,
+                }
             }
-            self.since = now;
-            self.count = 0;
-        }
+        };
         result
     }
 }
@@ -210,48 +243,35 @@ impl TaskRun {
 impl Drop for TaskRun {
     #[inline]
     fn drop(&mut self) {
-        let end = if self.open {
-            self.open = false;
-            Some(clock::raw_now())
-        } else {
-            self.pending_end.take()
-        };
-        if let Some(t) = end {
-            if recorder::state() == self.state {
-                recorder::emit_at(self.state, raw::TASK_END, 0, t);
-            }
+        if matches!(self.phase, Phase::NotStarted) {
+            return;
         }
-    }
-}
-
-/// Takes the end time of a [`TaskRun`] item recorded as its own task (also when the item's
-/// closure panics), and decides how the next items are recorded.
-struct RunTaskEnd<'a> {
-    run: &'a mut TaskRun,
-    begin: u64,
-}
-
-impl Drop for RunTaskEnd<'_> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        // No check that the session still records: the time is only recorded by the next
-        // item (or the run's end) after they have checked that it does (`TaskRun::task`
-        // and `TaskRun::drop` compare the session state), which spares a load and a branch
-        // per item.
-        let now = clock::raw_now();
-        if now.saturating_sub(self.begin) >= self.run.long {
-            self.run.pending_end = Some(now);
-        } else {
-            // A short item: its task stays open for the items that follow.
-            self.run.open = true;
-            self.run.since = now;
-            self.run.count = 0;
+        self.phase = Phase::NotStarted;
+        if recorder::state() == self.state {
+            recorder::emit_at(self.state, raw::TASK_END, 0, clock::raw_now());
         }
     }
 }
 
 /// Instrumented consumers for rayon parallel iterators (`use pplib::prelude::*`).
 pub trait PpParallelIterator: ParallelIterator {
+    /// The iterator, recorded whatever consumes it: one `par` on the thread that runs the
+    /// consumer, and `task`s covering every piece rayon folds on the thread that folds it
+    /// (per item where items are long, per stretch where they are short, as
+    /// [`PpParallelIterator::pp_for_each`] does) and every combination of results; see
+    /// [`crate::Recorded`].
+    ///
+    /// ```
+    /// use pplib::prelude::*;
+    /// let xs: Vec<u64> = (1..=1000).collect();
+    /// let sum: u64 = xs.par_iter().recorded().map(|x| x * 2).sum();
+    /// let evens: Vec<u64> = xs.par_iter().copied().filter(|x| x % 2 == 0).recorded().collect();
+    /// assert_eq!((sum, evens.len()), (1000 * 1001, 500));
+    /// ```
+    fn recorded(self) -> crate::Recorded<Self> {
+        crate::Recorded::new(self)
+    }
+
     /// `for_each`, recorded as one `par` on the calling thread and `task`s that cover every
     /// item on the thread that runs it, as cheaply as keeps the profile exact.
     ///
