@@ -177,6 +177,7 @@ impl TaskRun {
         let t = clock::raw_now();
         recorder::emit_at(state, raw::TASK_BEGIN, 0, t);
         self.phase = Phase::Item { begin: t };
+        recorder::sample_scheduling(state);
         t
     }
 

@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::buffer::ThreadBuffer;
-use super::{current_for, COUNTERS_BIT, STATE};
+use super::{current_for, sched, COUNTERS_BIT, STATE};
 use crate::clock;
 use crate::counters::ThreadCounters;
 
@@ -51,6 +51,8 @@ struct Local {
     spares: RefCell<Vec<&'static ThreadBuffer>>,
     names: RefCell<NameCache>,
     counters: RefCell<Option<(u64, ThreadCounters)>>,
+    /// The session state and raw time of the thread's last scheduling sample.
+    sampled: Cell<(u64, u64)>,
 }
 
 thread_local! {
@@ -60,6 +62,7 @@ thread_local! {
             spares: RefCell::new(Vec::new()),
             names: RefCell::new(NameCache { entries: Vec::new() }),
             counters: RefCell::new(None),
+            sampled: Cell::new((0, 0)),
         }
     };
 }
@@ -86,6 +89,13 @@ fn current_buffer() -> Option<&'static ThreadBuffer> {
 
 impl Drop for Local {
     fn drop(&mut self) {
+        // The thread's last scheduling sample, then it leaves the session's thread list.
+        if let Some(state) = self.buffer.get().map(|b| b.state()) {
+            if let Some(recorder) = current_for(state) {
+                self.sample_scheduling(state, clock::raw_now());
+                recorder.thread_exited(self.buffer.get().map_or(0, |b| b.thread()));
+            }
+        }
         let _ = CURRENT.try_with(|c| c.set(None));
         // Spares first (they hold no undrained records unless a drainer skipped one while it
         // was in flight; those are older than the current buffer's), then the current one.
@@ -193,7 +203,26 @@ pub(crate) fn register_thread() {
         return;
     }
     let _ = LOCAL.try_with(|local| {
-        local.buffer_for(state);
+        if local.buffer_for(state).is_some() {
+            local.sample_scheduling(state, clock::raw_now());
+        }
+    });
+}
+
+/// Takes a scheduling sample of the calling thread if its last one is at least
+/// [`sched::MIN_INTERVAL_US`] old (at `par` and run boundaries).
+#[inline(never)]
+pub(crate) fn sample_scheduling(state: u64) {
+    let _ = LOCAL.try_with(|local| local.maybe_sample_scheduling(state, clock::raw_now()));
+}
+
+/// Takes a scheduling sample of the calling thread now if it records in session `state`
+/// (the session's end, on the thread that ends it).
+pub(crate) fn sample_scheduling_now(state: u64) {
+    let _ = LOCAL.try_with(|local| {
+        if local.buffer.get().is_some_and(|b| b.state() == state) {
+            local.sample_scheduling(state, clock::raw_now());
+        }
     });
 }
 
@@ -226,9 +255,45 @@ impl Local {
         let Some(b) = self.buffer_for(state) else {
             return;
         };
-        if !b.try_push(time, code, arg) {
+        if b.try_push(time, code, arg) {
+            if self.sampled.get().0 != state {
+                // The thread's first event in this session.
+                self.sample_scheduling(state, time);
+            }
+        } else if let Some(next) = self.switch(state, b) {
+            let _ = next.try_push(time, code, arg);
+            self.maybe_sample_scheduling(state, time);
+        }
+    }
+
+    /// [`Local::sample_scheduling`] if the thread's last sample in `state` is at least
+    /// [`sched::MIN_INTERVAL_US`] older than `time`.
+    fn maybe_sample_scheduling(&self, state: u64, time: u64) {
+        let (s, last) = self.sampled.get();
+        if s != state || time.saturating_sub(last) >= clock::raw_micros(sched::MIN_INTERVAL_US) {
+            self.sample_scheduling(state, time);
+        }
+    }
+
+    /// Records a `counters` event with the thread's CPU time and involuntary context
+    /// switches at `time`.
+    #[cold]
+    #[inline(never)]
+    fn sample_scheduling(&self, state: u64, time: u64) {
+        self.sampled.set((state, time));
+        let Some(recorder) = current_for(state) else {
+            return;
+        };
+        let values = recorder.sched().own();
+        if values.is_empty() {
+            return;
+        }
+        let Some(b) = self.buffer_for(state) else {
+            return;
+        };
+        if !b.try_push_counters(time, &values) {
             if let Some(next) = self.switch(state, b) {
-                let _ = next.try_push(time, code, arg);
+                let _ = next.try_push_counters(time, &values);
             }
         }
     }
