@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 
 use crate::counters::tsc;
 use crate::log::binary::TimeScale;
+use crate::padded::Padded;
 use crate::sys;
 
 /// Which source raw readings come from (fixed per session, stored in the log header).
@@ -43,7 +44,7 @@ impl ClockSource {
 }
 
 /// True while raw readings come from the TSC.
-static USE_TSC: AtomicBool = AtomicBool::new(false);
+static USE_TSC: Padded<AtomicBool> = Padded(AtomicBool::new(false));
 
 /// Raw clock units per microsecond of the selected source (set by [`select`]).
 static RAW_PER_MICROSECOND: AtomicU64 = AtomicU64::new(1000);

@@ -93,6 +93,7 @@ mod constructs;
 pub mod counters;
 pub mod ffi;
 pub mod log;
+mod padded;
 #[cfg(feature = "rayon")]
 mod rayon_recorded;
 #[cfg(feature = "rayon")]

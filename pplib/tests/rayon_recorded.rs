@@ -194,7 +194,7 @@ fn filter_and_collect() {
     let (evens, threads) = record(&dir.path().join("l.pplog"), || {
         xs().into_par_iter()
             .recorded()
-            .filter(|x| item(*x) % 2 == 0)
+            .filter(|x| item(*x).is_multiple_of(2))
             .collect::<Vec<u64>>()
     });
     assert_eq!(evens, (0..ITEMS).step_by(2).collect::<Vec<_>>());

@@ -50,7 +50,7 @@ fn run_from_the_environment_records_the_pool_and_nothing_else() {
 fn run_without_a_log_runs_unrecorded() {
     let _serial = serial();
     std::env::remove_var("PPLIB_LOG");
-    let n = pplib::run(2, || rayon::current_num_threads()).unwrap();
+    let n = pplib::run(2, rayon::current_num_threads).unwrap();
     assert_eq!(n, 2);
 }
 

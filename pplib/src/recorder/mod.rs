@@ -43,6 +43,7 @@ use crate::clock::{self, ClockSource};
 use crate::counters::{self, Counter, CounterBackend};
 use crate::log::binary::LogWriter;
 use crate::log::{Header, ProcessInfo};
+use crate::padded::Padded;
 use crate::{sys, PplibError};
 use buffer::ThreadBuffer;
 use writer::{LogFile, Message, Writer};
@@ -53,7 +54,7 @@ pub(crate) mod raw {
 }
 
 /// The active session's state: `generation << 1 | counters_on`, or 0 when not recording.
-pub(crate) static STATE: AtomicU64 = AtomicU64::new(0);
+pub(crate) static STATE: Padded<AtomicU64> = Padded(AtomicU64::new(0));
 /// State bit: record counters at construct boundaries.
 pub(crate) const COUNTERS_BIT: u64 = 1;
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
