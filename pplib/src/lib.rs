@@ -76,8 +76,9 @@
 //!
 //! Memory is bounded: each thread encodes its events into a 32 KiB buffer, which, full, is
 //! handed whole to a writer thread that writes it to the file while its thread fills another
-//! (the writer sleeps until a buffer comes and runs at the default priority, so nothing can
-//! starve it); a thread uses 8 buffers, up to 32 (1 MiB) when the writer is slow to release
+//! (the writer sleeps until a buffer comes and runs at Linux's `SCHED_BATCH`: a normal
+//! thread's share of the processors, so nothing can starve it, without preempting the
+//! program when it wakes); a thread uses 8 buffers, up to 32 (1 MiB) when the writer is slow to release
 //! them (it waits for the writer only when all 32 are in flight; 2 suffice when the writer
 //! keeps up). Threads that exit give their
 //! buffers back for reuse. A panicking program unwinds through its guards and its `Session`,

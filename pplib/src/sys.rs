@@ -1,6 +1,6 @@
 //! Thin safe wrappers over the few operating-system calls pplib makes through `libc`
 //! (FFI): the monotonic clock, the OS thread id, the process exit hook, the allocator's
-//! mmap threshold and per-thread scheduling statistics.
+//! mmap threshold, per-thread scheduling statistics and the writer thread's policy.
 
 use std::sync::OnceLock;
 
@@ -112,5 +112,24 @@ pub(crate) fn openmp_max_threads() -> Option<usize> {
     #[cfg(not(target_os = "linux"))]
     {
         None
+    }
+}
+
+/// Makes the calling thread a batch thread (Linux `SCHED_BATCH`): scheduled with the
+/// weight of any normal thread (it gets its fair share, however busy the machine is), but
+/// its wake-ups never preempt the thread running on a processor. False where the system
+/// refused (then nothing changed).
+pub(crate) fn run_as_batch() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` is a valid sched_param that outlives the call; pid 0 names the
+        // calling thread; SCHED_BATCH requires priority 0 and no privilege when leaving
+        // SCHED_OTHER. On failure the call changes nothing and returns -1.
+        unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
     }
 }

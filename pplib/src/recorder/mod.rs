@@ -162,11 +162,15 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
     };
     let handle = std::thread::Builder::new()
         .name("pplib-writer".to_owned())
-        // The writer runs at the default priority, as the program's threads do: it sleeps
-        // until a buffer comes and works ~10 µs per 32 KiB, so it takes little from the
-        // program, and it can never be starved by it or by other processes (at SCHED_IDLE,
-        // with every processor busy, it got none, and recording threads waited for it).
-        .spawn(move || writer.run(rx))
+        // The writer runs at SCHED_BATCH: the weight of a normal thread, so that neither the
+        // program nor other processes can starve it (at SCHED_IDLE, with every processor
+        // busy, it got none, and recording threads waited for it), but its wake-ups do not
+        // preempt a running thread (it waits for the next scheduling point, a few ms at
+        // most). It sleeps until a buffer comes and works ~10 µs per 32 KiB.
+        .spawn(move || {
+            sys::run_as_batch();
+            writer.run(rx)
+        })
         .map_err(PplibError::Thread)?;
     let recorder = Arc::new(Recorder {
         state,
