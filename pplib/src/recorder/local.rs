@@ -53,6 +53,8 @@ struct Local {
     counters: RefCell<Option<(u64, ThreadCounters)>>,
     /// The session state and raw time of the thread's last scheduling sample.
     sampled: Cell<(u64, u64)>,
+    /// The session state and where its scheduling samples go (asked once per session).
+    sched: Cell<Option<(u64, sched::SchedIds)>>,
 }
 
 thread_local! {
@@ -63,6 +65,7 @@ thread_local! {
             names: RefCell::new(NameCache { entries: Vec::new() }),
             counters: RefCell::new(None),
             sampled: Cell::new((0, 0)),
+            sched: Cell::new(None),
         }
     };
 }
@@ -281,10 +284,18 @@ impl Local {
     #[inline(never)]
     fn sample_scheduling(&self, state: u64, time: u64) {
         self.sampled.set((state, time));
-        let Some(recorder) = current_for(state) else {
-            return;
+        let ids = match self.sched.get() {
+            Some((s, ids)) if s == state => ids,
+            _ => {
+                let Some(recorder) = current_for(state) else {
+                    return;
+                };
+                let ids = recorder.sched();
+                self.sched.set(Some((state, ids)));
+                ids
+            }
         };
-        let values = recorder.sched().own();
+        let values = ids.own();
         if values.is_empty() {
             return;
         }
