@@ -4,7 +4,8 @@
 //! - `event_ns`: one recorded event (`task` begin/end pairs, per event, with a session
 //!   recording to a file; buffer hand-offs to the writer thread included: a round of
 //!   16 384 events of two bytes fills about one 32 KiB buffer, so that nearly every round
-//!   hands one off and the median round includes it);
+//!   hands one off and the median round includes it; so does the writer's work, ~1 ns per
+//!   event for writing the log, on a machine with fewer free processors than threads);
 //! - `disabled_ns`: one instrumentation call (a begin or an end) with no session recording;
 //! - `dilation_pct`: wall-time dilation of a rayon `par_iter` over 20 000 items of about
 //!   1 µs that compute over their own data (a polynomial over a 4 KiB block: loads and
