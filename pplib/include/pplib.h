@@ -29,11 +29,12 @@ extern "C" {
 #endif
 
 /* Starts a session configured by the environment: PPLIB_LOG (log path; unset: disabled),
- * PPLIB_PROCESSORS (p; default: the number of CPUs), PPLIB_COUNTERS=1, PPLIB_CLOCK.
+ * PPLIB_PROCESSORS (p; default: the OpenMP team size, omp_get_max_threads(), when an
+ * OpenMP runtime is loaded, else the number of CPUs), PPLIB_COUNTERS=1, PPLIB_CLOCK.
  * Returns 1 if recording, 0 if disabled. */
 int pp_start_profiling(void);
 
-/* Starts a session recording into `path` with p = `processors` (0: default).
+/* Starts a session recording into `path` with p = `processors` (0: the default above).
  * Returns 1 if recording, -1 on error (reported on stderr). */
 int pp_start_profiling_to(const char *path, int processors);
 

@@ -6,11 +6,12 @@
 //! 20 ms) and CLOCK_MONOTONIC through the vDSO (elsewhere, or with `PPLIB_CLOCK=monotonic`).
 //! Either way, log times are CLOCK_MONOTONIC nanoseconds, so logs of both kinds compare.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use crate::counters::tsc;
 use crate::log::binary::TimeScale;
+use crate::padded::Padded;
 use crate::sys;
 
 /// Which source raw readings come from (fixed per session, stored in the log header).
@@ -43,11 +44,29 @@ impl ClockSource {
 }
 
 /// True while raw readings come from the TSC.
-static USE_TSC: AtomicBool = AtomicBool::new(false);
+static USE_TSC: Padded<AtomicBool> = Padded(AtomicBool::new(false));
+
+/// Raw clock units per microsecond of the selected source (set by [`select`]).
+static RAW_PER_MICROSECOND: AtomicU64 = AtomicU64::new(1000);
 
 /// Selects the source of [`raw_now`] (called at session start, before recording).
 pub(crate) fn select(source: ClockSource) {
+    let scale = time_scale(source);
+    let per_us = (1000u128 << 32) / u128::from(scale.ns_per_raw_q32.max(1));
+    RAW_PER_MICROSECOND.store(
+        per_us.clamp(1, u128::from(u64::MAX)) as u64,
+        Ordering::Relaxed,
+    );
     USE_TSC.store(source == ClockSource::Tsc, Ordering::Relaxed);
+}
+
+/// `us` microseconds in raw units of the selected source (for comparisons with differences
+/// of [`raw_now`] readings).
+#[inline]
+pub(crate) fn raw_micros(us: u64) -> u64 {
+    RAW_PER_MICROSECOND
+        .load(Ordering::Relaxed)
+        .saturating_mul(us)
 }
 
 /// A raw reading of the clock the recorder uses for the current (or last) session: TSC

@@ -109,11 +109,15 @@ pub struct ParGuard {
 }
 
 /// Opens a `par` on the calling thread: it forked work and will wait for the join.
+///
+/// Fork and join points are where a thread's scheduling sample (CPU time, involuntary
+/// context switches) is refreshed when its last one is a millisecond old or more.
 #[inline]
 pub fn par() -> ParGuard {
     let state = recorder::state();
     if state != 0 {
         recorder::emit(state, raw::PAR_BEGIN, 0);
+        recorder::sample_scheduling(state);
     }
     ParGuard { state }
 }
@@ -122,8 +126,18 @@ impl Drop for ParGuard {
     #[inline(always)]
     fn drop(&mut self) {
         if self.state != 0 {
-            construct_end(self.state, raw::PAR_END, 0);
+            par_end(self.state);
         }
+    }
+}
+
+/// Records `par_end` for a `par` begun in session `state`, then refreshes the thread's
+/// scheduling sample if it is old.
+#[inline(never)]
+fn par_end(state: u64) {
+    if recorder::state() == state {
+        recorder::emit(state, raw::PAR_END, 0);
+        recorder::sample_scheduling(state);
     }
 }
 
@@ -255,6 +269,9 @@ pub(crate) mod unpaired {
         let state = recorder::state();
         if state != 0 {
             recorder::emit(state, code, arg);
+            if matches!(code, raw::PAR_BEGIN | raw::PAR_END) {
+                recorder::sample_scheduling(state);
+            }
         }
     }
 

@@ -43,8 +43,10 @@ fn store(session: Session) -> c_int {
 }
 
 /// Starts a session configured by the environment (`PPLIB_LOG`, `PPLIB_PROCESSORS`,
-/// `PPLIB_COUNTERS`, `PPLIB_CLOCK`; see `Session::from_env`). Returns 1 if recording,
-/// 0 if disabled (no `PPLIB_LOG`, or the log could not be created: said on stderr).
+/// `PPLIB_COUNTERS`, `PPLIB_CLOCK`; see `Session::from_env`). Without `PPLIB_PROCESSORS`,
+/// p is the OpenMP team size (`omp_get_max_threads()`) when an OpenMP runtime is loaded.
+/// Returns 1 if recording, 0 if disabled (no `PPLIB_LOG`, or the log could not be
+/// created: said on stderr).
 #[no_mangle]
 pub extern "C" fn pp_start_profiling() -> c_int {
     guarded(0, || {
@@ -52,7 +54,7 @@ pub extern "C" fn pp_start_profiling() -> c_int {
         if crate::ompt::owns_recording_session() || already_started() {
             return 1;
         }
-        store(Session::from_env())
+        store(Session::from_env_or(crate::sys::openmp_max_threads()))
     })
 }
 
@@ -66,7 +68,8 @@ fn already_started() -> bool {
     started
 }
 
-/// Starts a session recording into `path` with `processors` = p (0: the default).
+/// Starts a session recording into `path` with `processors` = p (0: the OpenMP team size
+/// when an OpenMP runtime is loaded, else the default of `Session::builder`).
 /// Returns 1 if recording, -1 on error (said on stderr).
 ///
 /// # Safety
@@ -85,6 +88,8 @@ pub unsafe extern "C" fn pp_start_profiling_to(path: *const c_char, processors: 
         let mut builder = Session::builder().path(path);
         if processors > 0 {
             builder = builder.processors(processors as usize);
+        } else if let Some(team) = crate::sys::openmp_max_threads() {
+            builder = builder.processors(team);
         }
         match builder.start() {
             Ok(session) => store(session),

@@ -15,42 +15,49 @@
 //!
 //! # Usage
 //!
-//! Start a [`Session`] (from the environment: `PPLIB_LOG=run.pplog ./prog`, or with a
-//! builder), mark fragments with [`frag`], and use the instrumented rayon helpers
-//! ([`pool`], [`join`], [`scope`], [`prelude::PpParallelIterator::pp_for_each`], or
-//! [`prelude::PpParallelIterator::pp_for_each_run`] for items of a microsecond or less), thread
-//! helpers ([`thread`]) and locks ([`sync`]); or mark `par`/`task`/`wait` yourself. Run the
-//! profiled program inside the pool (start the session inside `pool.install`) so that p is
-//! the pool's size and no thread outside the pool is counted while it blocks in `install`.
+//! One call sets everything up: [`run`] builds a rayon pool of p threads, starts a session
+//! on it (configured by the environment: `PPLIB_LOG=run.pplog ./prog` records, without it
+//! nothing is), runs the profiled code and finishes the session. p is the pool's size, the
+//! log holds the pool's threads (idle ones too) and no thread waiting outside the pool.
+//! [`SessionBuilder::run`] does the same with a session configured in code. Inside, mark
+//! fragments with [`frag`] and record parallel work with [`prelude::PpParallelIterator::recorded`]
+//! (any rayon pipeline: `map`, `filter`, `fold`, `reduce`, `sum`, `collect`, `for_each`,
+//! ...), [`prelude::PpParallelIterator::pp_for_each`], [`join`] and [`scope`], thread
+//! helpers ([`thread`]) and locks ([`sync`]); or mark `par`/`task`/`wait` yourself.
 //!
 //! ```
 //! use pplib::prelude::*;
 //!
 //! let log = std::env::temp_dir().join(format!("pplib-doc-{}.pplog", std::process::id()));
-//! let pool = pplib::pool(2)?;
-//! let total = pool.install(|| -> Result<f64, pplib::PplibError> {
-//!     let session = pplib::Session::builder().path(&log).start()?; // p = 2, the pool's size
+//! let total = pplib::Session::builder().path(&log).run(2, || {
 //!     let mut xs: Vec<f64> = (0..100_000).map(f64::from).collect();
 //!     {
 //!         let _tag = pplib::frag("scale"); // a profiling tag around a parallel loop
 //!         xs.par_chunks_mut(1000).pp_for_each(|c| c.iter_mut().for_each(|x| *x = x.sqrt()));
 //!     }
+//!     let sum: f64 = xs.par_iter().recorded().sum(); // any consumer, recorded
 //!     let (a, b) = pplib::join(|| xs[..50_000].iter().sum::<f64>(), || xs[50_000..].iter().sum::<f64>());
-//!     session.finish()?;
-//!     Ok(a + b)
-//! })?;
+//!     assert!((a + b - sum).abs() < 1e-6 * sum);
+//!     sum
+//! })?; // p = 2, the pool's size
 //! assert!(total > 0.0);
 //!
-//! // What pp will read: p, and per thread the events in time order.
+//! // What pp will read: p, the pool's two threads, and per thread the events in time order.
 //! let reader = pplib::log::LogReader::open(&log)?;
 //! assert_eq!(reader.header().processors, 2);
-//! let tasks = reader.streams().into_iter().flatten()
-//!     .filter(|e| matches!(e.as_ref().map(|e| &e.kind), Ok(pplib::log::EventKind::TaskBegin)))
+//! assert_eq!(reader.threads().len(), 2);
+//! let pars = reader.streams().into_iter().flatten()
+//!     .filter(|e| matches!(e.as_ref().map(|e| &e.kind), Ok(pplib::log::EventKind::ParBegin)))
 //!     .count();
-//! assert_eq!(tasks, 100 + 2); // one per chunk, one per joined closure
+//! assert_eq!(pars, 3); // the loop, the sum, the join
 //! # std::fs::remove_file(&log).ok();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Without [`run`]: start a [`Session`] inside `pool.install` of a [`pool`] so that p is
+//! the pool's size and no thread outside the pool is counted while it blocks in `install`
+//! (a session started outside any pool takes p from rayon's global pool). C and OpenMP
+//! programs: [`ffi`]; there p defaults to the OpenMP team size.
 //!
 //! # What gets recorded
 //!
@@ -60,6 +67,8 @@
 //!   innermost); [`task`] / [`task_scope`]: a piece of parallel work (Busy), closed as
 //!   wasted with [`TaskGuard::wasted`].
 //! - [`wait`] / [`wait_guard`]: a blocking wait of a [`WaitKind`] (Spinning).
+//! - Scheduling samples: `counters` events with each thread's CPU time (`cpu_ns`) and
+//!   involuntary context switches (`nivcsw`) at cheap points ([`log`]'s counter names).
 //! - With counters on, a `counters` event after each of these ([`counters`]).
 //!
 //! The log format is [`log::binary`]; [`log::LogReader`] reads it and `.pptrace` text traces.
@@ -68,9 +77,11 @@
 //!
 //! Memory is bounded: each thread encodes its events into a 32 KiB buffer, which, full, is
 //! handed whole to a writer thread that writes it to the file while its thread fills another
-//! (the writer runs at Linux's `SCHED_IDLE`, on processors the program leaves idle, so it
-//! does not preempt the program); a thread uses at most 8 buffers (it waits for the writer
-//! when all are in flight; 2 suffice when the writer keeps up). Threads that exit give their
+//! (the writer sleeps until a buffer comes and runs at Linux's `SCHED_BATCH`: a normal
+//! thread's share of the processors, so nothing can starve it, without preempting the
+//! program when it wakes); a thread uses 8 buffers, up to 32 (1 MiB) when the writer is slow to release
+//! them (it waits for the writer only when all 32 are in flight; 2 suffice when the writer
+//! keeps up). Threads that exit give their
 //! buffers back for reuse. A panicking program unwinds through its guards and its `Session`,
 //! so its log is complete; a program that calls `std::process::exit` (or returns from `main`
 //! with the session still open) gets its log completed by an exit hook; a log cut short
@@ -86,9 +97,13 @@ pub mod counters;
 pub mod ffi;
 pub mod log;
 pub mod ompt;
+mod padded;
+#[cfg(feature = "rayon")]
+mod rayon_recorded;
 #[cfg(feature = "rayon")]
 mod rayon_support;
 mod recorder;
+mod run;
 mod session;
 pub mod sync;
 mod sys;
@@ -101,7 +116,11 @@ pub use constructs::{FragGuard, ParGuard, TaskGuard, WaitGuard, WaitKind};
 #[cfg(feature = "rayon")]
 pub use rayon;
 #[cfg(feature = "rayon")]
+pub use rayon_recorded::Recorded;
+#[cfg(feature = "rayon")]
 pub use rayon_support::{join, pool, scope, PpParallelIterator, Scope};
+#[cfg(feature = "rayon")]
+pub use run::run;
 pub use session::{PplibError, Session, SessionBuilder};
 
 /// Makes every later allocation of at least `min_bytes` come from fresh pages of the

@@ -88,6 +88,12 @@ impl Session {
     /// Never fails: if the log cannot be created, says so on stderr and returns a disabled
     /// session (the program runs on, unrecorded).
     pub fn from_env() -> Session {
+        Session::from_env_or(None)
+    }
+
+    /// [`Session::from_env`] with p = `processors` (if given) when `PPLIB_PROCESSORS` is
+    /// not set.
+    pub(crate) fn from_env_or(processors: Option<usize>) -> Session {
         let Some(path) = std::env::var_os("PPLIB_LOG").filter(|p| !p.is_empty()) else {
             return Session::disabled();
         };
@@ -95,6 +101,7 @@ impl Session {
         if let Some(p) = std::env::var("PPLIB_PROCESSORS")
             .ok()
             .and_then(|p| p.trim().parse::<usize>().ok())
+            .or(processors)
         {
             builder = builder.processors(p);
         }
@@ -178,11 +185,17 @@ impl SessionBuilder {
         self
     }
 
-    /// p, the team size written in the header (default: rayon's global pool size, or the
-    /// number of CPUs without the `rayon` feature).
+    /// p, the team size written in the header (default: the size of the rayon pool the
+    /// session starts in — rayon's global pool outside one —, or the number of CPUs
+    /// without the `rayon` feature).
     pub fn processors(mut self, p: usize) -> SessionBuilder {
         self.processors = Some(p);
         self
+    }
+
+    /// True if p was set ([`SessionBuilder::processors`]).
+    pub(crate) fn has_processors(&self) -> bool {
+        self.processors.is_some()
     }
 
     /// Records per-thread counters at construct boundaries (default off).

@@ -1,6 +1,6 @@
 //! Thin safe wrappers over the few operating-system calls pplib makes through `libc`
 //! (FFI): the monotonic clock, the OS thread id, the process exit hook, the allocator's
-//! mmap threshold and the writer thread's scheduling policy.
+//! mmap threshold, per-thread scheduling statistics and the writer thread's policy.
 
 use std::sync::OnceLock;
 
@@ -60,17 +60,73 @@ pub(crate) fn set_mmap_threshold(bytes: usize) -> bool {
     }
 }
 
-/// Makes the calling thread run only on processors that have nothing else to run
-/// (Linux `SCHED_IDLE`): it never preempts the program's threads, and a program thread
-/// that wakes preempts it at once. False where the system refused (then nothing changed).
-pub(crate) fn run_when_idle() -> bool {
+/// The CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID: the time the
+/// kernel ran it, user and system), or None where the clock is not available.
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; on failure the call returns -1 and `ts`
+    // is not used.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// The involuntary context switches of the calling thread since it started (the kernel
+/// took its processor away while it could run: a higher-priority thread, the end of its
+/// time slice), or None where the system cannot say.
+pub(crate) fn thread_involuntary_switches() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is valid and writable; RUSAGE_THREAD names the calling thread; on
+        // failure the call returns -1 and `usage` is not used.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+        (rc == 0).then_some(usage.ru_nivcsw as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// `omp_get_max_threads()` of the OpenMP runtime loaded in the process (the team size of
+/// the next parallel region: `OMP_NUM_THREADS`, or the runtime's default), or None when no
+/// OpenMP runtime is loaded.
+pub(crate) fn openmp_max_threads() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: dlsym with RTLD_DEFAULT only searches the symbols already loaded and
+        // returns null when there is none; the name is a NUL-terminated C string.
+        let symbol = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"omp_get_max_threads".as_ptr()) };
+        if symbol.is_null() {
+            return None;
+        }
+        // SAFETY: `omp_get_max_threads` is declared by the OpenMP standard as
+        // `int omp_get_max_threads(void)`, callable from any thread at any time.
+        let get: extern "C" fn() -> libc::c_int = unsafe { std::mem::transmute(symbol) };
+        usize::try_from(get()).ok().filter(|&n| n > 0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Makes the calling thread a batch thread (Linux `SCHED_BATCH`): scheduled with the
+/// weight of any normal thread (it gets its fair share, however busy the machine is), but
+/// its wake-ups never preempt the thread running on a processor. False where the system
+/// refused (then nothing changed).
+pub(crate) fn run_as_batch() -> bool {
     #[cfg(target_os = "linux")]
     {
         let param = libc::sched_param { sched_priority: 0 };
         // SAFETY: `param` is a valid sched_param that outlives the call; pid 0 names the
-        // calling thread; SCHED_IDLE requires priority 0 and no privilege. On failure the
-        // call changes nothing and returns -1.
-        unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
+        // calling thread; SCHED_BATCH requires priority 0 and no privilege when leaving
+        // SCHED_OTHER. On failure the call changes nothing and returns -1.
+        unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) == 0 }
     }
     #[cfg(not(target_os = "linux"))]
     {

@@ -72,18 +72,27 @@ fn ten_thousand_threads_fifty_million_events() {
     assert_eq!(streams.len(), 1 + LONG_THREADS + SHORT_THREADS);
     let mut per_thread: HashMap<usize, usize> = HashMap::new();
     let mut total = 0;
+    let mut samples = 0;
     for stream in streams {
         let mut n = 0;
         for e in stream {
             let e = e.unwrap();
-            if !matches!(e.kind, EventKind::SessionBegin | EventKind::SessionEnd) {
-                n += 1;
+            match e.kind {
+                EventKind::SessionBegin | EventKind::SessionEnd => {}
+                // Scheduling samples (cpu_ns, nivcsw): at least at a thread's first event
+                // and at its exit.
+                EventKind::Counters(_) => samples += 1,
+                _ => n += 1,
             }
         }
         *per_thread.entry(n).or_default() += 1;
         total += n;
     }
     assert_eq!(total, events);
+    assert!(
+        samples >= 2 * (SHORT_THREADS + LONG_THREADS),
+        "{samples} samples"
+    );
     assert_eq!(per_thread[&(SHORT_PAIRS * 2)], SHORT_THREADS);
     assert_eq!(per_thread[&(LONG_PAIRS * 2)], LONG_THREADS);
     let read_peak = peak_rss_kib();

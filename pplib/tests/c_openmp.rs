@@ -112,6 +112,21 @@ fn c_openmp_example_records_a_readable_log() {
         .unwrap();
     assert_eq!(run.stdout, unrecorded.stdout);
 
+    // Without PPLIB_PROCESSORS, p is the OpenMP team size, not the number of CPUs.
+    for team in ["1", "3"] {
+        let team_log = dir.path().join(format!("team{team}.pplog"));
+        let out = run_with(&exe, &lib)
+            .arg("8")
+            .env("PPLIB_LOG", &team_log)
+            .env_remove("PPLIB_PROCESSORS")
+            .env("OMP_NUM_THREADS", team)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let (reader, _) = read(&team_log);
+        assert_eq!(reader.header().processors.to_string(), team);
+    }
+
     let (reader, threads) = read(&log);
     assert_eq!(reader.header().processors, 2);
     assert_eq!(

@@ -33,7 +33,7 @@ fn fake_counters_follow_every_construct_boundary() {
     // Cycles failed to open: absent. Instructions opened (present) but never reads.
     assert_eq!(
         reader.header().counters,
-        ["instructions", "llc_misses", "cpu_ns"]
+        ["instructions", "llc_misses", "cpu_ns", "nivcsw"]
     );
     let main = &threads[0].text;
     // llc_misses grows by 3 × 10 per read, cpu_ns by 4 × 10 (index in Counter::ALL + 1).
@@ -92,7 +92,7 @@ fn no_counter_at_all_still_records() {
     pplib::task_scope(|| ());
     session.finish().unwrap();
     let (reader, threads) = read(&path);
-    assert!(reader.header().counters.is_empty());
+    assert_eq!(reader.header().counters, ["cpu_ns", "nivcsw"]);
     assert_eq!(
         threads[0].text,
         ["session_begin", "task_begin", "task_end", "session_end"]
@@ -127,7 +127,11 @@ fn perf_backend_degrades_cleanly() {
     let wall = wall.elapsed().as_nanos() as u64;
     session.finish().unwrap();
     let (reader, threads) = read(&path);
-    let names: Vec<&str> = available.iter().map(|c| c.name()).collect();
+    let mut names: Vec<&str> = available.iter().map(|c| c.name()).collect();
+    if !names.contains(&"cpu_ns") {
+        names.push("cpu_ns");
+    }
+    names.push("nivcsw");
     assert_eq!(reader.header().counters, names);
     let plain: Vec<_> = threads[0]
         .text
@@ -138,7 +142,13 @@ fn perf_backend_degrades_cleanly() {
         plain,
         ["session_begin", "task_begin", "task_end", "session_end"]
     );
-    if let Some(cpu) = reader.header().counters.iter().position(|c| c == "cpu_ns") {
+    if available.contains(&Counter::TaskClock) {
+        let cpu = reader
+            .header()
+            .counters
+            .iter()
+            .position(|c| c == "cpu_ns")
+            .unwrap();
         let values: Vec<u64> = threads[0]
             .events
             .iter()
@@ -161,4 +171,82 @@ fn perf_backend_degrades_cleanly() {
             "CPU time {busy} ns exceeds wall time {wall} ns"
         );
     }
+}
+
+/// Scheduling samples without any counter backend: `cpu_ns` (CPU time of the thread) and
+/// `nivcsw` (its involuntary context switches), cumulative per thread, at a thread's first
+/// event, at `par` boundaries a millisecond apart or more, and at its end.
+///
+/// More busy threads than processors, each computing between two `par`s (10^8 dependent
+/// multiply-adds: at least ~30 ms of CPU time on any current processor, however loaded the
+/// machine is): each thread's `cpu_ns` grows by at least 10 ms, never by more than the wall
+/// time, and the values never decrease; with more threads than processors for that long,
+/// the kernel preempts at least one of them (its `nivcsw` grows).
+#[test]
+fn scheduling_samples_measure_cpu_time_and_preemption() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sched.pplog");
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()) + 1;
+    let session = Session::builder().path(&path).start().unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let _t = pplib::task();
+                let _p = pplib::par();
+                let mut x = 0u64;
+                for _ in 0..100_000_000u64 {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
+                }
+            });
+        }
+    });
+    session.finish().unwrap();
+    let (reader, logs) = read(&path);
+    assert_eq!(reader.header().counters, ["cpu_ns", "nivcsw"]);
+    let mut preempted = 0;
+    for t in logs
+        .iter()
+        .filter(|t| t.text.first().map(String::as_str) == Some("task_begin"))
+    {
+        let series = |name: &str| -> Vec<(u64, u64)> {
+            let id = reader
+                .header()
+                .counters
+                .iter()
+                .position(|c| c == name)
+                .unwrap();
+            t.sched
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::Counters(v) => v
+                        .iter()
+                        .find(|(i, _)| i.0 as usize == id)
+                        .map(|(_, v)| (e.time.0, *v)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let cpu = series("cpu_ns");
+        let nivcsw = series("nivcsw");
+        // First event, par begin (within a millisecond of it: maybe skipped), par end
+        // (tens of ms later), thread exit.
+        assert!(cpu.len() >= 3, "{cpu:?}");
+        assert_eq!(cpu.len(), nivcsw.len());
+        assert!(cpu.windows(2).all(|w| w[0].1 <= w[1].1), "{cpu:?}");
+        assert!(nivcsw.windows(2).all(|w| w[0].1 <= w[1].1), "{nivcsw:?}");
+        let (first, last) = (cpu[0], cpu[cpu.len() - 1]);
+        let used = last.1 - first.1;
+        let wall = last.0 - first.0;
+        assert!(used >= 10_000_000, "{used} ns of CPU time in {wall} ns");
+        assert!(
+            used <= wall + 2_000_000,
+            "{used} ns of CPU time in {wall} ns"
+        );
+        preempted += usize::from(nivcsw[nivcsw.len() - 1].1 > nivcsw[0].1);
+    }
+    assert!(
+        preempted >= 1,
+        "no thread of {threads} on fewer processors was preempted"
+    );
 }

@@ -200,17 +200,17 @@ fn scope_spawns_are_tasks() {
 }
 
 #[test]
-fn pp_for_each_records_one_par_and_one_task_per_item() {
+fn pp_for_each_item_records_one_par_and_one_task_per_item() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("iter.pplog");
     let mut v = vec![1u64; 1000];
     let threads = record(&path, || {
-        (0..100u32).into_par_iter().pp_for_each(|_| ());
+        (0..100u32).into_par_iter().pp_for_each_item(|_| ());
         v.par_chunks_mut(10)
-            .pp_for_each(|c| c.iter_mut().for_each(|x| *x *= 2));
-        v.par_iter_mut().pp_for_each(|x| *x += 1);
-        v.par_iter().pp_for_each_init(|| 0u64, |acc, x| *acc += x);
+            .pp_for_each_item(|c| c.iter_mut().for_each(|x| *x *= 2));
+        v.par_iter_mut().pp_for_each_item(|x| *x += 1);
+        v.par_iter().pp_for_each_item(|x| assert_eq!(*x, 3));
     });
     assert!(v.iter().all(|x| *x == 3));
     let all: Vec<&String> = threads.iter().flat_map(|t| &t.text).collect();
@@ -219,6 +219,39 @@ fn pp_for_each_records_one_par_and_one_task_per_item() {
     assert_eq!(count("par_begin"), 4);
     let w0 = session_thread(&threads);
     assert_eq!(w0.text.iter().filter(|t| *t == "par_begin").count(), 4);
+}
+
+/// `pp_for_each` times long items one by one and covers short ones with one task per
+/// stretch of a run: 40 items sleeping 1 ms give 40 tasks; 100 000 empty items give a few
+/// per rayon run (rayon splits them into at most a few hundred runs on 2 threads).
+#[test]
+fn pp_for_each_records_long_items_one_by_one_and_short_ones_per_run() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("adaptive.pplog");
+    let threads = record(&path, || {
+        (0..40u32).into_par_iter().pp_for_each(|_| ms(1));
+    });
+    let tasks = |threads: &[ThreadLog]| {
+        threads
+            .iter()
+            .flat_map(|t| &t.text)
+            .filter(|e| *e == "task_begin")
+            .count()
+    };
+    assert_eq!(tasks(&threads), 40);
+    let sum = std::sync::atomic::AtomicU64::new(0);
+    let threads = record(&path, || {
+        (0..100_000u64).into_par_iter().pp_for_each_init(
+            || 0u64,
+            |_, x| {
+                sum.fetch_add(x, std::sync::atomic::Ordering::Relaxed);
+            },
+        );
+    });
+    assert_eq!(sum.into_inner(), 100_000 * 99_999 / 2);
+    let n = tasks(&threads);
+    assert!((2..=2000).contains(&n), "{n} tasks for 100 000 short items");
 }
 
 #[test]
@@ -261,13 +294,13 @@ fn pp_for_each_items_with_fragments_and_a_panic_still_nest() {
     let path = dir.path().join("panic.pplog");
     let threads = record(&path, || {
         let caught = std::panic::catch_unwind(|| {
-            (0..1000u32).into_par_iter().pp_for_each(|i| {
+            (0..1000u32).into_par_iter().pp_for_each_item(|i| {
                 let _f = pplib::frag("item");
                 assert!(i != 500, "item 500 fails");
             })
         });
         assert!(caught.is_err());
-        (0..1000u32).into_par_iter().pp_for_each(|_| {
+        (0..1000u32).into_par_iter().pp_for_each_item(|_| {
             let _f = pplib::frag("item");
         });
     });
@@ -277,6 +310,22 @@ fn pp_for_each_items_with_fragments_and_a_panic_still_nest() {
     assert_eq!(count("task_begin"), count("task_end"));
     assert!(count("task_begin") > 1000, "{}", count("task_begin"));
     assert_eq!(count("frag_begin item"), count("task_begin"));
+
+    // The same with `pp_for_each`, whose short items share tasks: the stretch's open task
+    // ends when the run unwinds.
+    let threads = record(&path, || {
+        let caught = std::panic::catch_unwind(|| {
+            (0..1000u32).into_par_iter().pp_for_each(|i| {
+                let _f = pplib::frag("item");
+                assert!(i != 500, "item 500 fails");
+            })
+        });
+        assert!(caught.is_err());
+    });
+    let all: Vec<&String> = threads.iter().flat_map(|t| &t.text).collect();
+    let count = |s: &str| all.iter().filter(|t| t.as_str() == s).count();
+    assert_eq!(count("task_begin"), count("task_end"));
+    assert!(count("task_begin") >= 1);
 }
 
 #[test]

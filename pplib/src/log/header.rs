@@ -14,7 +14,8 @@ pub struct Header {
     /// The clock the time stamps come from, e.g. `"CLOCK_MONOTONIC"` (nanoseconds).
     pub clock: String,
     /// Names of the counters present, indexed by [`crate::log::CounterId`]
-    /// (e.g. `cycles`, `instructions`, `llc_misses`, `cpu_ns`).
+    /// (e.g. `cycles`, `instructions`, `llc_misses`, `cpu_ns`, `nivcsw`; see the
+    /// [module docs](crate::log#counters)).
     pub counters: Vec<String>,
     /// The recorded process.
     pub process: ProcessInfo,

@@ -31,6 +31,31 @@
 //! by at most the elapsed nanoseconds plus 1 ms between samples ([`COUNTER_SLACK_NS`]:
 //! more would mean more time than the log spans). It does not check that ends match
 //! begins (`pp` does).
+//!
+//! # Counters
+//!
+//! A `counters` event carries cumulative per-thread values of some of the counters the
+//! header lists ([`Header::counters`]); the origin of a thread's values is arbitrary (the
+//! thread's start, or its first reading), so readers use differences between two samples
+//! of the same thread. The names pplib writes:
+//!
+//! | name | what |
+//! |---|---|
+//! | `cpu_ns` | CPU time of the thread, user and system, in nanoseconds |
+//! | `nivcsw` | involuntary context switches of the thread: times the kernel took its processor away while it could run (another thread or process got it) |
+//! | `cycles`, `instructions` | user-space CPU cycles, retired instructions (hardware counters) |
+//! | `llc_misses` | last-level-cache read misses (hardware counter) |
+//!
+//! `cpu_ns` and `nivcsw` are in every log pplib writes: each thread's *scheduling samples*
+//! (a `counters` event with both) come at its first event, at `par` boundaries and rayon
+//! run starts when its last sample is a millisecond old or more, when it hands a full
+//! buffer to the writer (as rarely), when it exits and at the session's end. With the
+//! hardware counters on (`PPLIB_COUNTERS=1`), a `counters` event follows every construct
+//! boundary, and where the perf task clock opens its `cpu_ns` is that one (the scheduling
+//! samples then carry `nivcsw` only). Over an interval between two samples of a thread,
+//! wall time minus the increase of `cpu_ns` is the time the thread could have run or was
+//! waiting (blocked, or descheduled); the increase of `nivcsw` says how often another
+//! thread or process took its processor.
 
 mod batch;
 pub mod binary;

@@ -13,10 +13,11 @@
 //! length with a release store. When a thread's current buffer is full, the thread marks it
 //! *in flight*, sends it to the writer (which writes straight from it) and continues in
 //! another of its buffers: one the writer has released, else a new one, up to
-//! `BUFFERS_PER_THREAD` (8); with all of them in flight it waits for the oldest. So memory
-//! is bounded by 8 buffers (256 KiB) per thread recording at the same time (2 when the
-//! writer keeps up), and a writer that falls far behind slows the recording threads down
-//! rather than letting memory grow.
+//! `BUFFERS_PER_THREAD` (8); with all of them in flight it waits for the oldest at most
+//! 0.5 ms, then takes a new one, up to `MAX_BUFFERS_PER_THREAD` (32), and only with all of
+//! those in flight it waits for the writer. So memory is bounded by 32 buffers (1 MiB) per
+//! thread recording at the same time (2 when the writer keeps up), and a writer that falls
+//! far behind slows the recording threads down rather than letting memory grow.
 //!
 //! A drainer (session end, exit hook, thread exit) takes the buffer's (rarely contended)
 //! lock, skips a buffer in flight (the writer has it), reads the length with acquire and

@@ -3,13 +3,46 @@
 use std::cell::{Cell, RefCell};
 
 use super::buffer::ThreadBuffer;
-use super::{current_for, COUNTERS_BIT, STATE};
+use super::{current_for, sched, COUNTERS_BIT, STATE};
 use crate::clock;
 use crate::counters::ThreadCounters;
 
-/// The most buffers (32 KiB each) one thread uses: a thread waits for the writer only when
-/// all of them are in flight.
+/// The buffers (32 KiB each) one thread uses while the writer keeps up: with all of them in
+/// flight, a thread waits at most [`BOUNDED_WAIT`] for the writer to release the oldest.
 pub(crate) const BUFFERS_PER_THREAD: usize = 8;
+
+/// The most buffers one thread uses (1 MiB): beyond [`BUFFERS_PER_THREAD`], one more each
+/// time the writer has not released the oldest within [`BOUNDED_WAIT`] (a burst of events,
+/// or a writer that got no processor for a while); with all of these in flight, the thread
+/// waits for the writer (memory stays bounded).
+pub(crate) const MAX_BUFFERS_PER_THREAD: usize = 32;
+
+/// How long a thread with [`BUFFERS_PER_THREAD`] buffers in flight waits for the writer
+/// before it takes another.
+const BOUNDED_WAIT: std::time::Duration = std::time::Duration::from_micros(500);
+
+/// Waits until the writer releases `buffer` (true), for at most `limit` (false after it),
+/// or until the session ends (false: the writer may never release it).
+fn released(
+    buffer: &ThreadBuffer,
+    recorder: &super::Recorder,
+    limit: Option<std::time::Duration>,
+) -> bool {
+    let start = std::time::Instant::now();
+    let mut spins = 0u32;
+    while buffer.in_flight() {
+        if recorder.is_closed() || limit.is_some_and(|l| start.elapsed() >= l) {
+            return false;
+        }
+        spins += 1;
+        if spins < 64 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    }
+    true
+}
 
 /// Per-thread recorder state.
 struct Local {
@@ -18,6 +51,10 @@ struct Local {
     spares: RefCell<Vec<&'static ThreadBuffer>>,
     names: RefCell<NameCache>,
     counters: RefCell<Option<(u64, ThreadCounters)>>,
+    /// The session state and raw time of the thread's last scheduling sample.
+    sampled: Cell<(u64, u64)>,
+    /// The session state and where its scheduling samples go (asked once per session).
+    sched: Cell<Option<(u64, sched::SchedIds)>>,
 }
 
 thread_local! {
@@ -27,6 +64,8 @@ thread_local! {
             spares: RefCell::new(Vec::new()),
             names: RefCell::new(NameCache { entries: Vec::new() }),
             counters: RefCell::new(None),
+            sampled: Cell::new((0, 0)),
+            sched: Cell::new(None),
         }
     };
 }
@@ -53,6 +92,13 @@ fn current_buffer() -> Option<&'static ThreadBuffer> {
 
 impl Drop for Local {
     fn drop(&mut self) {
+        // The thread's last scheduling sample, then it leaves the session's thread list.
+        if let Some(state) = self.buffer.get().map(|b| b.state()) {
+            if let Some(recorder) = current_for(state) {
+                self.sample_scheduling(state, clock::raw_now());
+                recorder.thread_exited(self.buffer.get().map_or(0, |b| b.thread()));
+            }
+        }
         let _ = CURRENT.try_with(|c| c.set(None));
         // Spares first (they hold no undrained records unless a drainer skipped one while it
         // was in flight; those are older than the current buffer's), then the current one.
@@ -160,7 +206,26 @@ pub(crate) fn register_thread() {
         return;
     }
     let _ = LOCAL.try_with(|local| {
-        local.buffer_for(state);
+        if local.buffer_for(state).is_some() {
+            local.sample_scheduling(state, clock::raw_now());
+        }
+    });
+}
+
+/// Takes a scheduling sample of the calling thread if its last one is at least
+/// [`sched::MIN_INTERVAL_US`] old (at `par` and run boundaries).
+#[inline(never)]
+pub(crate) fn sample_scheduling(state: u64) {
+    let _ = LOCAL.try_with(|local| local.maybe_sample_scheduling(state, clock::raw_now()));
+}
+
+/// Takes a scheduling sample of the calling thread now if it records in session `state`
+/// (the session's end, on the thread that ends it).
+pub(crate) fn sample_scheduling_now(state: u64) {
+    let _ = LOCAL.try_with(|local| {
+        if local.buffer.get().is_some_and(|b| b.state() == state) {
+            local.sample_scheduling(state, clock::raw_now());
+        }
     });
 }
 
@@ -193,16 +258,61 @@ impl Local {
         let Some(b) = self.buffer_for(state) else {
             return;
         };
-        if !b.try_push(time, code, arg) {
+        if b.try_push(time, code, arg) {
+            if self.sampled.get().0 != state {
+                // The thread's first event in this session.
+                self.sample_scheduling(state, time);
+            }
+        } else if let Some(next) = self.switch(state, b) {
+            let _ = next.try_push(time, code, arg);
+            self.maybe_sample_scheduling(state, time);
+        }
+    }
+
+    /// [`Local::sample_scheduling`] if the thread's last sample in `state` is at least
+    /// [`sched::MIN_INTERVAL_US`] older than `time`.
+    fn maybe_sample_scheduling(&self, state: u64, time: u64) {
+        let (s, last) = self.sampled.get();
+        if s != state || time.saturating_sub(last) >= clock::raw_micros(sched::MIN_INTERVAL_US) {
+            self.sample_scheduling(state, time);
+        }
+    }
+
+    /// Records a `counters` event with the thread's CPU time and involuntary context
+    /// switches at `time`.
+    #[cold]
+    #[inline(never)]
+    fn sample_scheduling(&self, state: u64, time: u64) {
+        self.sampled.set((state, time));
+        let ids = match self.sched.get() {
+            Some((s, ids)) if s == state => ids,
+            _ => {
+                let Some(recorder) = current_for(state) else {
+                    return;
+                };
+                let ids = recorder.sched();
+                self.sched.set(Some((state, ids)));
+                ids
+            }
+        };
+        let values = ids.own();
+        if values.is_empty() {
+            return;
+        }
+        let Some(b) = self.buffer_for(state) else {
+            return;
+        };
+        if !b.try_push_counters(time, &values) {
             if let Some(next) = self.switch(state, b) {
-                let _ = next.try_push(time, code, arg);
+                let _ = next.try_push_counters(time, &values);
             }
         }
     }
 
     /// Hands the full buffer `full` to the writer and continues in a free one of the
     /// thread's buffers: one the writer has released, else a new one (up to
-    /// [`BUFFERS_PER_THREAD`]), else the oldest once the writer releases it. None if the
+    /// [`BUFFERS_PER_THREAD`]), else the oldest once the writer releases it (or a new one,
+    /// up to [`MAX_BUFFERS_PER_THREAD`], when that takes longer than [`BOUNDED_WAIT`]). None if the
     /// session is over (its end collected what it could; later records are dropped).
     fn switch(&self, state: u64, full: &'static ThreadBuffer) -> Option<&'static ThreadBuffer> {
         let Some(recorder) = current_for(state) else {
@@ -217,25 +327,19 @@ impl Local {
         spares.retain(|b| b.state() == state || !b.in_flight());
         let next = if let Some(i) = spares.iter().position(|b| !b.in_flight()) {
             spares.remove(i)
-        } else if spares.len() + 1 < BUFFERS_PER_THREAD {
+        } else if spares.len() + 1 < BUFFERS_PER_THREAD
+            || (spares.len() + 1 < MAX_BUFFERS_PER_THREAD
+                && !released(spares[0], &recorder, Some(BOUNDED_WAIT)))
+        {
+            // Within the usual bound, or the writer is slow to release the oldest: a new
+            // buffer (up to the hard bound) rather than a program that waits on the writer.
             ThreadBuffer::acquire(state, thread)
+        } else if released(spares[0], &recorder, None) {
+            spares.remove(0)
         } else {
-            let oldest = spares.remove(0);
-            let mut spins = 0u32;
-            while oldest.in_flight() && !recorder.is_closed() {
-                spins += 1;
-                if spins < 64 {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::sleep(std::time::Duration::from_micros(50));
-                }
-            }
-            if oldest.in_flight() {
-                // The session ended meanwhile: the writer may never release it.
-                ThreadBuffer::acquire(state, thread)
-            } else {
-                oldest
-            }
+            // The session ended meanwhile: the writer may never release it.
+            spares.remove(0);
+            ThreadBuffer::acquire(state, thread)
         };
         next.assign(state, thread);
         spares.push(full);

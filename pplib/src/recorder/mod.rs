@@ -10,8 +10,9 @@
 //! does), so the loads are done by then and only a subtraction and the stores follow it
 //! (~2.5 ns per event besides the reading, instead of ~4). When a
 //! buffer is full its thread hands it whole to the writer thread and continues in another
-//! (at most 8 per thread; it waits for the writer only when all are in flight: memory stays
-//! bounded).
+//! (8 per thread; with all of them in flight it waits at most 0.5 ms for the writer, then
+//! takes another, up to 32: the program does not wait on a writer that gets no processor
+//! for a while, and memory stays bounded).
 //!
 //! Recovery: the session's end drains every thread's buffer; so does a process exit hook
 //! (`atexit`), which covers `std::process::exit` and a `main` that returns or unwinds
@@ -21,6 +22,7 @@ pub(crate) mod buffer;
 mod encode;
 mod local;
 mod open;
+mod sched;
 mod writer;
 
 use std::collections::HashMap;
@@ -31,14 +33,17 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use local::sample_scheduling_now;
 pub(crate) use local::{
     emit, emit_at, emit_if_current, emit_named, emit_pair_at, name_id, register_thread,
+    sample_scheduling,
 };
 
 use crate::clock::{self, ClockSource};
 use crate::counters::{self, Counter, CounterBackend};
 use crate::log::binary::LogWriter;
 use crate::log::{Header, ProcessInfo};
+use crate::padded::Padded;
 use crate::{sys, PplibError};
 use buffer::ThreadBuffer;
 use writer::{LogFile, Message, Writer};
@@ -49,7 +54,7 @@ pub(crate) mod raw {
 }
 
 /// The active session's state: `generation << 1 | counters_on`, or 0 when not recording.
-pub(crate) static STATE: AtomicU64 = AtomicU64::new(0);
+pub(crate) static STATE: Padded<AtomicU64> = Padded(AtomicU64::new(0));
 /// State bit: record counters at construct boundaries.
 pub(crate) const COUNTERS_BIT: u64 = 1;
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
@@ -89,6 +94,10 @@ pub(crate) struct Recorder {
     next_thread: AtomicU32,
     names: Mutex<HashMap<Box<str>, u32>>,
     counters: Option<(Arc<dyn CounterBackend>, Vec<Counter>)>,
+    /// Where scheduling samples go in `counters` events.
+    sched: sched::SchedIds,
+    /// Every thread of the session: log id and OS id (for the samples at its end).
+    threads: Mutex<Vec<(u32, u64)>>,
     failed: Arc<AtomicBool>,
     closed: AtomicBool,
     writer: Mutex<Option<JoinHandle<()>>>,
@@ -118,15 +127,18 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
     let start_unix_ns = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
+    let mut counter_names: Vec<String> = present
+        .iter()
+        .flatten()
+        .map(|c| c.name().to_owned())
+        .collect();
+    let (sched, sched_names) = sched::SchedIds::after(&counter_names);
+    counter_names.extend(sched_names);
     let header = Header {
         version: crate::log::binary::VERSION,
         processors: config.processors,
         clock: config.clock.header_name().to_owned(),
-        counters: present
-            .iter()
-            .flatten()
-            .map(|c| c.name().to_owned())
-            .collect(),
+        counters: counter_names,
         process: ProcessInfo {
             pid: std::process::id(),
             command_line: std::env::args_os()
@@ -166,10 +178,13 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
     };
     let handle = std::thread::Builder::new()
         .name("pplib-writer".to_owned())
+        // The writer runs at SCHED_BATCH: the weight of a normal thread, so that neither the
+        // program nor other processes can starve it (at SCHED_IDLE, with every processor
+        // busy, it got none, and recording threads waited for it), but its wake-ups do not
+        // preempt a running thread (it waits for the next scheduling point, a few ms at
+        // most). It sleeps until a buffer comes and works ~10 µs per 32 KiB.
         .spawn(move || {
-            // The writer's work waits for an idle processor rather than taking one from
-            // the program (threads wait for it only when all their buffers are in flight).
-            sys::run_when_idle();
+            sys::run_as_batch();
             writer.run(rx)
         })
         .map_err(PplibError::Thread)?;
@@ -180,6 +195,8 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         next_thread: AtomicU32::new(0),
         names: Mutex::new(HashMap::new()),
         counters: config.counters.zip(present),
+        sched,
+        threads: Mutex::new(Vec::new()),
         failed,
         closed: AtomicBool::new(false),
         writer: Mutex::new(Some(handle)),
@@ -214,9 +231,14 @@ impl Recorder {
     pub(crate) fn new_thread(&self) -> u32 {
         let id = self.next_thread.fetch_add(1, Ordering::Relaxed);
         let name = std::thread::current().name().unwrap_or("").to_owned();
+        let os_tid = sys::os_thread_id();
+        self.threads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((id, os_tid));
         let _ = self.sender.send(Message::Thread {
             thread: id,
-            os_tid: sys::os_thread_id(),
+            os_tid,
             name,
         });
         id
@@ -241,6 +263,19 @@ impl Recorder {
         });
     }
 
+    /// Thread `thread` exited (its last sample is in its log): no sample at the end.
+    pub(crate) fn thread_exited(&self, thread: u32) {
+        self.threads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(t, _)| *t != thread);
+    }
+
+    /// Where scheduling samples go in `counters` events.
+    pub(crate) fn sched(&self) -> sched::SchedIds {
+        self.sched
+    }
+
     /// The counter backend and the counters present, if counters are on.
     pub(crate) fn counters(&self) -> Option<(&dyn CounterBackend, &[Counter])> {
         self.counters
@@ -259,12 +294,15 @@ impl Recorder {
         if self.closed.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
+        // The closing thread's last scheduling sample, in its own buffer (before the drain).
+        sample_scheduling_now(self.state);
         let _ = STATE.compare_exchange(self.state, 0, Ordering::SeqCst, Ordering::SeqCst);
         for buffer in ThreadBuffer::all() {
             buffer.drain(self.state, |thread, base, bytes| {
                 self.send_chunk(thread, base, bytes)
             });
         }
+        self.send_final_samples();
         {
             let mut current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
             if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, self)) {
@@ -299,6 +337,29 @@ impl Recorder {
             }
         }
         result
+    }
+}
+
+impl Recorder {
+    /// The last scheduling sample of every other thread still alive, read from `/proc` and
+    /// sent as a one-event chunk after its drained events.
+    fn send_final_samples(&self) {
+        let own = sys::os_thread_id();
+        let threads = self
+            .threads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let now = clock::raw_now();
+        for (thread, os_tid) in threads {
+            if os_tid == own {
+                continue;
+            }
+            let values = self.sched.of_thread(os_tid);
+            if !values.is_empty() {
+                self.send_chunk(thread, now, sched::counters_chunk(&values));
+            }
+        }
     }
 }
 

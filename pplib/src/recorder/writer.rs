@@ -95,11 +95,12 @@ impl Writer {
     /// Runs until `Finish` (or until every sender is gone).
     ///
     /// It sleeps in the channel until a message comes (a full buffer, every few thousand
-    /// events of a thread, wakes it once), so that on a machine whose processors all run the
-    /// recorded program it takes them over as rarely as possible (and it runs at
-    /// `SCHED_IDLE`, so that it only takes a processor nothing else wants); after
-    /// [`FLUSH_AFTER`] without messages it flushes the file, and with nothing left to flush
-    /// it sleeps until the next message (no periodic wake-up).
+    /// events of a thread, wakes it once), so that it takes a processor from the recorded
+    /// program as rarely as possible; it runs at `SCHED_BATCH` (a normal thread's weight),
+    /// so that neither the program nor other processes can starve it (recording threads wait for it when all
+    /// their buffers are in flight); after [`FLUSH_AFTER`] without messages it flushes the
+    /// file, and with nothing left to flush it sleeps until the next message (no periodic
+    /// wake-up).
     pub(crate) fn run(mut self, rx: Receiver<Message>) {
         let mut chunks = ChunkWriter::default();
         let mut error: Option<io::Error> = None;

@@ -36,11 +36,21 @@ pub fn describe(reader: &LogReader, kind: &EventKind) -> String {
     }
 }
 
-/// A thread's events, read back.
+/// A thread's events, read back: its scheduling samples apart from the others.
 pub struct ThreadLog {
     pub name: Option<String>,
+    /// Every event but the scheduling samples.
     pub events: Vec<Event>,
     pub text: Vec<String>,
+    /// The scheduling samples: `counters` events that carry `nivcsw` (pplib takes them at
+    /// a thread's first event, par boundaries, hand-offs and ends, whatever else records).
+    pub sched: Vec<Event>,
+}
+
+/// True for a scheduling sample of `reader`'s log.
+pub fn is_sched_sample(reader: &LogReader, kind: &EventKind) -> bool {
+    matches!(kind, EventKind::Counters(v)
+        if v.iter().any(|(id, _)| reader.header().counters[id.0 as usize] == "nivcsw"))
 }
 
 /// Reads a complete log: every thread's events (panics on any read error).
@@ -52,9 +62,16 @@ pub fn read(path: &Path) -> (LogReader, Vec<ThreadLog>) {
         .into_iter()
         .map(|s| {
             let name = reader.thread_name(s.thread()).map(str::to_owned);
-            let events: Vec<Event> = s.map(|e| e.unwrap_or_else(|e| panic!("{e}"))).collect();
+            let (sched, events): (Vec<Event>, Vec<Event>) = s
+                .map(|e| e.unwrap_or_else(|e| panic!("{e}")))
+                .partition(|e| is_sched_sample(&reader, &e.kind));
             let text = events.iter().map(|e| describe(&reader, &e.kind)).collect();
-            ThreadLog { name, events, text }
+            ThreadLog {
+                name,
+                events,
+                text,
+                sched,
+            }
         })
         .collect();
     (reader, threads)
