@@ -16,7 +16,7 @@ Examples:
 
 Categories: li ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
 Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage error.
-Plots: .svg (with text) or .png (drawn without text: plotters has no system fonts here).";
+Plots: .svg or .png, with their text on every machine (the font is compiled in).";
 
 /// Fit lost-cycles models to profile records (Crovella's lca).
 #[derive(Debug, Parser)]

@@ -128,5 +128,5 @@ fn draw_plot(
             bars.push(Bar { label, profile: p });
         }
     }
-    plot_svg(path, "lost cycles (processor-seconds)", &bars)
+    plot_svg(path, "lost cycles", &bars)
 }
