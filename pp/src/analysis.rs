@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
+use crate::baseline::command_line_differences;
 use crate::error::PpError;
 use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
 use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
@@ -77,6 +78,8 @@ pub struct Analysis {
     pub events: u64,
     /// Thread ids in the log.
     pub threads: Vec<u32>,
+    /// The command line of the recorded run (empty for `.pptrace` traces).
+    pub command_line: Vec<String>,
     /// The session profile first, then one per selected fragment (order of first
     /// appearance in the log).
     pub profiles: Vec<Profile>,
@@ -97,7 +100,8 @@ impl Analysis {
 
     /// Adds `pc`, `ml` (and `rc`) to every profile from the profile of the same window in
     /// `baseline` (a p = 1 run of the same program and input). Returns warnings: a baseline
-    /// that was not run at p = 1, windows the baseline lacks (those stay without `pc`/`ml`).
+    /// that was not run at p = 1, of another program or with other arguments (see
+    /// [`crate::baseline`]), windows the baseline lacks (those stay without `pc`/`ml`).
     pub fn apply_baseline(&mut self, baseline: &Analysis) -> Vec<String> {
         let mut warnings = Vec::new();
         if baseline.processors != 1 {
@@ -106,6 +110,9 @@ impl Analysis {
                 baseline.log.display(),
                 baseline.processors
             ));
+        }
+        for w in command_line_differences(&self.command_line, &baseline.command_line) {
+            warnings.push(format!("{}: {w}", baseline.log.display()));
         }
         for prof in &mut self.profiles {
             match baseline.profiles.iter().find(|b| b.tag == prof.tag) {
@@ -245,19 +252,7 @@ pub fn analyze_reader_with(
     warnings.extend(result.warnings.iter().cloned());
     if let TagSelection::One(tag) = &options.tags {
         if result.windows.len() < 2 {
-            let mut available: Vec<String> = Vec::new();
-            // Names of fragments used in the log are not tracked when one tag is selected;
-            // list the string table (fragment names and wait kinds).
-            available.extend(reader.names().iter().cloned());
-            return Err(PpError::NoSuchTag {
-                path,
-                tag: tag.clone(),
-                available: if available.is_empty() {
-                    "none".to_owned()
-                } else {
-                    available.join(", ")
-                },
-            });
+            return Err(no_such_tag(reader, options, engine, tag));
         }
     }
     let profiles = result
@@ -271,9 +266,39 @@ pub fn analyze_reader_with(
         clock: header.clock.clone(),
         events: result.events,
         threads: threads.iter().map(|t| t.0).collect(),
+        command_line: header.process.command_line.clone(),
         profiles,
         warnings,
     })
+}
+
+/// The error for `--tag NAME` when the log has no fragment NAME. The log's string table
+/// holds fragment names and wait kinds alike; a second pass over every fragment tells them
+/// apart, so the message lists the fragments, and the other names as wait kinds.
+fn no_such_tag(reader: &LogReader, options: &Options, engine: Engine, tag: &str) -> PpError {
+    let all = Options {
+        tags: TagSelection::All,
+        ..options.clone()
+    };
+    let fragments: Vec<String> = analyze_reader_with(reader, &all, None, engine)
+        .map(|a| a.profiles.iter().filter_map(|p| p.tag.clone()).collect())
+        .unwrap_or_default();
+    let wait_kinds: Vec<String> = reader
+        .names()
+        .iter()
+        .filter(|n| !fragments.contains(n))
+        .cloned()
+        .collect();
+    let list = |v: &[String]| match v.is_empty() {
+        true => "none".to_owned(),
+        false => v.join(", "),
+    };
+    PpError::NoSuchTag {
+        path: reader.path().to_owned(),
+        tag: tag.to_owned(),
+        available: list(&fragments),
+        wait_kinds: list(&wait_kinds),
+    }
 }
 
 /// What every lane of a log shares.

@@ -77,6 +77,7 @@
 pub mod accum;
 pub mod analysis;
 pub mod app;
+pub mod baseline;
 pub mod category;
 pub mod error;
 pub mod lane;

@@ -130,6 +130,16 @@ fn one_tag_and_unknown_tag() {
             .any(|l| l == "tag=inner p=2 li=0 ip=0.002 sl=0 wc=0 rt=0.002 tt=0.004"),
         "{out}"
     );
+    // Only that fragment: no session record, no session table.
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let o = pp(&["-t", "inner", f.to_str().unwrap()]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("pp: ") && out.lines().next().unwrap().ends_with(": inner"),
+        "{out}"
+    );
+    assert!(!out.contains(": session"), "{out}");
     let o = pp(&["-t", "nope", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -137,6 +147,29 @@ fn one_tag_and_unknown_tag() {
         "{}",
         stderr(&o)
     );
+    // Wait kinds share the log's name table with fragments; they are listed apart.
+    let f = fixture("locks_in_tasks.pptrace");
+    let o = pp(&["-t", "lock", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("(fragments: update; wait kinds, which are not fragments: lock)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn negative_memory_loss_is_explained() {
+    // The p = 2 run as the "baseline" of the p = 1 run: rt 0.012 s against 0.015 s, so
+    // ml = -0.003 s; the table says what that means (and pp warns that the baseline's p is 2).
+    let o = pp(&[
+        "--baseline",
+        fixture("baseline_p2.pptrace").to_str().unwrap(),
+        fixture("baseline_p1.pptrace").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("memory loss < 0"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("baseline has p = 2"), "{}", stderr(&o));
 }
 
 #[test]
@@ -461,4 +494,43 @@ fn binary_unknown_event_code_names_its_offset() {
     b[code_at] = 0x77;
     let e = assert_bad_input(&b, "code.pplog", "unknown event");
     assert!(e.contains(&format!("byte offset {code_at}")), "{e}");
+}
+
+#[test]
+fn miss_latency_without_counters_says_so() {
+    // fragments.pptrace has no counters: the latency has nothing to multiply.
+    let o = pp(&[
+        "--miss-latency",
+        "100",
+        fixture("fragments.pptrace").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--miss-latency has nothing to multiply"),
+        "{}",
+        stderr(&o)
+    );
+    // counters.pptrace has llc_misses: without a latency pp says how to get cl ...
+    let counters = fixture("counters.pptrace");
+    let o = pp(&[counters.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("give --miss-latency NS"),
+        "{}",
+        stderr(&o)
+    );
+    // ... and with one it computes cl and says nothing about it.
+    let o = pp(&["--miss-latency", "100", counters.to_str().unwrap()]);
+    assert!(!stderr(&o).contains("miss-latency"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Communication Loss"), "{}", stdout(&o));
+}
+
+#[test]
+fn histograms_with_records_is_a_usage_error() {
+    // Records have no place for percentiles: refused instead of silently dropped.
+    let o = pp(&[
+        "-l",
+        "--histograms",
+        fixture("fragments.pptrace").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
