@@ -48,6 +48,10 @@ pub struct Options {
     pub histograms: bool,
     /// Profile what precedes a truncation (with a warning) instead of failing.
     pub allow_truncated: bool,
+    /// Fail on an end event that does not match the innermost open construct of its
+    /// thread. By default such an event is dropped with a warning that gives its position,
+    /// and the rest of the log is profiled as if it were absent (`docs/formats.md`).
+    pub strict: bool,
     /// Decode, merge and sweep on the calling thread only. By default, with several cores,
     /// the sweep runs on the calling thread and the merge (with the lanes or decoding) on
     /// a thread of its own; with more than two cores each log thread's lane (fast
@@ -178,6 +182,9 @@ pub fn analyze_reader_with(
         counters: CounterRoles::from_names(&header.counters),
     };
     let mut sweep = Sweep::new(config, reader.names().to_vec(), &threads);
+    if !options.strict {
+        sweep.drop_unmatched_ends();
+    }
     // The pipeline: the merge (decoding the streams as it goes) on one thread, the sweep
     // on this one. With more than two cores, each stream is also decoded by its own thread.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -195,6 +202,7 @@ pub fn analyze_reader_with(
             names: reader.names().into(),
             selected: options.tags.selected_names(reader.names()).into(),
             threads: &threads,
+            drop_unmatched: !options.strict,
         };
         // With two cores the lanes run on the merge thread (two busy threads, one per
         // core, measured a little faster than ten threads sharing them); with more, each
@@ -233,6 +241,7 @@ pub fn analyze_reader_with(
             observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
         )?
     };
+    warnings.extend(dropped_end_warnings(&path, sweep.take_dropped()));
     if let (Some(pos), false) = (reader.truncated(), truncation_reported) {
         // Truncated where no thread stream saw it (e.g. before any event was written).
         let e = LogError::Truncated {
@@ -306,6 +315,8 @@ struct Lanes<'a> {
     names: Arc<[String]>,
     selected: Arc<[bool]>,
     threads: &'a [pplib::log::ThreadId],
+    /// Drop unmatched end events (not `--strict`).
+    drop_unmatched: bool,
 }
 
 impl Lanes<'_> {
@@ -314,13 +325,17 @@ impl Lanes<'_> {
             .into_iter()
             .enumerate()
             .map(|(slot, s)| {
-                Lane::new(
+                let lane = Lane::new(
                     s,
                     slot,
                     self.threads[slot],
                     Arc::clone(&self.names),
                     Arc::clone(&self.selected),
-                )
+                );
+                match self.drop_unmatched {
+                    true => lane.drop_unmatched_ends(),
+                    false => lane,
+                }
             })
             .collect()
     }
@@ -384,14 +399,48 @@ fn run_lanes(
         }
         summaries
     };
+    let mut dropped = Vec::new();
     for (slot, s) in summaries.into_iter().enumerate() {
+        dropped.extend(s.dropped);
         sweep.add_events(s.events);
         if let Some(t) = s.last_time {
             sweep.extend_to(pplib::log::Nanos(t));
         }
         sweep.set_stack(slot, s.stack);
     }
+    warnings.extend(dropped_end_warnings(path, dropped));
     Ok((warnings, truncation_reported))
+}
+
+/// At most this many dropped end events are listed one by one per log.
+const DROPPED_LISTED: usize = 20;
+
+/// The warnings for end events dropped because they matched no open construct: one a
+/// dropped event (its position, thread, and what was expected), at most
+/// [`DROPPED_LISTED`], then how many more there were.
+fn dropped_end_warnings(path: &Path, dropped: Vec<SweepError>) -> Vec<String> {
+    let total = dropped.len();
+    let mut out: Vec<String> = dropped
+        .into_iter()
+        .take(DROPPED_LISTED)
+        .map(|e| {
+            // The log's name goes before every warning already.
+            let message = unmatched(path, e).to_string();
+            let prefix = format!("{}: ", path.display());
+            format!(
+                "{}; dropped, the rest is profiled as if it were not there (--strict refuses \
+                 the log)",
+                message.strip_prefix(&prefix).unwrap_or(&message)
+            )
+        })
+        .collect();
+    if total > DROPPED_LISTED {
+        out.push(format!(
+            "{} more unmatched end events dropped",
+            total - DROPPED_LISTED
+        ));
+    }
+    out
 }
 
 /// The error for an end event that matches no begin.

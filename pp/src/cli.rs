@@ -96,6 +96,11 @@ pub struct Args {
     /// Profile the events before a truncation (with a warning) instead of failing
     #[arg(long)]
     pub allow_truncated: bool,
+
+    /// Refuse a log with an end event that does not match its thread's innermost open
+    /// construct (by default it is dropped with a warning and the rest is profiled)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl Args {
@@ -143,6 +148,7 @@ impl Args {
                 miss_latency_ns: self.miss_latency,
                 histograms: self.histograms,
                 allow_truncated: self.allow_truncated,
+                strict: self.strict,
                 sequential: false,
             },
             line,

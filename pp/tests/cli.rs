@@ -63,12 +63,12 @@ fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
-/// Runs pp on `bytes` and checks: exit status 1, one line on stderr naming the file and
-/// containing `needle`, nothing on stdout, no panic.
+/// Runs pp --strict on `bytes` and checks: exit status 1, one line on stderr naming the
+/// file and containing `needle`, nothing on stdout, no panic.
 fn assert_bad_input(bytes: &[u8], name: &str, needle: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = write_temp(dir.path(), name, bytes);
-    let o = pp(&[path.to_str().unwrap()]);
+    let o = pp(&["--strict", path.to_str().unwrap()]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{name}: stderr {err}");
     assert_eq!(err.lines().count(), 1, "{name}: not one line: {err}");
@@ -367,6 +367,24 @@ fn text_end_that_matches_no_begin() {
     assert!(e.contains("frag_end b") && e.contains("frag_end a"), "{e}");
     let t = format!("{HEAD}3 1 par_end\n");
     assert_bad_input(t.as_bytes(), "nothing.pptrace", "line 3");
+}
+
+#[test]
+fn text_end_that_matches_no_begin_is_dropped_without_strict() {
+    // Without --strict the end event is reported with its line and the rest profiled
+    // (the numbers are checked in tests/fixtures/unmatched_ends.pptrace).
+    let dir = tempfile::tempdir().unwrap();
+    let t = format!("{HEAD}0 0 session_begin\n1 0 frag_begin a\n2 0 frag_end b\n4 0 frag_end a\n5 0 session_end\n");
+    let path = write_temp(dir.path(), "wrongfrag.pptrace", t.as_bytes());
+    let o = pp(&["-l", "--all-tags", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("line 5: frag_end b on thread 0 does not match")
+            && stderr(&o).contains("dropped"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("tag=a p=2"), "{}", stdout(&o));
 }
 
 #[test]
