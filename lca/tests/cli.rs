@@ -259,3 +259,49 @@ fn zero_at_option() {
         assert!(err.contains("--zero-at: expected"), "{err}");
     }
 }
+
+#[test]
+fn formulae_on_the_command_line_replace_the_default_forms() {
+    // runfast.pp: li over p (Crovella's Figure 5.2); the defaults fit several forms.
+    let (code, defaults, err) = lca_words("-c li -v p -f tests/data/runfast.pp --json");
+    assert_eq!(code, 0, "{err}");
+    let defaults: serde_json::Value = serde_json::from_str(&defaults).unwrap();
+    assert!(defaults["models"].as_array().unwrap().len() > 1);
+    let (code, out, err) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--json",
+        "p*sqrt(p)",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let models = v["models"].as_array().unwrap();
+    assert_eq!(models.len(), 1, "only the given formula: {out}");
+    // A forms file and formulae together: which one counts would be a guess.
+    let (code, _, _) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--forms",
+        "tests/data/runfast.pp",
+        "p",
+    ]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn a_tag_without_records_lists_the_tags_there_are() {
+    let (code, _, err) = lca_words("-c li -v n,p -f tests/data/fft.pp --tag nope --auto");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the file's records have tags: (session), cols"),
+        "{err}"
+    );
+}
