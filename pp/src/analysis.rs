@@ -50,7 +50,7 @@ pub struct Options {
     pub allow_truncated: bool,
     /// Fail on an end event that does not match the innermost open construct of its
     /// thread. By default such an event is dropped with a warning that gives its position,
-    /// and the rest of the log is profiled as if it were absent (`docs/formats.md`).
+    /// and the rest of the log is profiled as if it were absent (`docs/event-logs.md`).
     pub strict: bool,
     /// Decode, merge and sweep on the calling thread only. By default, with several cores,
     /// the sweep runs on the calling thread and the merge (with the lanes or decoding) on
@@ -132,7 +132,7 @@ impl Analysis {
         warnings
     }
 
-    /// The DESIGN section 4 record lines, one per profile, with the note tokens first.
+    /// The record lines (docs/records.md), one per profile, with the note tokens first.
     pub fn record_lines(&self, note: &[String]) -> Vec<String> {
         self.profiles
             .iter()

@@ -1,11 +1,11 @@
-//! The lost-cycles categories (DESIGN section 2) and their record keys.
+//! The lost-cycles categories (docs/predicates.md) and their record keys.
 
 use std::fmt;
 
 /// One category of a predicate profile. Values are processor-seconds (seconds summed over
 /// processors), as in Crovella's `pp`.
 ///
-/// The order of the variants is the order of DESIGN section 4's records:
+/// The order of the variants is the order of the records (docs/records.md):
 /// `li ip sl wc cl rc ml os pc rt tt over`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

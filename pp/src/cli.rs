@@ -30,8 +30,9 @@ Categories (processor-seconds; li+ip+sl+wc+rt = tt = p x elapsed):
   data fit p processors' caches better, or noise); pc + ml = rt still holds.
 
 Per thread (--per-thread): each thread's share of the categories. A row `(no thread)`
-  holds idle processor-time (li, ip) while fewer threads exist than p (before the
-  workers start, after they end): no thread was there to charge it to.
+  holds idle processor-time (li, ip) at instants when no thread is idle because fewer
+  threads exist than p (before the workers start, or a pool smaller than p): no thread
+  was there to charge it to.
 
 -t NAME shows only fragment NAME (no session); --all-tags shows the session and every
   fragment. The names a log has are listed when NAME is not one of its fragments.

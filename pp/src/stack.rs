@@ -1,4 +1,4 @@
-//! Per-thread stacks of open constructs (DESIGN section 2) and the state they imply.
+//! Per-thread stacks of open constructs (docs/predicates.md) and the state they imply.
 
 use pplib::log::{EventCode, EventKind, NameId, Nanos, Position};
 

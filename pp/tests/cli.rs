@@ -29,7 +29,7 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// The DESIGN section 3 example as a binary log (2 threads), bytes.
+/// The docs/predicates.md example as a binary log (2 threads), bytes.
 fn binary_example() -> Vec<u8> {
     let header = Header {
         version: pplib::log::binary::VERSION,

@@ -1,4 +1,4 @@
-//! The expression language of DESIGN section 5: fitted models, `lca` formulae and the
+//! The expression language (docs/models.md): fitted models, `lca` formulae and the
 //! right-hand sides of `// lcm:` annotations.
 //!
 //! Grammar (whitespace between tokens is ignored):

@@ -24,7 +24,7 @@
 //! state is updated; the branch-free variant ([`Sweep::transition`]) updates the others
 //! with exact zeros, which leaves them as they were.
 //!
-//! # Semantics (DESIGN section 2)
+//! # Semantics (docs/predicates.md)
 //! - Idle processors I = p − (B + S) (B counts Busy threads, wasted or not). While any `par`
 //!   is open on any thread, I counts as `li`, otherwise as `ip`.
 //! - `sl` = S, `rt` + `wc` = B. If B + S > p, each Busy or Spinning thread counts p/(B + S) of
@@ -49,6 +49,9 @@
 //! - End of the log: constructs still open are closed at the time of the last event (with a
 //!   warning); the session window still ends at the last `session_end` if there is one and no
 //!   session is open.
+//! - An end event that does not close its thread's innermost construct fails the sweep, or,
+//!   after [`Sweep::drop_unmatched_ends`], is dropped before it changes anything (not even
+//!   the integration point), so the rest is profiled as if it were not in the log.
 
 mod config;
 mod counters;
