@@ -205,8 +205,8 @@ pub fn analyze_reader_with(
             drop_unmatched: !options.strict,
         };
         // With two cores the lanes run on the merge thread (two busy threads, one per
-        // core, measured a little faster than ten threads sharing them); with more, each
-        // lane gets a thread of its own.
+        // core, rather than ten threads sharing two cores); with more, each lane gets a
+        // thread of its own.
         let lane_threads = decoders;
         run_lanes(
             streams,

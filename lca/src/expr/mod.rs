@@ -45,7 +45,7 @@ mod transform;
 pub use ast::{BinOp, Expr, Func};
 pub use display::format_number;
 pub use eval::{Bindings, EvalError};
-pub use parser::{parse, ExprError};
+pub use parser::{lex_number, parse, ExprError, NumberError};
 
 #[cfg(test)]
 mod tests;

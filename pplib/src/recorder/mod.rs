@@ -7,9 +7,8 @@
 //! byte and a one- or two-byte time delta, relaxed stores, then a release store of the
 //! length). No lock, no allocation. The clock is read after the buffer is found, not
 //! before: a TSC reading waits for the instructions before it to finish (as `lfence`
-//! does), so the loads are done by then and only a subtraction and the stores follow it
-//! (~2.5 ns per event besides the reading, instead of ~4). When a
-//! buffer is full its thread hands it whole to the writer thread and continues in another
+//! does), so the loads are done by then and only a subtraction and the stores follow it.
+//! When a buffer is full its thread hands it whole to the writer thread and continues in another
 //! (at most 8 per thread; it waits for the writer only when all are in flight: memory stays
 //! bounded).
 //!
