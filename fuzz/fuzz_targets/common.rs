@@ -45,6 +45,7 @@ pub fn check(bytes: &[u8]) {
         miss_latency_ns: Some(100.0),
         histograms: true,
         allow_truncated: bytes.len() % 2 == 0,
+        strict: bytes.len() % 3 == 0,
         sequential: true,
     };
     match analyze_bytes(bytes.to_vec(), "fuzz.pplog", &options) {

@@ -1,4 +1,4 @@
-//! Robustness sweep for the noise acceptance case of issue 4: every single-term case
+//! Robustness sweep for the noise acceptance case: every single-term case
 //! `y = (200 + 10·p^i·log2(p)^j)·(1 + 0.02·u)`, `u` uniform in [-1, 1), 3 repetitions at
 //! p ∈ {2, 4, 8, 16, 32}, auto-fitted; the selected model's relative error at p = 64 must
 //! stay within 10%. Runs the 59 cases for seeds FIRST..FIRST+SEEDS (arguments; default 20

@@ -1,4 +1,4 @@
-//! Model annotations: the `// lcm:` comment lines of DESIGN section 5.
+//! Model annotations: the `// lcm:` comment lines of docs/models.md.
 //!
 //! This module owns the format. One annotation per line comment:
 //!

@@ -7,7 +7,7 @@ const EXAMPLES: &str = "\
 Examples:
   lca -c li -v p -f runfast.pp                     default forms for li(p), Figure 5.2 style
   lca -c li -v p -f runfast.pp -x \"n=1024 && tag=cols\" -g li.svg
-  lca -c rt -v n -f fft.pp \"n^2*log2(n) + n; n^2\"   user formulae (one coefficient per term)
+  lca -c rt -v n -f fft.pp \"n^2*log2(n) + n; n^2\"   only these formulae (one coefficient per term)
   lca -c li -v n,p -f fft.pp --auto                search c0 + sum c_k x^i log2(x)^j
   lca -c li -v n,p -f fft.pp --auto --emit annotation --tag cols
   lca -c ip -v p -f runfast.pp --auto --zero-at p=1   no constant: the model is 0 at p = 1
@@ -23,7 +23,7 @@ Extra-P JSON Lines; detected from the first line, or named with --format.
 
 Categories: li fj ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
 Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage error.
-Plots: .svg (with text) or .png (drawn without text: plotters has no system fonts here).";
+Plots: .svg or .png, with their text on every machine (the font is compiled in).";
 
 /// Fit lost-cycles models to profile records (Crovella's lca).
 #[derive(Debug, Parser)]
@@ -48,10 +48,11 @@ pub struct Cli {
     #[arg(long = "zero-at", value_name = "VAR=VALUE", requires = "auto")]
     pub zero_at: Option<String>,
     /// Forms file replacing the shipped default forms.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "formulae")]
     pub forms: Option<PathBuf>,
     /// Formulae separated by `;` (variables by name or x0, x1, …): each additive term gets
-    /// a coefficient.
+    /// a coefficient. They replace the default forms (only they are fitted); with --auto
+    /// they are fitted beside the search's models.
     pub formulae: Vec<String>,
 }
 

@@ -42,7 +42,7 @@ pub enum DataError {
         error: RecordError,
     },
     /// Nothing selected.
-    #[error("{source_name}: expected records with `{category}` and {vars} (after extraction `{extraction}`), found none")]
+    #[error("{source_name}: expected records with `{category}` and {vars} (after extraction `{extraction}`), found none; the file's records have tags: {tags}")]
     NoRecords {
         /// Data file name.
         source_name: String,
@@ -52,6 +52,9 @@ pub enum DataError {
         vars: String,
         /// Extraction, printed.
         extraction: String,
+        /// The tags the file's records do have (`(session)` for untagged records), comma
+        /// separated, or `none (no records)`.
+        tags: String,
     },
     /// Selected records come from different fragments.
     #[error("{source_name}: the selected records mix fragments ({tags}); choose one with -x tag=NAME (or `-x \"tag!=x\"`-style filters)")]
@@ -61,6 +64,18 @@ pub enum DataError {
         /// The tags found (`(session)` for untagged records).
         tags: String,
     },
+}
+
+/// The distinct tags of `records` (`(session)` for untagged ones), sorted, comma separated.
+fn tags_of(records: &[Record]) -> String {
+    let tags: BTreeSet<&str> = records
+        .iter()
+        .map(|r| r.tag().unwrap_or("(session)"))
+        .collect();
+    match tags.is_empty() {
+        true => "none (no records)".to_owned(),
+        false => tags.into_iter().collect::<Vec<_>>().join(", "),
+    }
 }
 
 impl Dataset {
@@ -114,6 +129,7 @@ impl Dataset {
                 category: category.into(),
                 vars: variables.join(", "),
                 extraction: extraction.to_string(),
+                tags: tags_of(records),
             });
         }
         if tags.len() > 1 {

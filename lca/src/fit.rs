@@ -29,7 +29,7 @@ pub struct FittedModel {
     pub label: String,
     /// Coefficients in form order.
     pub coefficients: Vec<Coefficient>,
-    /// The model with all constants explicit (DESIGN section 5), in the data's unit.
+    /// The model with all constants explicit (docs/models.md), in the data's unit.
     pub expr: Expr,
     /// Goodness of fit.
     pub quality: Quality,

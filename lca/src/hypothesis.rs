@@ -1,6 +1,6 @@
 //! Hypotheses: model forms with unknown coefficients, before any data is seen.
 //!
-//! Two ways to write one (DESIGN section 5 grammar):
+//! Two ways to write one (docs/models.md grammar):
 //! - a **formula** (command line, `k`-free): every top-level additive term gets its own
 //!   coefficient: `n^2*log2(n) + n` means `k1*n^2*log2(n) + k2*n`; write `+ 1` for a
 //!   constant;

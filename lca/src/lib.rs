@@ -1,6 +1,6 @@
 //! `lca`: lost-cycles analysis — fit models of overhead categories to profile records.
 //!
-//! `pp` writes one record per run and fragment (DESIGN section 4). `lca` reads them
+//! `pp` writes one record per run and fragment (docs/records.md). `lca` reads them
 //! ([`record`]), selects the ones of interest ([`extraction`]), turns one category over
 //! one or more variables into a [`dataset::Dataset`], and fits candidate forms:
 //! hypotheses ([`hypothesis`]: formulae, the shipped [`forms`] of Crovella's Table 5.1, or

@@ -170,7 +170,8 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
         let a = auto_fit(&data, &opts).map_err(anyhow::Error::from)?;
         penalty = a.penalty;
         models.extend(a.ranked);
-    } else {
+    } else if hyps.is_empty() {
+        // Formulae on the command line replace the default forms.
         let forms = match &cli.forms {
             Some(p) => {
                 let text = read_text(p)?;
@@ -178,10 +179,9 @@ fn run_fit(cli: &Cli) -> Result<(), Failure> {
             }
             None => FormsFile::shipped(),
         };
-        let defaults = forms
+        hyps = forms
             .hypotheses(&category, &inp.vars)
             .map_err(anyhow::Error::from)?;
-        hyps.splice(0..0, defaults);
     }
     if hyps.is_empty() && models.is_empty() {
         return Err(Failure::Usage(format!(

@@ -1,12 +1,9 @@
 //! `-g PLOT`: data points, each model's curve and the residuals ("chi-by-eye", Crovella's
 //! Figure 5.3), drawn with `plotters`.
 //!
-//! Format by extension: `.png` (bitmap) or anything else (SVG). plotters is built without
-//! system-font lookup, so text needs a font registered through ab_glyph: lca loads the first
-//! TrueType file it finds among `$LCA_FONT` and the usual DejaVu / Liberation paths
-//! ([`FONT_PATHS`]); `LCA_FONT=none` forces text-free plots. With a font, both formats carry a caption, axis labels and a legend;
-//! without one the plot is drawn **without text** (same points, curves — model 1 red, 2
-//! blue, 3 green, 4 magenta — and residual panels, unlabeled) rather than failing.
+//! Format by extension: `.png` (bitmap) or anything else (SVG). Both carry a caption, axis
+//! labels, tick labels and a legend, drawn with the font `plotfont` compiles in (so on every
+//! machine). Model 1 is red, 2 blue, 3 green, 4 magenta.
 //! With two or more variables the first is the x axis and there is one panel per
 //! combination of the others' values (at most 6).
 
@@ -16,35 +13,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// Font files tried, in order, after `$LCA_FONT`.
-pub const FONT_PATHS: [&str; 5] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
-];
-
-/// Registers a font for "sans-serif" once; true when text can be drawn.
-pub fn font_available() -> bool {
-    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OK.get_or_init(|| {
-        let env = std::env::var("LCA_FONT").ok();
-        if env.as_deref() == Some("none") {
-            return false;
-        }
-        for path in env.iter().map(String::as_str).chain(FONT_PATHS) {
-            if let Ok(bytes) = std::fs::read(path) {
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
-                    return true;
-                }
-            }
-        }
-        false
-    })
-}
 
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -57,13 +25,14 @@ pub fn plot(path: &Path, data: &Dataset, models: &[FittedModel]) -> PlotResult {
     let png = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    plotfont::register()?;
     if png {
         let root = BitMapBackend::new(path, size).into_drawing_area();
-        draw(&root, data, models, &panels, font_available())?;
+        draw(&root, data, models, &panels)?;
         root.present()?;
     } else {
         let root = SVGBackend::new(path, size).into_drawing_area();
-        draw(&root, data, models, &panels, font_available())?;
+        draw(&root, data, models, &panels)?;
         root.present()?;
     }
     Ok(())
@@ -96,7 +65,6 @@ fn draw<DB: DrawingBackend>(
     data: &Dataset,
     models: &[FittedModel],
     panels: &[(String, Vec<usize>)],
-    text: bool,
 ) -> PlotResult
 where
     DB::ErrorType: 'static,
@@ -133,27 +101,22 @@ where
             .chain(curves.iter().flatten().map(|p| p.1))
             .collect();
         let (y0, y1) = range(&all_y);
-        let mut cb = ChartBuilder::on(&top);
-        cb.margin(10);
-        if text {
-            let title = if label.is_empty() {
-                format!("{} vs {}", data.category, data.variables[0])
-            } else {
-                format!("{} vs {} ({label})", data.category, data.variables[0])
-            };
-            cb.caption(title, ("sans-serif", 16))
-                .x_label_area_size(30)
-                .y_label_area_size(70);
-        }
-        let mut chart = cb.build_cartesian_2d(x0..x1, y0..y1)?;
-        let mut mesh = chart.configure_mesh();
-        if !text {
-            mesh.disable_x_mesh()
-                .disable_y_mesh()
-                .x_labels(0)
-                .y_labels(0);
-        }
-        mesh.draw()?;
+        let title = if label.is_empty() {
+            format!("{} vs {}", data.category, data.variables[0])
+        } else {
+            format!("{} vs {} ({label})", data.category, data.variables[0])
+        };
+        let mut chart = ChartBuilder::on(&top)
+            .margin(10)
+            .caption(title, (plotfont::FAMILY, 16))
+            .x_label_area_size(30)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, y0..y1)?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|v| plotfont::tick_label(*v))
+            .y_label_formatter(&|v| plotfont::tick_label(*v))
+            .draw()?;
         chart.draw_series(
             xs.iter()
                 .zip(&ys)
@@ -161,15 +124,14 @@ where
         )?;
         for (k, (c, m)) in curves.iter().zip(models).enumerate() {
             let color = COLORS[k % COLORS.len()];
-            let s = chart.draw_series(LineSeries::new(c.iter().copied(), color.stroke_width(2)))?;
-            if text {
-                s.label(format!("{}: {}", k + 1, m.expr))
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                    });
-            }
+            chart
+                .draw_series(LineSeries::new(c.iter().copied(), color.stroke_width(2)))?
+                .label(format!("{}: {}", k + 1, m.expr))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
         }
-        if text && !models.is_empty() {
+        if !models.is_empty() {
             chart
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.8))
@@ -188,22 +150,17 @@ where
             .collect();
         let all_r: Vec<f64> = res.iter().flatten().map(|p| p.1).chain([0.0]).collect();
         let (r0, r1) = range(&all_r);
-        let mut cb = ChartBuilder::on(&bottom);
-        cb.margin(10);
-        if text {
-            cb.x_label_area_size(30).y_label_area_size(70);
-        }
-        let mut rc = cb.build_cartesian_2d(x0..x1, r0..r1)?;
-        let mut mesh = rc.configure_mesh();
-        if text {
-            mesh.y_desc("residual").x_desc(data.variables[0].as_str());
-        } else {
-            mesh.disable_x_mesh()
-                .disable_y_mesh()
-                .x_labels(0)
-                .y_labels(0);
-        }
-        mesh.draw()?;
+        let mut rc = ChartBuilder::on(&bottom)
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, r0..r1)?;
+        rc.configure_mesh()
+            .y_desc("residual")
+            .x_desc(data.variables[0].as_str())
+            .x_label_formatter(&|v| plotfont::tick_label(*v))
+            .y_label_formatter(&|v| plotfont::tick_label(*v))
+            .draw()?;
         rc.draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK))?;
         for (k, r) in res.iter().enumerate() {
             let color = COLORS[k % COLORS.len()];

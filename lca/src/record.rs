@@ -1,4 +1,4 @@
-//! Profile records (DESIGN section 4): the lines `pp -l` appends to a data file and `lca`
+//! Profile records (docs/records.md): the lines `pp -l` appends to a data file and `lca`
 //! reads.
 //!
 //! One record per line, `key=value` tokens separated by spaces (any run of blanks is

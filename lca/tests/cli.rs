@@ -153,8 +153,11 @@ fn plots_are_written() {
     assert_eq!(code, 0, "{err}");
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(svg.starts_with("<svg"));
-    // Without a font (as on a machine without DejaVu/Liberation) both formats still work.
-    for name in ["nofont.svg", "nofont.png"] {
+    // The text does not depend on the machine's fonts (the font is compiled in).
+    for text in ["li vs n", "residual", "1: "] {
+        assert!(svg.contains(text), "{text} missing from the plot");
+    }
+    for name in ["p.svg", "p.png"] {
         let path = dir.path().join(name);
         let out = Command::new(env!("CARGO_BIN_EXE_lca"))
             .args([
@@ -167,7 +170,6 @@ fn plots_are_written() {
                 "-g",
                 path.to_str().unwrap(),
             ])
-            .env("LCA_FONT", "none")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .unwrap();
@@ -256,4 +258,50 @@ fn zero_at_option() {
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(err.contains("--zero-at: expected"), "{err}");
     }
+}
+
+#[test]
+fn formulae_on_the_command_line_replace_the_default_forms() {
+    // runfast.pp: li over p (Crovella's Figure 5.2); the defaults fit several forms.
+    let (code, defaults, err) = lca_words("-c li -v p -f tests/data/runfast.pp --json");
+    assert_eq!(code, 0, "{err}");
+    let defaults: serde_json::Value = serde_json::from_str(&defaults).unwrap();
+    assert!(defaults["models"].as_array().unwrap().len() > 1);
+    let (code, out, err) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--json",
+        "p*sqrt(p)",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let models = v["models"].as_array().unwrap();
+    assert_eq!(models.len(), 1, "only the given formula: {out}");
+    // A forms file and formulae together: which one counts would be a guess.
+    let (code, _, _) = lca(&[
+        "-c",
+        "li",
+        "-v",
+        "p",
+        "-f",
+        "tests/data/runfast.pp",
+        "--forms",
+        "tests/data/runfast.pp",
+        "p",
+    ]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn a_tag_without_records_lists_the_tags_there_are() {
+    let (code, _, err) = lca_words("-c li -v n,p -f tests/data/fft.pp --tag nope --auto");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the file's records have tags: (session), cols"),
+        "{err}"
+    );
 }

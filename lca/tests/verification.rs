@@ -136,8 +136,7 @@ fn three_parameter_products_and_sums() {
 /// 2% multiplicative noise, 3 repetitions per point: the selected model's prediction at 2×
 /// the largest p stays within 10% for every single-term case (all 59 of the search space,
 /// a superset of Extra-P's 42), for each of five fixed noise seeds (295 data sets).
-/// Over seeds 0..300 the search meets this bar for 297 seeds (17697 of 17700 cases; the
-/// worst miss is 12.4%): `cargo run --release -p lca --example noisesweep 300`.
+/// More seeds: `cargo run --release -p lca --example noisesweep 300`.
 #[test]
 fn noisy_single_term_cases_extrapolate_within_10_percent() {
     let at: BTreeMap<String, f64> = [("p".to_string(), 64.0)].into();

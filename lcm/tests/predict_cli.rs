@@ -129,6 +129,14 @@ fn compare_finds_the_crossover_and_plots() {
     );
     let svg = std::fs::read_to_string(dir.path().join("cmp.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("polyline"), "{svg}");
+    assert!(svg.contains("a: a.rs") && svg.contains("b: b.rs"), "legend");
+    // Two curves in two colours: a's time is 4 s at every p (one height), b's falls with p.
+    let curves = curve_heights(&svg);
+    assert_eq!(curves.len(), 2, "{curves:?}");
+    let mut distinct: Vec<usize> = curves.values().map(|ys| ys.len()).collect();
+    distinct.sort_unstable();
+    assert_eq!(distinct[0], 1, "a is flat: {curves:?}");
+    assert!(distinct[1] > 10, "b falls with p: {curves:?}");
     let (code, out, _) = lcm(
         &["compare", "a.rs", "b.rs", "--grid", "p=1..4", "--json"],
         dir.path(),
@@ -259,4 +267,26 @@ fn malformed_machine_file_names_the_line() {
     );
     assert_eq!(code, 1);
     assert!(err.contains("m.txt:2:"), "{err}");
+}
+
+/// The data curves of a plot (the polylines drawn 2 px wide) by stroke colour: the distinct
+/// heights (y pixels) each one passes through.
+fn curve_heights(svg: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<i64>> {
+    let mut out: std::collections::BTreeMap<String, std::collections::BTreeSet<i64>> =
+        Default::default();
+    for line in svg
+        .lines()
+        .filter(|l| l.starts_with("<polyline") && l.contains("stroke-width=\"2\""))
+    {
+        let attr = |name: &str| {
+            let start = line.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+            line[start..].split('"').next().unwrap().to_string()
+        };
+        let ys = attr("points")
+            .split_whitespace()
+            .map(|xy| xy.split(',').nth(1).unwrap().parse::<i64>().unwrap())
+            .collect::<Vec<_>>();
+        out.entry(attr("stroke")).or_default().extend(ys);
+    }
+    out
 }

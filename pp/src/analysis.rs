@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
+use crate::baseline::command_line_differences;
 use crate::checks::{disturbance_warnings, thread_count_warnings};
 use crate::error::{shorten, PpError};
 use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
@@ -58,6 +59,10 @@ pub struct Options {
     pub histograms: bool,
     /// Profile what precedes a truncation (with a warning) instead of failing.
     pub allow_truncated: bool,
+    /// Fail on an end event that does not match the innermost open construct of its
+    /// thread. By default such an event is dropped with a warning that gives its position,
+    /// and the rest of the log is profiled as if it were absent (`docs/event-logs.md`).
+    pub strict: bool,
     /// Decode, merge and sweep on the calling thread only. By default, with several cores,
     /// the sweep runs on the calling thread and the merge (with the lanes or decoding) on
     /// a thread of its own; with more than two cores each log thread's lane (fast
@@ -88,6 +93,8 @@ pub struct Analysis {
     pub events: u64,
     /// Thread ids in the log.
     pub threads: Vec<u32>,
+    /// The command line of the recorded run (empty for `.pptrace` traces).
+    pub command_line: Vec<String>,
     /// The session profile first, then one per selected fragment (order of first
     /// appearance in the log).
     pub profiles: Vec<Profile>,
@@ -114,7 +121,8 @@ impl Analysis {
 
     /// Adds `pc`, `ml` (and `rc`) to every profile from the profile of the same window in
     /// `baseline` (a p = 1 run of the same program and input). Returns warnings: a baseline
-    /// that was not run at p = 1, windows the baseline lacks (those stay without `pc`/`ml`).
+    /// that was not run at p = 1, of another program or with other arguments (see
+    /// [`crate::baseline`]), windows the baseline lacks (those stay without `pc`/`ml`).
     pub fn apply_baseline(&mut self, baseline: &Analysis) -> Vec<String> {
         let mut warnings = Vec::new();
         if baseline.processors != 1 {
@@ -123,6 +131,9 @@ impl Analysis {
                 baseline.log.display(),
                 baseline.processors
             ));
+        }
+        for w in command_line_differences(&self.command_line, &baseline.command_line) {
+            warnings.push(format!("{}: {w}", baseline.log.display()));
         }
         for prof in &mut self.profiles {
             match baseline.profiles.iter().find(|b| b.tag == prof.tag) {
@@ -138,7 +149,7 @@ impl Analysis {
         warnings
     }
 
-    /// The DESIGN section 4 record lines, one per profile, with the note tokens first.
+    /// The record lines (docs/records.md), one per profile, with the note tokens first.
     pub fn record_lines(&self, note: &[String]) -> Vec<String> {
         self.profiles
             .iter()
@@ -188,6 +199,9 @@ pub fn analyze_reader_with(
         counters: CounterRoles::from_names(&header.counters),
     };
     let mut sweep = Sweep::new(config, reader.names().to_vec(), &threads);
+    if !options.strict {
+        sweep.drop_unmatched_ends();
+    }
     // The pipeline: the merge (decoding the streams as it goes) on one thread, the sweep
     // on this one. With more than two cores, each stream is also decoded by its own thread.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -205,10 +219,11 @@ pub fn analyze_reader_with(
             names: reader.names().into(),
             selected: options.tags.selected_names(reader.names()).into(),
             threads: &threads,
+            drop_unmatched: !options.strict,
         };
         // With two cores the lanes run on the merge thread (two busy threads, one per
-        // core, measured a little faster than ten threads sharing them); with more, each
-        // lane gets a thread of its own.
+        // core, rather than ten threads sharing two cores); with more, each lane gets a
+        // thread of its own.
         let lane_threads = decoders;
         run_lanes(
             streams,
@@ -243,6 +258,7 @@ pub fn analyze_reader_with(
             observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
         )?
     };
+    warnings.extend(dropped_end_warnings(&path, sweep.take_dropped()));
     if let (Some(pos), false) = (reader.truncated(), truncation_reported) {
         // Truncated where no thread stream saw it (e.g. before any event was written).
         let e = LogError::Truncated {
@@ -262,13 +278,7 @@ pub fn analyze_reader_with(
     warnings.extend(result.warnings.iter().cloned());
     if let TagSelection::One(tag) = &options.tags {
         if result.windows.len() < 2 {
-            // Names of fragments used in the log are not tracked when one tag is selected;
-            // list the string table (fragment names and wait kinds).
-            return Err(PpError::NoSuchTag {
-                path,
-                tag: shorten(tag),
-                available: name_list(reader.names()),
-            });
+            return Err(no_such_tag(reader, options, engine, tag));
         }
     }
     let profiles: Vec<Profile> = result
@@ -286,6 +296,7 @@ pub fn analyze_reader_with(
         clock: header.clock.clone(),
         events: result.events,
         threads: threads.iter().map(|t| t.0).collect(),
+        command_line: header.process.command_line.clone(),
         profiles,
         warnings,
         thread_counts: result.threads,
@@ -313,11 +324,38 @@ fn name_list(names: &[String]) -> String {
     list.join(", ")
 }
 
+/// The error for `--tag NAME` when the log has no fragment NAME. The log's string table
+/// holds fragment names and wait kinds alike; a second pass over every fragment tells them
+/// apart, so the message lists the fragments, and the other names as wait kinds.
+fn no_such_tag(reader: &LogReader, options: &Options, engine: Engine, tag: &str) -> PpError {
+    let all = Options {
+        tags: TagSelection::All,
+        ..options.clone()
+    };
+    let fragments: Vec<String> = analyze_reader_with(reader, &all, None, engine)
+        .map(|a| a.profiles.iter().filter_map(|p| p.tag.clone()).collect())
+        .unwrap_or_default();
+    let wait_kinds: Vec<String> = reader
+        .names()
+        .iter()
+        .filter(|n| !fragments.contains(n))
+        .cloned()
+        .collect();
+    PpError::NoSuchTag {
+        path: reader.path().to_owned(),
+        tag: shorten(tag),
+        available: name_list(&fragments),
+        wait_kinds: name_list(&wait_kinds),
+    }
+}
+
 /// What every lane of a log shares.
 struct Lanes<'a> {
     names: Arc<[String]>,
     selected: Arc<[bool]>,
     threads: &'a [pplib::log::ThreadId],
+    /// Drop unmatched end events (not `--strict`).
+    drop_unmatched: bool,
 }
 
 impl Lanes<'_> {
@@ -326,13 +364,17 @@ impl Lanes<'_> {
             .into_iter()
             .enumerate()
             .map(|(slot, s)| {
-                Lane::new(
+                let lane = Lane::new(
                     s,
                     slot,
                     self.threads[slot],
                     Arc::clone(&self.names),
                     Arc::clone(&self.selected),
-                )
+                );
+                match self.drop_unmatched {
+                    true => lane.drop_unmatched_ends(),
+                    false => lane,
+                }
             })
             .collect()
     }
@@ -396,14 +438,48 @@ fn run_lanes(
         }
         summaries
     };
+    let mut dropped = Vec::new();
     for (slot, s) in summaries.into_iter().enumerate() {
+        dropped.extend(s.dropped);
         sweep.add_events(s.events);
         if let Some(t) = s.last_time {
             sweep.extend_to(pplib::log::Nanos(t));
         }
         sweep.set_stack(slot, s.stack);
     }
+    warnings.extend(dropped_end_warnings(path, dropped));
     Ok((warnings, truncation_reported))
+}
+
+/// At most this many dropped end events are listed one by one per log.
+const DROPPED_LISTED: usize = 20;
+
+/// The warnings for end events dropped because they matched no open construct: one a
+/// dropped event (its position, thread, and what was expected), at most
+/// [`DROPPED_LISTED`], then how many more there were.
+fn dropped_end_warnings(path: &Path, dropped: Vec<SweepError>) -> Vec<String> {
+    let total = dropped.len();
+    let mut out: Vec<String> = dropped
+        .into_iter()
+        .take(DROPPED_LISTED)
+        .map(|e| {
+            // The log's name goes before every warning already.
+            let message = unmatched(path, e).to_string();
+            let prefix = format!("{}: ", path.display());
+            format!(
+                "{}; dropped, the rest is profiled as if it were not there (--strict refuses \
+                 the log)",
+                message.strip_prefix(&prefix).unwrap_or(&message)
+            )
+        })
+        .collect();
+    if total > DROPPED_LISTED {
+        out.push(format!(
+            "{} more unmatched end events dropped",
+            total - DROPPED_LISTED
+        ));
+    }
+    out
 }
 
 /// The error for an end event that matches no begin.

@@ -11,6 +11,7 @@ use crate::error::PpError;
 use crate::plot::{plot_svg, Bar};
 use crate::record::format_record;
 use crate::report::Report;
+use crate::sweep::TagSelection;
 use crate::table::analysis_text;
 use crate::timeline::Timeline;
 
@@ -68,6 +69,11 @@ pub fn run(config: &Config, out: &mut dyn Write, warn: &mut dyn Write) -> Result
         if let Some(b) = &baseline {
             a.apply_baseline(b);
         }
+        a.warnings.extend(missing_inputs(&a, &config.options));
+        if let TagSelection::One(_) = config.options.tags {
+            // `-t NAME` shows that fragment only; the session was computed alongside it.
+            a.profiles.retain(|p| p.tag.is_some());
+        }
         for w in &a.warnings {
             let _ = writeln!(warn, "pp: warning: {}: {w}", a.log.display());
         }
@@ -103,6 +109,24 @@ pub fn run(config: &Config, out: &mut dyn Write, warn: &mut dyn Write) -> Result
     Ok(())
 }
 
+/// Warnings for options whose input the log lacks, so that they are not silently ignored.
+fn missing_inputs(a: &Analysis, options: &Options) -> Option<String> {
+    let session = a.profiles.first()?;
+    match (options.miss_latency_ns, session.llc_misses) {
+        (Some(_), None) => Some(
+            "--miss-latency has nothing to multiply: the log has no llc_misses counter \
+             samples (recorded without hardware counters?), so cl and rc are absent"
+                .to_owned(),
+        ),
+        (None, Some(_)) => Some(
+            "the log has llc_misses counters: give --miss-latency NS to turn them into cl \
+             (communication loss)"
+                .to_owned(),
+        ),
+        _ => None,
+    }
+}
+
 fn draw_plot(
     path: &std::path::Path,
     analyses: &[Analysis],
@@ -128,5 +152,5 @@ fn draw_plot(
             bars.push(Bar { label, profile: p });
         }
     }
-    plot_svg(path, "lost cycles (processor-seconds)", &bars)
+    plot_svg(path, "lost cycles", &bars)
 }

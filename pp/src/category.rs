@@ -1,4 +1,4 @@
-//! The lost-cycles categories (DESIGN section 2) and their record keys.
+//! The lost-cycles categories (docs/predicates.md) and their record keys.
 //!
 //! # Fork/join latency (`fj`), a part of `li`
 //! `li` is the idle processor-time while *Work_Exists* (some `par` is open on some thread).
@@ -39,7 +39,7 @@ use std::fmt;
 /// One category of a predicate profile. Values are processor-seconds (seconds summed over
 /// processors), as in Crovella's `pp`.
 ///
-/// The order of the variants is the order of DESIGN section 4's records:
+/// The order of the variants is the order of the records (docs/records.md):
 /// `li fj ip sl wc cl rc ml os pc rt tt over` (`fj` is a part of `li`, placed after it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

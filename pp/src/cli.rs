@@ -26,6 +26,16 @@ Categories (processor-seconds; li+ip+sl+wc+rt = tt = p x elapsed):
   ml memory loss; with llc_misses counters and --miss-latency cl communication loss
   (and rc resource contention); with cpu_ns counters os (descheduled Busy time);
   over: thread-time beyond p when oversubscribed. Unmeasured categories are absent.
+  ml can be negative: the run computed in less processor time than its baseline (its
+  data fit p processors' caches better, or noise); pc + ml = rt still holds.
+
+Per thread (--per-thread): each thread's share of the categories. A row `(no thread)`
+  holds idle processor-time (li, ip) at instants when no thread is idle because fewer
+  threads exist than p (before the workers start, or a pool smaller than p): no thread
+  was there to charge it to.
+
+-t NAME shows only fragment NAME (no session); --all-tags shows the session and every
+  fragment. The names a log has are listed when NAME is not one of its fragments.
 
 Exit status: 0 success, 1 bad input (the message names the file and line or byte
 offset), 2 usage error.";
@@ -51,7 +61,7 @@ pub struct Args {
     /// Print profile records (one line per profile, for lca), NOTE's key=value tokens first.
     /// A value without '=' is taken as a LOG
     #[arg(short = 'l', long = "line", value_name = "NOTE", num_args = 0..=1,
-          default_missing_value = "", conflicts_with_all = ["json", "per_thread"])]
+          default_missing_value = "", conflicts_with_all = ["json", "per_thread", "histograms"])]
     pub line: Option<String>,
 
     /// Also show the categories per thread
@@ -87,6 +97,11 @@ pub struct Args {
     /// Profile the events before a truncation (with a warning) instead of failing
     #[arg(long)]
     pub allow_truncated: bool,
+
+    /// Refuse a log with an end event that does not match its thread's innermost open
+    /// construct (by default it is dropped with a warning and the rest is profiled)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl Args {
@@ -134,6 +149,7 @@ impl Args {
                 miss_latency_ns: self.miss_latency,
                 histograms: self.histograms,
                 allow_truncated: self.allow_truncated,
+                strict: self.strict,
                 sequential: false,
             },
             line,

@@ -36,7 +36,8 @@ pub enum PpError {
         path: PathBuf,
     },
     /// `--tag NAME` names a fragment the log does not contain.
-    #[error("{}: no fragment named {tag:?} in this log (fragments: {available})", path.display())]
+    #[error("{}: no fragment named {tag:?} in this log (fragments: {available}; wait kinds, \
+             which are not fragments: {wait_kinds})", path.display())]
     NoSuchTag {
         /// The log.
         path: PathBuf,
@@ -44,6 +45,8 @@ pub enum PpError {
         tag: String,
         /// The fragments that do occur, comma separated (or `none`).
         available: String,
+        /// The other names of the log (wait kinds), comma separated (or `none`).
+        wait_kinds: String,
     },
     /// The baseline log could not be used.
     #[error("{}: baseline: {message}", path.display())]

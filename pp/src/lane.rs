@@ -194,6 +194,9 @@ pub struct LaneSummary {
     pub last_time: Option<u64>,
     /// What is still open.
     pub stack: ThreadStack,
+    /// End events dropped because they matched no open construct (see
+    /// [`Lane::drop_unmatched_ends`]).
+    pub dropped: Vec<SweepError>,
 }
 
 /// The per-thread pass over one thread's stream (see the module docs).
@@ -213,6 +216,9 @@ pub struct Lane<S> {
     events: u64,
     last_time: Option<u64>,
     done: bool,
+    /// Drop unmatched end events instead of stopping at them.
+    drop_unmatched: bool,
+    dropped: Vec<SweepError>,
 }
 
 impl<S: BatchSource> Lane<S> {
@@ -245,7 +251,18 @@ impl<S: BatchSource> Lane<S> {
             events: 0,
             last_time: None,
             done: false,
+            drop_unmatched: false,
+            dropped: Vec::new(),
         }
+    }
+
+    /// The lane drops an end event that does not match its thread's innermost open
+    /// construct (the stack and state stay as they were; the event is listed in the
+    /// summary's `dropped`) instead of stopping with [`LaneError::Mismatch`], as
+    /// [`Sweep::drop_unmatched_ends`] does.
+    pub fn drop_unmatched_ends(mut self) -> Lane<S> {
+        self.drop_unmatched = true;
+        self
     }
 
     /// The end-of-log summary (call after the lane's last batch).
@@ -260,6 +277,7 @@ impl<S: BatchSource> Lane<S> {
                 }
                 stack
             },
+            dropped: self.dropped,
         }
     }
 
@@ -289,15 +307,22 @@ impl<S: BatchSource> Lane<S> {
                 events: 0,
                 last_time: self.last_time,
                 mismatch: None,
+                drop_unmatched: self.drop_unmatched,
+                dropped: Vec::new(),
             };
             let result = self.source.next_into(&mut scan, &mut self.batch);
-            let (state, present, events, last_time, mismatch) = (
+            let (state, present, events, last_time, mismatch, dropped) = (
                 scan.state,
                 scan.present,
                 scan.events,
                 scan.last_time,
                 scan.mismatch.take(),
+                std::mem::take(&mut scan.dropped),
             );
+            for (e, m) in dropped {
+                let err = mismatch_error(&self.names, self.thread, e.code, e.arg, e.pos(), m);
+                self.dropped.push(err);
+            }
             self.state = state;
             self.present = present;
             self.events += events;
@@ -335,6 +360,10 @@ struct Scan<'a> {
     last_time: Option<u64>,
     /// An end event that matches no begin (the scan stops at it), and what is innermost.
     mismatch: Option<(CompactEvent, Mismatch)>,
+    /// Drop such an event and go on instead of stopping.
+    drop_unmatched: bool,
+    /// The events dropped, with what was innermost.
+    dropped: Vec<(CompactEvent, Mismatch)>,
 }
 
 impl EventSink for Scan<'_> {
@@ -370,6 +399,10 @@ impl EventSink for Scan<'_> {
                         Some(top) => Mismatch::Innermost(frame_of(top)),
                         None => Mismatch::NothingOpen,
                     };
+                    if self.drop_unmatched {
+                        self.dropped.push((e, m));
+                        return true;
+                    }
                     self.mismatch = Some((e, m));
                     return false;
                 }

@@ -1,7 +1,7 @@
 //! `pp`: predicate profiles (lost cycles) from pplib event logs.
 //!
 //! `pp` reads a log written by `pplib` (binary) or a hand-written `.pptrace` text trace and
-//! computes Crovella's lost-cycles profile (DESIGN section 2): for the whole session and for
+//! computes Crovella's lost-cycles profile (docs/predicates.md): for the whole session and for
 //! each fragment (profiling tag), how many processor-seconds went to Load Imbalance (`li`),
 //! Insufficient Parallelism (`ip`), Synchronization Loss (`sl`), Wasted Computation (`wc`)
 //! and Remaining Time (`rt`), which add up to Total Time (`tt` = p × elapsed). With a p = 1
@@ -22,7 +22,7 @@
 //! ```
 //! use pp::{analyze_bytes, Options};
 //!
-//! // The example of DESIGN section 3: one serial ms, then a loop whose two tasks take
+//! // The example of docs/predicates.md: one serial ms, then a loop whose two tasks take
 //! // 1 ms and 2 ms on p = 2.
 //! let trace = "pptrace 1\nprocessors 2\n\
 //!     0 0 session_begin\n1000000 0 par_begin\n1000000 0 task_begin\n1000000 1 task_begin\n\
@@ -32,7 +32,7 @@
 //! assert_eq!((session.li, session.ip, session.rt, session.tt), (0.001, 0.001, 0.004, 0.006));
 //! assert!(session.invariant_error() < 1e-9);
 //!
-//! // DESIGN section 4 record lines, the user's note first.
+//! // Record lines (docs/records.md), the user's note first.
 //! let note = pp::parse_note("n=1024 impl=dp")?;
 //! assert_eq!(
 //!     analysis.record_lines(&note),
@@ -61,7 +61,7 @@
 //!     of its own) into [`sweep::Sweep::event`], which keeps the stacks itself.
 //!
 //!   [`sweep`] is the single streaming pass (its module docs state the exact semantics
-//!   and the decisions DESIGN leaves open), [`accum`] exact integer thread-nanoseconds.
+//!   and the decisions docs/predicates.md leaves open), [`accum`] exact integer thread-nanoseconds.
 //!   Cost: O(E log T) for E events of T threads; memory: per thread, its stack and a few
 //!   batches, independent of E.
 //! - [`app`]: what the `pp` command does, over a plain [`app::Config`].
@@ -85,6 +85,7 @@
 pub mod accum;
 pub mod analysis;
 pub mod app;
+pub mod baseline;
 pub mod category;
 pub mod checks;
 pub mod error;

@@ -5,10 +5,9 @@
 //! and `li`, drawn in two shades: the part of `li` that is not fork/join latency, then
 //! `fj` on top (together they are `li`). Bars are labelled by the note (or `p=N`) and the fragment.
 //!
-//! Text needs a font: plotters is built without system font discovery, so `pp` registers
-//! the first TrueType font it finds among `$PP_FONT` and the usual system paths (DejaVu,
-//! Liberation, FreeSans, Noto). Without one the plot is drawn without text, with a
-//! warning.
+//! The y axis is in processor-seconds, or ms/µs/ns when the bars are small; the legend sits
+//! beside the bars. Text is drawn with the font `plotfont` compiles in, so it is there on
+//! every machine.
 
 use std::path::Path;
 
@@ -52,76 +51,43 @@ fn segments(p: &Profile) -> Vec<(&'static str, f64, RGBColor)> {
     v
 }
 
-const FONT_PATHS: [&str; 8] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
-    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
-];
-
-/// Registers a system font as `sans-serif` once; true when one is available.
-fn font_available() -> bool {
-    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FONT.get_or_init(|| {
-        let env = std::env::var("PP_FONT").ok();
-        let found = env
-            .iter()
-            .map(String::as_str)
-            .chain(FONT_PATHS)
-            .filter_map(|p| std::fs::read(p).ok())
-            .any(|bytes| {
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok()
-            });
-        found
-    })
-}
-
-/// Draws the bars into an SVG file at `path`. Returns a warning when no font was found
-/// and the plot has no text.
+/// Draws the bars into an SVG file at `path`. Returns a warning when a bar's memory loss
+/// is negative (that bar then shows `rt` undivided: a negative segment cannot be stacked).
 pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<String>, PpError> {
-    if !font_available() {
-        plot_without_text(path, bars)?;
-        return Ok(Some(format!(
-            "{}: no TrueType font found (set PP_FONT=/path/to/font.ttf): plot drawn without text",
-            path.display()
-        )));
-    }
     let err = |e: String| PpError::Output {
         path: path.to_owned(),
         message: e,
     };
-    let width = (160 + 140 * bars.len() as u32).max(640);
-    let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
+    plotfont::register().map_err(|e| err(e.to_string()))?;
+    let legend: Vec<(String, RGBColor)> = legend_entries(bars);
+    let legend_w =
+        plotfont::legend_width(&legend.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>());
+    let plot_w = (160 + 140 * bars.len() as u32).max(480);
+    let root = SVGBackend::new(path, (plot_w + legend_w, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let ymax = bars
-        .iter()
-        .map(|b| b.profile.tt)
-        .fold(0.0f64, f64::max)
-        .max(1e-12)
-        * 1.05;
+    let (plot_area, legend_area) = root.split_horizontally(plot_w);
+    let tt_max = bars.iter().map(|b| b.profile.tt).fold(0.0f64, f64::max);
+    let (scale, unit) = plotfont::seconds_unit(tt_max);
+    let ymax = (tt_max * scale).max(1e-12) * 1.05;
     let n = bars.len().max(1);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(title, (plotfont::FAMILY, 20))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .right_y_label_area_size(0)
         .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
         .map_err(|e| err(e.to_string()))?;
+    let y_desc = format!("processor-{unit}");
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
-        .y_desc("processor-seconds")
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| plotfont::tick_label(*v))
         .draw()
         .map_err(|e| err(e.to_string()))?;
     // Bar labels, centred under each bar.
-    let style = TextStyle::from(("sans-serif", 12).into_font()).pos(
+    let style = TextStyle::from((plotfont::FAMILY, 12).into_font()).pos(
         plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Top,
@@ -129,72 +95,55 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
     );
     for (i, bar) in bars.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-        root.draw(&Text::new(bar.label.clone(), (x, y + 6), style.clone()))
+        plot_area
+            .draw(&Text::new(bar.label.clone(), (x, y + 6), style.clone()))
             .map_err(|e| err(e.to_string()))?;
     }
-    let mut legend_done = false;
+    let mut negative_ml = Vec::new();
     for (i, bar) in bars.iter().enumerate() {
-        let mut base = 0.0;
-        for (name, v, color) in segments(bar.profile) {
-            let v = v.max(0.0);
-            let (x0, x1) = (i as f64 + 0.15, i as f64 + 0.85);
-            let rect = Rectangle::new([(x0, base), (x1, base + v)], color.filled());
-            let series = chart
-                .draw_series(std::iter::once(rect))
-                .map_err(|e| err(e.to_string()))?;
-            if !legend_done {
-                series.label(name).legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
-                });
-            }
-            base += v;
+        if bar.profile.ml.is_some_and(|ml| ml < 0.0) {
+            negative_ml.push(bar.label.as_str());
         }
-        legend_done = true;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
-    root.present().map_err(|e| err(e.to_string()))?;
-    Ok(None)
-}
-
-fn plot_without_text(path: &Path, bars: &[Bar<'_>]) -> Result<(), PpError> {
-    let err = |e: String| PpError::Output {
-        path: path.to_owned(),
-        message: e,
-    };
-    let width = (160 + 140 * bars.len() as u32).max(640);
-    let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let ymax = bars
-        .iter()
-        .map(|b| b.profile.tt)
-        .fold(0.0f64, f64::max)
-        .max(1e-12)
-        * 1.05;
-    let n = bars.len().max(1);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(12)
-        .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
-        .map_err(|e| err(e.to_string()))?;
-    for (i, bar) in bars.iter().enumerate() {
         let mut base = 0.0;
         for (_, v, color) in segments(bar.profile) {
-            let v = v.max(0.0);
-            let rect = Rectangle::new(
-                [(i as f64 + 0.15, base), (i as f64 + 0.85, base + v)],
-                color.filled(),
-            );
+            let v = v.max(0.0) * scale;
+            let (x0, x1) = (i as f64 + 0.15, i as f64 + 0.85);
+            let rect = Rectangle::new([(x0, base), (x1, base + v)], color.filled());
             chart
                 .draw_series(std::iter::once(rect))
                 .map_err(|e| err(e.to_string()))?;
             base += v;
         }
     }
+    plotfont::draw_legend(&legend_area, &legend).map_err(|e| err(e.to_string()))?;
     root.present().map_err(|e| err(e.to_string()))?;
-    Ok(())
+    Ok((!negative_ml.is_empty()).then(|| {
+        format!(
+            "{}: memory loss is negative for {} (the run did less work per processor than its \
+             baseline, e.g. it fits in cache better): those bars show rt undivided",
+            path.display(),
+            negative_ml.join(", ")
+        )
+    }))
+}
+
+/// The legend: every segment any bar shows, top of the stack first (the order it is drawn
+/// bottom-up, reversed).
+fn legend_entries(bars: &[Bar<'_>]) -> Vec<(String, RGBColor)> {
+    let mut entries: Vec<(String, RGBColor)> = Vec::new();
+    for bar in bars {
+        for (name, _, color) in segments(bar.profile) {
+            if !entries.iter().any(|(n, _)| n == name) {
+                entries.push((name.to_string(), color));
+            }
+        }
+    }
+    // The stack's order from the top: li ip sl wc, then the computation segments.
+    let rank = |n: &str| {
+        ["li", "ip", "sl", "wc", "ml", "pc", "rt"]
+            .iter()
+            .position(|k| n.starts_with(k))
+    };
+    entries.sort_by_key(|(n, _)| rank(n));
+    entries
 }

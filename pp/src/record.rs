@@ -1,4 +1,4 @@
-//! Profile records (DESIGN section 4): the line format `lca` reads.
+//! Profile records (docs/records.md): the line format `lca` reads.
 //!
 //! One line per profile: the note's `key=value` tokens, then `tag=NAME` for a fragment,
 //! then `p=`, then the measured categories among `li fj ip sl wc cl rc ml os pc rt tt over`

@@ -34,7 +34,7 @@
 //!           "unattributed": [li, ip],          idle processor-seconds without an idle thread
 //!           "durations": {"tasks": {"count", "p50", "p90", "p99", "max"} | null,
 //!                         "waits": ... },      seconds; only with --histograms
-//!           "record": "n=1 p=4 li=...",        the DESIGN section 4 record line
+//!           "record": "n=1 p=4 li=...",        the record line (docs/records.md)
 //!           "diagnosis": "primary loss: ..."   the one-line diagnosis
 //!         }
 //!       ]

@@ -75,14 +75,22 @@ impl LastPass {
     }
 }
 
-/// [`sort_runs`] but for the last radix pass, which it returns (`None`: `items` is
-/// sorted); applying it ([`LastPass::apply`]) sorts `items`. Lets another thread make it.
-pub fn sort_runs_but_last(
+/// What a radix sort of sorted runs needs: the smallest time (keys are times minus it), the
+/// bits the time range spans and the passes of [`DIGIT`] bits that covers.
+struct RadixPlan {
+    lo: u64,
+    bits: u32,
+    passes: usize,
+}
+
+/// The radix sort the runs of `items` (split at `bounds`) need, or `None` when `items` is
+/// sorted already: one run, all at one time, or merged here instead (a time range wider
+/// than [`PASSES`] passes, or too few items to pay for counting).
+fn plan_radix(
     items: &mut Vec<Transition>,
     bounds: &mut Vec<usize>,
     scratch: &mut Vec<Transition>,
-    counts: &mut RadixCounts,
-) -> Option<LastPass> {
+) -> Option<RadixPlan> {
     if bounds.len() <= 2 {
         return None;
     }
@@ -106,6 +114,18 @@ pub fn sort_runs_but_last(
         // All at one time: the runs in order are sorted.
         return None;
     }
+    Some(RadixPlan { lo, bits, passes })
+}
+
+/// [`sort_runs`] but for the last radix pass, which it returns (`None`: `items` is
+/// sorted); applying it ([`LastPass::apply`]) sorts `items`. Lets another thread make it.
+pub fn sort_runs_but_last(
+    items: &mut Vec<Transition>,
+    bounds: &mut Vec<usize>,
+    scratch: &mut Vec<Transition>,
+    counts: &mut RadixCounts,
+) -> Option<LastPass> {
+    let RadixPlan { lo, passes, .. } = plan_radix(items, bounds, scratch)?;
     let mask = (1u64 << DIGIT) - 1;
     let counts = &mut counts.0[..passes];
     for c in counts.iter_mut() {
@@ -237,29 +257,7 @@ pub fn gather_runs(
         items.extend_from_slice(r);
         bounds.push(items.len());
     }
-    if bounds.len() <= 2 {
-        return None;
-    }
-    let lo = bounds[..bounds.len() - 1]
-        .iter()
-        .map(|&b| items[b].time)
-        .min()
-        .expect("runs");
-    let hi = bounds[1..]
-        .iter()
-        .map(|&b| items[b - 1].time)
-        .max()
-        .expect("runs");
-    let bits = 64 - (hi - lo).leading_zeros();
-    let passes = bits.div_ceil(DIGIT) as usize;
-    if passes > PASSES || items.len() < 256 {
-        merge_runs(items, bounds, scratch);
-        return None;
-    }
-    if passes == 0 {
-        // All at one time: the runs in order are sorted.
-        return None;
-    }
+    let RadixPlan { lo, bits, passes } = plan_radix(items, bounds, scratch)?;
     // As many bits per pass as the passes need (fewer buckets to clear and sum).
     let width = bits.div_ceil(passes as u32);
     let mask = (1u64 << width) - 1;

@@ -1,4 +1,4 @@
-//! Per-thread stacks of open constructs (DESIGN section 2) and the state they imply.
+//! Per-thread stacks of open constructs (docs/predicates.md) and the state they imply.
 
 use pplib::log::{EventCode, EventKind, NameId, Nanos, Position};
 
@@ -183,17 +183,24 @@ impl ThreadStack {
     /// `wait_end` carries no kind; fragment names are).
     #[inline]
     pub fn pop(&mut self, construct: Construct) -> Result<Frame, Mismatch> {
+        self.check_pop(construct)?;
+        Ok(self
+            .frames
+            .pop()
+            .expect("check_pop found an innermost frame"))
+    }
+
+    /// Whether [`ThreadStack::pop`] of `construct` would succeed, without changing the
+    /// stack.
+    #[inline]
+    pub fn check_pop(&self, construct: Construct) -> Result<(), Mismatch> {
         let Some(top) = self.frames.last() else {
             return Err(Mismatch::NothingOpen);
         };
-        let matches = match (top.construct, construct) {
-            (Construct::Wait(_), Construct::Wait(_)) => true,
-            (a, b) => a == b,
-        };
-        if matches {
-            Ok(self.frames.pop().expect("checked non-empty"))
-        } else {
-            Err(Mismatch::Innermost(*top))
+        match (top.construct, construct) {
+            (Construct::Wait(_), Construct::Wait(_)) => Ok(()),
+            (a, b) if a == b => Ok(()),
+            _ => Err(Mismatch::Innermost(*top)),
         }
     }
 

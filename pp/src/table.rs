@@ -116,6 +116,14 @@ pub fn profile_table(log: &str, p: &Profile) -> String {
             row(&mut out, &format!("{indent}{}", c.title()), v, p.tt);
         }
     }
+    if p.ml.is_some_and(|ml| ml < 0.0) {
+        let _ = writeln!(
+            out,
+            "  (memory loss < 0: this run's computation took less processor time than the \
+             baseline's, e.g. its data fit the caches of p processors better, or noise; \
+             pc + ml = rt still holds)"
+        );
+    }
     row(&mut out, Category::Tt.title(), p.tt, p.tt);
     if let Some(over) = p.over {
         row(&mut out, "Oversubscription (not in tt)", over, p.tt);

@@ -387,7 +387,11 @@ fn mismatches_on_two_threads_report_the_earlier_in_time() {
             "pptrace 1\nprocessors 2\n0 0 session_begin\n{other_at} 0 frag_begin x\n{} 0 frag_end y\n{bad_at} 1 task_end\n20 0 session_end\n",
             other_at + 1
         );
-        let result = check_engines(trace.as_bytes(), "t.pptrace", &Options::default(), &trace);
+        let strict = Options {
+            strict: true,
+            ..Options::default()
+        };
+        let result = check_engines(trace.as_bytes(), "t.pptrace", &strict, &trace);
         let err = result.expect_err("both errors are in the trace");
         let line = if bad_at < other_at {
             "line 6"
@@ -396,6 +400,24 @@ fn mismatches_on_two_threads_report_the_earlier_in_time() {
         };
         assert!(err.contains(line), "{err} should name {line}");
     }
+}
+
+#[test]
+fn dropped_end_events_give_the_same_profiles_in_every_engine() {
+    // Without `strict`, the same trace profiles alike in every engine, dropped ends and
+    // warnings included (every mismatch kind: nothing open, another construct, another
+    // fragment name, on two threads and inside a parallel construct).
+    let trace = "pptrace 1\nprocessors 2\n0 0 session_begin\n1 0 frag_begin x\n2 0 par_begin\n\
+        2 0 task_begin\n2 1 task_begin\n3 1 task_end\n4 1 task_end\n4 1 wait_end\n5 0 frag_end x\n\
+        6 0 task_end\n6 0 par_end\n7 0 frag_end y\n8 0 frag_end x\n9 0 frag_end x\n10 0 session_end\n";
+    let options = Options::all_tags();
+    let seen = check_engines(trace.as_bytes(), "t.pptrace", &options, trace).expect("profiled");
+    let dropped = seen
+        .warnings
+        .iter()
+        .filter(|w| w.contains("dropped"))
+        .count();
+    assert_eq!(dropped, 5, "{:?}", seen.warnings);
 }
 
 /// A text trace for the limits of the fast sweep's hot loop: `rounds` rounds of a par

@@ -2,7 +2,7 @@
  * pplib.h: the C ABI of pplib, the instrumentation runtime of the lost-cycles toolchain.
  *
  * Link with the pplib library built by cargo (libpplib.so, or libpplib.a plus
- * -lpthread -ldl -lm). Record events by hand around the constructs of DESIGN section 2:
+ * -lpthread -ldl -lm). Record events by hand around the constructs of docs/predicates.md:
  *
  *   pp_start_profiling();                 // PPLIB_LOG=run.pplog: record; unset: no-op
  *   #pragma omp parallel

@@ -1,5 +1,5 @@
 //! The instrumentation calls: fragments, `par`, `task` and `wait`, as RAII guards and as
-//! closures (DESIGN section 2).
+//! closures (docs/predicates.md).
 //!
 //! Every call first reads whether a session is recording; when none is, it does nothing
 //! else (about a nanosecond). A guard remembers the session it began in and records its end

@@ -1,7 +1,7 @@
 //! `pplib`: the instrumentation runtime of the lost-cycles toolchain.
 //!
 //! A program linked with pplib records, per thread, when it enters and leaves the constructs
-//! of DESIGN section 2 — the session, code fragments (profiling tags), fork points (`par`),
+//! of docs/predicates.md — the session, code fragments (profiling tags), fork points (`par`),
 //! pieces of parallel work (`task`) and synchronization waits (`wait`) — into an event log
 //! that `pp` turns into lost-cycles profiles. Recording is cheap (one clock read and a few
 //! stores into a per-thread buffer per event, no lock) and, when no session is recording,

@@ -1,7 +1,7 @@
 //! rayon integration (feature `rayon`): a pool whose workers are registered, instrumented
 //! `join` and `scope`, and `pp_for_each` on parallel iterators.
 //!
-//! What is recorded (DESIGN section 2): the forking thread opens a `par` around the whole
+//! What is recorded (docs/predicates.md): the forking thread opens a `par` around the whole
 //! parallel construct and every piece of work (a joined closure, a spawned closure, the
 //! scope's body, an item or chunk of `pp_for_each`) runs in a `task` on whichever thread
 //! executes it. A thread waiting inside a join therefore has `par` innermost (Idle), and is

@@ -1,5 +1,5 @@
-//! rayon integration: the exact per-thread event sequences of nested joins (DESIGN section
-//! 2: a thread waiting inside a join is Idle — `par` innermost — and Busy again while it
+//! rayon integration: the exact per-thread event sequences of nested joins (docs/predicates.md:
+//! a thread waiting inside a join is Idle — `par` innermost — and Busy again while it
 //! runs stolen work, which pushes a new `task`), scopes and `pp_for_each`.
 //!
 //! Stealing is forced with sleeps of tens of milliseconds in a 2-thread pool, so the

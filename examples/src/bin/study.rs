@@ -1,4 +1,4 @@
-//! The end-to-end lost-cycles study (issue 7): measure one parallel structure, fit, predict
+//! The end-to-end lost-cycles study: measure one parallel structure, fit, predict
 //! another with lcm before it runs, run it, compare. See `examples::study`.
 
 use anyhow::{bail, Result};

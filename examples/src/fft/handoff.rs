@@ -13,8 +13,7 @@
 //! When the stages are nearly balanced, a run settles in one of two states: the waiting
 //! thread catches the next item while it still spins (a hand-off costs well under a
 //! microsecond), or it has gone to sleep and is woken through the kernel (tens of
-//! microseconds on a virtual machine: measured 4.7 to 24 µs per item over 15 runs of
-//! 13.6 µs and 11.9 µs stages here). The real program, whose stage times vary from item to
+//! microseconds on a virtual machine). The real program, whose stage times vary from item to
 //! item, sleeps more often than the microbenchmark's exact busy loops; the study takes the
 //! median of the quiet runs, not the least.
 

@@ -1,5 +1,5 @@
 //! Writing fitted fragment models into a program's source, as `// lcm:` lines directly
-//! under each fragment's `// lcm: fragment NAME` line (DESIGN section 5).
+//! under each fragment's `// lcm: fragment NAME` line (docs/models.md).
 
 use lca::annotation::{parse_line, Annotation, FragmentModel};
 use lca::record::CATEGORY_KEYS;

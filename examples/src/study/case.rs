@@ -195,8 +195,8 @@ pub struct Case {
 /// n-queens board size the queens study uses: 73712 solutions, found in 13 depth-1 groups
 /// of some 4 ms each on one core (counting all takes some 50 ms). The loop version's
 /// parallel loops then last long enough for a sleeping worker to wake and join in on a
-/// loaded machine (on the 12×12 board, some 0.8 ms per group, the second thread often came
-/// too late and the loop version hardly sped up at p = 2).
+/// loaded machine (with groups well under a millisecond, the second thread often comes too
+/// late and the loop version hardly speeds up at p = 2).
 pub const QUEENS_BOARD: u32 = 13;
 
 impl Case {

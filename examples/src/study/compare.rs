@@ -1,6 +1,6 @@
 //! Comparing predictions with measurements: relative errors, DP-vs-TP ranking, crossovers.
 
-use std::collections::BTreeMap;
+use lcm::predict::grid::{crossovers_along, Crossover};
 
 /// One design point of the predicted version: its variables, the predicted and measured
 /// run times of both versions (seconds).
@@ -219,56 +219,27 @@ pub fn drift_line(points: &[PointResult], base: &str) -> Option<String> {
     ))
 }
 
-/// A change of the better version between two neighbouring design points.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Crossover {
-    /// The variable that changes (`n` or `p`).
-    pub along: &'static str,
-    /// The other variable's value (`p` when along n, `n` when along p).
-    pub at: u64,
-    /// The two values of `along` between which the better version changes.
-    pub between: (u64, u64),
-    /// Which version is better after the change (`true`: the predicted version).
-    pub to_predicted_version: bool,
-}
-
 /// The crossovers along n (at fixed p) and along p (at fixed n) of the better version, as
-/// given by `better` (true where the predicted version is faster).
+/// given by `better` (true where the predicted version is faster): lcm's crossovers with the
+/// measured version as `a` and the predicted one as `b` (`better_after == "b"`: the
+/// predicted version is better after the change).
 pub fn crossovers(points: &[PointResult], better: impl Fn(&PointResult) -> bool) -> Vec<Crossover> {
-    let mut out = Vec::new();
-    let mut by_p: BTreeMap<usize, Vec<&PointResult>> = BTreeMap::new();
-    let mut by_n: BTreeMap<u64, Vec<&PointResult>> = BTreeMap::new();
-    for pt in points {
-        by_p.entry(pt.p).or_default().push(pt);
-        by_n.entry(pt.n).or_default().push(pt);
-    }
-    for (p, mut row) in by_p {
-        row.sort_by_key(|x| x.n);
-        for w in row.windows(2) {
-            if better(w[0]) != better(w[1]) {
-                out.push(Crossover {
-                    along: "n",
-                    at: p as u64,
-                    between: (w[0].n, w[1].n),
-                    to_predicted_version: better(w[1]),
-                });
-            }
-        }
-    }
-    for (n, mut row) in by_n {
-        row.sort_by_key(|x| x.p);
-        for w in row.windows(2) {
-            if better(w[0]) != better(w[1]) {
-                out.push(Crossover {
-                    along: "p",
-                    at: n,
-                    between: (w[0].p as u64, w[1].p as u64),
-                    to_predicted_version: better(w[1]),
-                });
-            }
-        }
-    }
-    out
+    let bindings: Vec<lca::expr::Bindings> = points
+        .iter()
+        .map(|pt| {
+            [
+                ("n".to_string(), pt.n as f64),
+                ("p".to_string(), pt.p as f64),
+            ]
+            .into()
+        })
+        .collect();
+    // T_a − T_b has the sign of "b is better".
+    let diff: Vec<f64> = points
+        .iter()
+        .map(|pt| if better(pt) { 1.0 } else { -1.0 })
+        .collect();
+    crossovers_along(&["n".to_string(), "p".to_string()], &bindings, &diff)
 }
 
 /// A fragment of the predicted version at one point: predicted vs measured time per
@@ -382,10 +353,11 @@ mod tests {
         ];
         let c = crossovers(&pts, PointResult::measured_better);
         assert_eq!(c.len(), 2);
-        assert_eq!(c[0].along, "n");
-        assert_eq!(c[0].between, (64, 128));
-        assert!(!c[0].to_predicted_version);
-        assert_eq!(c[1].along, "p");
-        assert_eq!(c[1].at, 64);
+        assert_eq!(c[0].variable, "n");
+        assert_eq!(c[0].between, (64.0, 128.0));
+        assert_eq!(c[0].others, [("p".to_string(), 2.0)]);
+        assert_eq!(c[0].better_after, "a");
+        assert_eq!(c[1].variable, "p");
+        assert_eq!(c[1].others, [("n".to_string(), 64.0)]);
     }
 }

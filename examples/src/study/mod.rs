@@ -1,6 +1,6 @@
 //! The end-to-end study: measure one parallel structure of a program, fit its fragments'
 //! lost-cycles models, predict another structure with `lcm` before running it, then run it
-//! and compare (issue 7; Crovella section 6.3 done by the tools).
+//! and compare (Crovella section 6.3, done by the tools).
 //!
 //! [`run_study`] does the five steps for a [`Config`] and writes the report directory:
 //!

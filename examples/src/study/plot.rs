@@ -23,57 +23,6 @@ fn err(path: &Path) -> impl Fn(String) -> PlotError + '_ {
     }
 }
 
-/// Registers a TrueType font as plotters' `sans-serif` (plotters is built without system
-/// font lookup): `$STUDY_FONT`, else a common sans font of the system, else the first
-/// `.ttf` under `/usr/share/fonts`. Returns false when none was found: the plots are then
-/// drawn without text (the report's tables carry the numbers).
-pub fn ensure_font() -> bool {
-    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FONT.get_or_init(|| {
-        let mut candidates: Vec<std::path::PathBuf> = std::env::var_os("STUDY_FONT")
-            .map(std::path::PathBuf::from)
-            .into_iter()
-            .collect();
-        for c in [
-            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/TTF/DejaVuSans.ttf",
-            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-            "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
-            "/System/Library/Fonts/Supplemental/Arial.ttf",
-        ] {
-            candidates.push(c.into());
-        }
-        candidates.extend(find_ttf(Path::new("/usr/share/fonts"), 3));
-        for c in candidates {
-            if let Ok(bytes) = std::fs::read(&c) {
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
-                    return true;
-                }
-            }
-        }
-        false
-    })
-}
-
-fn find_ttf(dir: &Path, depth: usize) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() && depth > 0 {
-            out.extend(find_ttf(&p, depth - 1));
-        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("ttf")) {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
-}
-
 const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(174, 199, 232),
@@ -99,7 +48,7 @@ pub fn time_plot(
     other: &str,
 ) -> Result<(), PlotError> {
     let e = err(path);
-    let text = ensure_font();
+    plotfont::register().map_err(|x| e(x.to_string()))?;
     let mut ps: Vec<usize> = points.iter().map(|p| p.p).collect();
     ps.sort_unstable();
     ps.dedup();
@@ -137,26 +86,23 @@ pub fn time_plot(
         let hi = vals.iter().copied().fold(0.0, f64::max) * 1.5;
         let nlo = pts.first().map_or(1, |x| x.n) as f64 / 1.3;
         let nhi = pts.last().map_or(2, |x| x.n) as f64 * 1.3;
-        let mut builder = ChartBuilder::on(panel);
-        builder.margin(10);
-        if text {
-            builder
-                .caption(format!("time per iteration, p = {p}"), ("sans-serif", 18))
-                .x_label_area_size(40)
-                .y_label_area_size(70);
-        }
-        let mut chart = builder
+        let mut chart = ChartBuilder::on(panel)
+            .margin(10)
+            .caption(
+                format!("time per iteration, p = {p}"),
+                (plotfont::FAMILY, 18),
+            )
+            .x_label_area_size(40)
+            .y_label_area_size(70)
             .build_cartesian_2d((nlo..nhi).log_scale(), (lo..hi).log_scale())
             .map_err(|x| e(x.to_string()))?;
-        let mut mesh = chart.configure_mesh();
-        if text {
-            mesh.x_desc("n")
-                .y_desc("seconds")
-                .y_label_formatter(&|v| format!("{v:.1e}"));
-        } else {
-            mesh.x_labels(0).y_labels(0);
-        }
-        mesh.draw().map_err(|x| e(x.to_string()))?;
+        chart
+            .configure_mesh()
+            .x_desc("n")
+            .y_desc("seconds")
+            .y_label_formatter(&|v| plotfont::tick_label(*v))
+            .draw()
+            .map_err(|x| e(x.to_string()))?;
         type Pick = fn(&PointResult) -> f64;
         let series: [(String, RGBColor, bool, Pick); 4] = [
             (format!("{other} measured"), COLORS[4], false, |x| {
@@ -209,38 +155,52 @@ pub fn time_plot(
                     .map_err(|x| e(x.to_string()))?;
             }
         }
-        if text {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()
-                .map_err(|x| e(x.to_string()))?;
-        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|x| e(x.to_string()))?;
     }
     root.present().map_err(|x| e(x.to_string()))?;
     Ok(())
 }
 
 /// Stacked category bars (processor-seconds per iteration), one panel per n, one pair of
-/// bars per p: the measured version on the left, the other on the right.
+/// bars per p: the measured version on the left, the other on the right. The legend (every
+/// category any bar shows) stands in its own column at the right, clear of the bars.
 pub fn category_plot(path: &Path, base: &[Run], other: &[Run]) -> Result<(), PlotError> {
     let e = err(path);
-    let text = ensure_font();
+    plotfont::register().map_err(|x| e(x.to_string()))?;
     let mut ns: Vec<u64> = base.iter().chain(other).map(|r| r.n).collect();
     ns.sort_unstable();
     ns.dedup();
     let max_p = base.iter().chain(other).map(|r| r.p).max().unwrap_or(1);
     let cols = ns.len().min(3);
     let rows = ns.len().div_ceil(3);
-    let root = SVGBackend::new(path, (480 * cols.max(1) as u32, 400 * rows.max(1) as u32))
-        .into_drawing_area();
+    let mut legend: Vec<(String, RGBColor)> = Vec::new();
+    for run in base.iter().chain(other) {
+        for (cat, _) in stack(&run.session) {
+            if !legend.iter().any(|(c, _)| c == cat) {
+                legend.push((cat.to_string(), category_color(cat)));
+            }
+        }
+    }
+    // Top of the stack first, as the bars read from the top.
+    legend.reverse();
+    let legend_w =
+        plotfont::legend_width(&legend.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>());
+    let plots_w = 480 * cols.max(1) as u32;
+    let root =
+        SVGBackend::new(path, (plots_w + legend_w, 400 * rows.max(1) as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|x| e(x.to_string()))?;
-    let panels = root.split_evenly((rows.max(1), cols.max(1)));
+    let (plots, legend_area) = root.split_horizontally(plots_w);
+    plotfont::draw_legend(&legend_area, &legend).map_err(|x| e(x.to_string()))?;
+    let panels = plots.split_evenly((rows.max(1), cols.max(1)));
     let base_name = base.first().map_or("", |r| r.version.as_str());
     let other_name = other.first().map_or("", |r| r.version.as_str());
-    for (i, (panel, &n)) in panels.iter().zip(&ns).enumerate() {
+    for (panel, &n) in panels.iter().zip(&ns) {
         let bars: Vec<(f64, &Run)> = base
             .iter()
             .filter(|r| r.n == n)
@@ -262,60 +222,82 @@ pub fn category_plot(path: &Path, base: &[Run], other: &[Run]) -> Result<(), Plo
         if top <= 0.0 {
             continue;
         }
-        let mut builder = ChartBuilder::on(panel);
-        builder.margin(10);
-        if text {
-            builder
-                .caption(
-                    format!("n = {n}: left {base_name}, right {other_name}"),
-                    ("sans-serif", 16),
-                )
-                .x_label_area_size(35)
-                .y_label_area_size(70);
-        }
-        let mut chart = builder
-            .build_cartesian_2d(0.4..max_p as f64 + 0.6, 0.0..top)
+        let (scale, unit) = plotfont::seconds_unit(top);
+        let y_desc = format!("processor-{unit} / iteration");
+        let mut chart = ChartBuilder::on(panel)
+            .margin(10)
+            .caption(
+                format!("n = {n}: left {base_name}, right {other_name}"),
+                (plotfont::FAMILY, 16),
+            )
+            .x_label_area_size(35)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.4..max_p as f64 + 0.6, 0.0..top * scale)
             .map_err(|x| e(x.to_string()))?;
-        let mut mesh = chart.configure_mesh();
-        mesh.disable_x_mesh();
-        if text {
-            mesh.x_desc("p")
-                .y_desc("processor-s / iteration")
-                .x_labels(max_p.min(16))
-                .x_label_formatter(&|v| format!("{}", v.round() as i64))
-                .y_label_formatter(&|v| format!("{v:.1e}"));
-        } else {
-            mesh.x_labels(0).y_labels(0);
-        }
-        mesh.draw().map_err(|x| e(x.to_string()))?;
-        let mut legend_done = std::collections::BTreeSet::new();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("p")
+            .y_desc(y_desc)
+            .x_labels(max_p.min(16))
+            .x_label_formatter(&|v| format!("{}", v.round() as i64))
+            .y_label_formatter(&|v| plotfont::tick_label(*v))
+            .draw()
+            .map_err(|x| e(x.to_string()))?;
         for (x, run) in &bars {
             let mut y0 = 0.0;
             for (cat, v) in stack(&run.session) {
-                let h = v.max(0.0) / run.iters.max(1) as f64;
+                let h = v.max(0.0) / run.iters.max(1) as f64 * scale;
                 let color = category_color(cat);
                 let rect = Rectangle::new([(x - 0.17, y0), (x + 0.17, y0 + h)], color.filled());
-                let drawn = chart
+                chart
                     .draw_series(std::iter::once(rect))
                     .map_err(|x| e(x.to_string()))?;
-                if text && i == 0 && legend_done.insert(cat) {
-                    drawn.label(cat).legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
-                    });
-                }
                 y0 += h;
             }
-        }
-        if text && i == 0 {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()
-                .map_err(|x| e(x.to_string()))?;
         }
     }
     root.present().map_err(|x| e(x.to_string()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(version: &str, p: usize, li: f64, rt: f64) -> Run {
+        Run {
+            version: version.into(),
+            n: 64,
+            p,
+            iters: 1,
+            seconds: rt,
+            session: [("li".to_string(), li), ("rt".to_string(), rt)].into(),
+            fragments: Default::default(),
+        }
+    }
+
+    /// Microsecond bars: the axis is scaled to µs (no `0.0, 0.0` ticks), every text is in
+    /// the SVG, and the legend stands right of every bar.
+    #[test]
+    fn category_plot_has_readable_ticks_and_a_legend_clear_of_the_bars() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.svg");
+        let base = [run("dp", 1, 0.0, 4e-6), run("dp", 2, 1e-6, 5e-6)];
+        let other = [run("tp", 1, 0.0, 5e-6), run("tp", 2, 2e-6, 6e-6)];
+        category_plot(&path, &base, &other).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.contains("processor-µs / iteration"), "unit");
+        assert!(svg.contains("n = 64: left dp, right tp"), "caption");
+        assert!(!svg.contains(">\n0.0\n<"), "unreadable ticks");
+        let legend_x = svg
+            .lines()
+            .position(|l| l.trim() == "li")
+            .and_then(|i| svg.lines().nth(i - 1))
+            .and_then(|l| l.split("x=\"").nth(1))
+            .and_then(|v| v.split('"').next())
+            .and_then(|v| v.parse::<i64>().ok())
+            .expect("legend entry li");
+        assert!(legend_x > 480, "legend at x = {legend_x}, over the bars");
+    }
 }

@@ -1,9 +1,10 @@
 //! The study's report directory: `README.md` (markdown), `time.svg`, `categories.svg`,
 //! plus the data files the steps wrote (records, models, annotated sources, predictions).
 
-use super::compare::{crossovers, Crossover, PointResult};
+use super::compare::{crossovers, PointResult};
 use super::plot::{category_plot, time_plot, PlotError};
 use super::StudyResult;
+use lcm::predict::grid::Crossover;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -66,16 +67,17 @@ fn crossover_text(c: &[Crossover], base: &str, other: &str, size: &str) -> Strin
     }
     c.iter()
         .map(|x| {
-            let (fixed, var) = if x.along == "n" {
+            let (fixed, var) = if x.variable == "n" {
                 ("p", size)
             } else {
                 (size, "p")
             };
+            let at = x.others.first().map_or(0.0, |(_, v)| *v);
             format!(
                 "{} = {} → {} between {} = {} and {}",
                 fixed,
-                x.at,
-                if x.to_predicted_version { other } else { base },
+                at,
+                if x.better_after == "b" { other } else { base },
                 var,
                 x.between.0,
                 x.between.1

@@ -106,7 +106,7 @@ impl Func {
     }
 }
 
-/// An expression tree (DESIGN section 5).
+/// An expression tree (docs/models.md).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     /// A number literal (fitted coefficients may be negative).

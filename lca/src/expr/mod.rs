@@ -1,4 +1,4 @@
-//! The expression language of DESIGN section 5: fitted models, `lca` formulae and the
+//! The expression language (docs/models.md): fitted models, `lca` formulae and the
 //! right-hand sides of `// lcm:` annotations.
 //!
 //! Grammar (whitespace between tokens is ignored):
@@ -45,7 +45,7 @@ mod transform;
 pub use ast::{BinOp, Expr, Func};
 pub use display::format_number;
 pub use eval::{Bindings, EvalError};
-pub use parser::{parse, ExprError};
+pub use parser::{lex_number, parse, ExprError, NumberError};
 
 #[cfg(test)]
 mod tests;

@@ -78,42 +78,12 @@ fn lex(text: &str) -> Result<Vec<Token>, ExprError> {
         } else if c.is_ascii_digit()
             || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i < chars.len() && chars[i] == '.' {
-                i += 1;
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-            }
-            if i < chars.len() && (chars[i] == 'e' || chars[i] == 'E') {
-                let mut j = i + 1;
-                if j < chars.len() && (chars[j] == '+' || chars[j] == '-') {
-                    j += 1;
-                }
-                if j < chars.len() && chars[j].is_ascii_digit() {
-                    while j < chars.len() && chars[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                    i = j;
-                } else {
-                    return Err(ExprError {
-                        column: j + 1,
-                        expected: "digits of the exponent".into(),
-                        found: chars
-                            .get(j)
-                            .map_or("end of input".into(), |c| format!("`{c}`")),
-                    });
-                }
-            }
-            let s: String = chars[start..i].iter().collect();
-            let v: f64 = s.parse().map_err(|_| ExprError {
-                column,
-                expected: "a number".into(),
-                found: format!("`{s}`"),
+            let (v, end) = lex_number(&chars, i).map_err(|e| ExprError {
+                column: e.index + 1,
+                expected: e.expected.into(),
+                found: e.found,
             })?;
+            i = end;
             out.push(Token {
                 kind: TokKind::Num(v),
                 column,
@@ -294,5 +264,59 @@ impl std::str::FromStr for Expr {
     type Err = ExprError;
     fn from_str(s: &str) -> Result<Expr, ExprError> {
         parse(s)
+    }
+}
+
+/// A number that could not be read: the 0-based index of the character where reading
+/// failed, what was expected there and what was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumberError {
+    /// Index into the characters where reading failed.
+    pub index: usize,
+    /// What was expected there.
+    pub expected: &'static str,
+    /// What was found (quoted), or `end of input`.
+    pub found: String,
+}
+
+/// Reads the number token of the expression grammar that starts at `chars[start]`
+/// (`digits ['.' digits] [('e'|'E') ['+'|'-'] digits]`, also `.5` and `1.`): its value and the
+/// index just after it. The one number lexer of the tool chain: lcm's PAMELA lexer uses it
+/// too.
+pub fn lex_number(chars: &[char], start: usize) -> Result<(f64, usize), NumberError> {
+    let digits = |mut i: usize| {
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut i = digits(start);
+    if i < chars.len() && chars[i] == '.' {
+        i = digits(i + 1);
+    }
+    if i < chars.len() && (chars[i] == 'e' || chars[i] == 'E') {
+        let mut j = i + 1;
+        if j < chars.len() && (chars[j] == '+' || chars[j] == '-') {
+            j += 1;
+        }
+        if !chars.get(j).is_some_and(|c| c.is_ascii_digit()) {
+            return Err(NumberError {
+                index: j,
+                expected: "digits of the exponent",
+                found: chars
+                    .get(j)
+                    .map_or("end of input".into(), |c| format!("`{c}`")),
+            });
+        }
+        i = digits(j);
+    }
+    let text: String = chars[start..i].iter().collect();
+    match text.parse::<f64>() {
+        Ok(v) => Ok((v, i)),
+        Err(_) => Err(NumberError {
+            index: start,
+            expected: "a number",
+            found: format!("`{text}`"),
+        }),
     }
 }

@@ -112,3 +112,16 @@ fn variables_and_terms() {
     ]);
     assert_eq!(lc.to_string(), "2*n - p + 10");
 }
+
+#[test]
+fn the_shared_number_lexer() {
+    let chars = |s: &str| s.chars().collect::<Vec<_>>();
+    assert_eq!(lex_number(&chars("2.5e-3*n"), 0), Ok((2.5e-3, 6)));
+    assert_eq!(lex_number(&chars(".5"), 0), Ok((0.5, 2)));
+    assert_eq!(lex_number(&chars("1.+x"), 0), Ok((1.0, 2)));
+    let e = lex_number(&chars("3e+"), 0).unwrap_err();
+    assert_eq!(
+        (e.index, e.expected, e.found.as_str()),
+        (3, "digits of the exponent", "end of input")
+    );
+}

@@ -1,4 +1,4 @@
-//! The noisy single-term data of issue 4's noise case, shared by the verification test and
+//! The noisy single-term data of the noise acceptance case, shared by the verification test and
 //! the `noisesweep` example: `y = (200 + 10·f(p))·(1 + 0.02·u)`, `u` uniform in [-1, 1) from
 //! `rng`, 3 repetitions at each p in [`PS`].
 

@@ -97,25 +97,12 @@ pub(crate) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, PamelaError> {
         } else if c.is_ascii_digit()
             || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
-                i += 1;
-            }
-            if i < chars.len() && (chars[i] == 'e' || chars[i] == 'E') {
-                let mut j = i + 1;
-                if j < chars.len() && (chars[j] == '+' || chars[j] == '-') {
-                    j += 1;
+            match lca::expr::lex_number(&chars, i) {
+                Ok((v, end)) => {
+                    i = end;
+                    Tok::Num(v)
                 }
-                if j < chars.len() && chars[j].is_ascii_digit() {
-                    while j < chars.len() && chars[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                    i = j;
-                }
-            }
-            let text: String = chars[start..i].iter().collect();
-            match text.parse::<f64>() {
-                Ok(v) => Tok::Num(v),
-                Err(_) => return Err(PamelaError::parse(span, "a number", format!("`{text}`"))),
+                Err(e) => return Err(PamelaError::parse(span, e.expected, e.found)),
             }
         } else {
             let next = chars.get(i + 1).copied();

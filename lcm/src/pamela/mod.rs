@@ -1,7 +1,7 @@
 //! The PAMELA language, its compile-time calculus and a discrete-event simulator
 //! (van Gemund's thesis, chapter 3; the PAMELA compiler paper, section 2).
 //!
-//! A model is a set of equations (DESIGN section 6):
+//! A model is a set of equations (docs/models.md):
 //!
 //! ```text
 //! numeric parameter P          % symbolic: stays in the compiled model

@@ -190,14 +190,23 @@ type Point = Vec<(String, f64)>;
 
 /// The crossovers of T_a and T_b (indexed like `points`) along every varying variable.
 pub fn crossovers(grid: &Grid, points: &[Bindings], ta: &[f64], tb: &[f64]) -> Vec<Crossover> {
+    let diff: Vec<f64> = ta.iter().zip(tb).map(|(a, b)| a - b).collect();
+    crossovers_along(&grid.varying(), points, &diff)
+}
+
+/// The crossovers along each of `variables` of two versions a and b whose difference
+/// T_a − T_b at `points[i]` is `diff[i]` (negative where a is better; a sign is enough when
+/// the times are not known, and `at` is then the midpoint). Points are grouped by the values
+/// of their other variables; a group's points are scanned in the order of the variable.
+pub fn crossovers_along(variables: &[String], points: &[Bindings], diff: &[f64]) -> Vec<Crossover> {
     let mut out = Vec::new();
-    for var in grid.varying() {
+    for var in variables {
         // Group by the other variables.
         let mut groups: Vec<(Point, Vec<usize>)> = Vec::new();
         for (i, p) in points.iter().enumerate() {
             let key: Vec<(String, f64)> = p
                 .iter()
-                .filter(|(k, _)| **k != var)
+                .filter(|(k, _)| *k != var)
                 .map(|(k, v)| (k.clone(), *v))
                 .collect();
             match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -206,21 +215,21 @@ pub fn crossovers(grid: &Grid, points: &[Bindings], ta: &[f64], tb: &[f64]) -> V
             }
         }
         for (key, mut idx) in groups {
-            idx.sort_by(|&a, &b| points[a][&var].total_cmp(&points[b][&var]));
+            idx.sort_by(|&a, &b| points[a][var].total_cmp(&points[b][var]));
             for w in idx.windows(2) {
                 let (i, j) = (w[0], w[1]);
-                let d0 = ta[i] - tb[i];
-                let d1 = ta[j] - tb[j];
+                let d0 = diff[i];
+                let d1 = diff[j];
                 if d0 != 0.0 && d1 != 0.0 && (d0 > 0.0) != (d1 > 0.0) {
-                    let x0 = points[i][&var];
-                    let x1 = points[j][&var];
+                    let x0 = points[i][var];
+                    let x1 = points[j][var];
                     out.push(Crossover {
                         variable: var.clone(),
                         between: (x0, x1),
                         at: x0 + (x1 - x0) * d0 / (d0 - d1),
                         others: key
                             .iter()
-                            .filter(|(k, _)| grid.varying().contains(k))
+                            .filter(|(k, _)| variables.contains(k))
                             .cloned()
                             .collect(),
                         better_after: if d1 < 0.0 { "a".into() } else { "b".into() },

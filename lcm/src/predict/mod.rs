@@ -2,7 +2,7 @@
 //! modeling (thesis chapter 6), composed in PAMELA terms and evaluated by [`crate::pamela`].
 //!
 //! Given the source of a parallel program whose fragments carry fitted models
-//! (`// lcm: rt = 2.09e-9*n^2*log2(n)`, DESIGN section 5), `lcm` recognizes the program's
+//! (`// lcm: rt = 2.09e-9*n^2*log2(n)`, docs/models.md), `lcm` recognizes the program's
 //! parallel structure from the code, composes the fragment models into a PAMELA model and
 //! predicts T(n, p) in seconds without running the program — above all for a restructured
 //! version that has never run.

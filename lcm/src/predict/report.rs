@@ -341,39 +341,6 @@ pub fn compare_json(
         .unwrap_or_default()
 }
 
-const FONT_PATHS: [&str; 6] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
-    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
-];
-
-/// Registers a system font (or `$LCM_FONT`) as `sans-serif` once; false when none exists
-/// (plots are then drawn without text).
-fn font_available() -> bool {
-    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FONT.get_or_init(|| {
-        let env = std::env::var("LCM_FONT").ok();
-        let found = env
-            .iter()
-            .map(String::as_str)
-            .chain(FONT_PATHS)
-            .filter_map(|p| std::fs::read(p).ok())
-            .any(|bytes| {
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                plotters::style::register_font(
-                    "sans-serif",
-                    plotters::style::FontStyle::Normal,
-                    bytes,
-                )
-                .is_ok()
-            });
-        found
-    })
-}
-
 /// SVG plot of T against `x` for both versions (one line per combination of the other
 /// varying variables).
 #[allow(clippy::too_many_arguments)]
@@ -403,30 +370,10 @@ pub fn compare_plot(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
             (l.min(*v), h.max(*v))
         });
-    let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * 1.05;
+    plotfont::register().map_err(|e| err(e.to_string()))?;
+    let (scale, unit) = plotfont::seconds_unit(ta.iter().chain(tb).cloned().fold(0.0, f64::max));
+    let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * scale * 1.05;
     let xmax = if xmax > xmin { xmax } else { xmin + 1.0 };
-    let text = font_available();
-    let root = SVGBackend::new(out, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let mut builder = ChartBuilder::on(&root);
-    builder.margin(12);
-    if text {
-        builder
-            .caption("lcm compare: predicted run time", ("sans-serif", 22))
-            .x_label_area_size(40)
-            .y_label_area_size(70);
-    }
-    let mut chart = builder
-        .build_cartesian_2d(xmin..xmax, 0.0..ymax.max(1e-12))
-        .map_err(|e| err(e.to_string()))?;
-    if text {
-        chart
-            .configure_mesh()
-            .x_desc(x)
-            .y_desc("T (s)")
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
-    }
     let others: Vec<String> = grid.varying().into_iter().filter(|v| v != x).collect();
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, p) in points.iter().enumerate() {
@@ -440,40 +387,80 @@ pub fn compare_plot(
             None => groups.push((key, vec![i])),
         }
     }
-    for (g, (key, mut idx)) in groups.into_iter().enumerate() {
-        idx.sort_by(|&i, &j| xs[i].total_cmp(&xs[j]));
-        for (which, ts, name) in [(0, ta, a), (1, tb, b)] {
-            let color = Palette99::pick(2 * g + which).to_rgba();
-            let series: Vec<(f64, f64)> = idx.iter().map(|&i| (xs[i], ts[i])).collect();
-            let label = if key.is_empty() {
-                name.to_string()
-            } else {
-                format!("{name} {key}")
+    // One colour a version and group; version a solid with circles, b dashed with triangles,
+    // so the two stay apart even where their curves meet.
+    let mut legend: Vec<(String, RGBColor)> = Vec::new();
+    for (g, (key, _)) in groups.iter().enumerate() {
+        for (which, name) in [(0, a), (1, b)] {
+            let label = match key.is_empty() {
+                true => format!("{}: {name}", ["a", "b"][which]),
+                false => format!("{}: {name} {key}", ["a", "b"][which]),
             };
-            chart
-                .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))
-                .map_err(|e| err(e.to_string()))?
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-            chart
-                .draw_series(
-                    series
-                        .into_iter()
-                        .map(|p| Circle::new(p, 3, color.filled())),
-                )
-                .map_err(|e| err(e.to_string()))?;
+            legend.push((label, version_color(g, which)));
         }
     }
-    if text {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
+    let legend_w =
+        plotfont::legend_width(&legend.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>());
+    let root = SVGBackend::new(out, (720 + legend_w, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let (plot_area, legend_area) = root.split_horizontally(720);
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin(12)
+        .caption("lcm compare: predicted run time", (plotfont::FAMILY, 22))
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(xmin..xmax, 0.0..ymax.max(1e-12))
+        .map_err(|e| err(e.to_string()))?;
+    chart
+        .configure_mesh()
+        .x_desc(x)
+        .y_desc(format!("T ({unit})"))
+        .x_label_formatter(&|v| plotfont::tick_label(*v))
+        .y_label_formatter(&|v| plotfont::tick_label(*v))
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+    for (g, (_, mut idx)) in groups.into_iter().enumerate() {
+        idx.sort_by(|&i, &j| xs[i].total_cmp(&xs[j]));
+        for (which, ts) in [(0, ta), (1, tb)] {
+            let color = version_color(g, which);
+            let series: Vec<(f64, f64)> = idx.iter().map(|&i| (xs[i], ts[i] * scale)).collect();
+            let style = color.stroke_width(2);
+            let drawn = if which == 0 {
+                chart
+                    .draw_series(LineSeries::new(series.clone(), style))
+                    .map(|_| ())
+                    .and_then(|()| {
+                        chart
+                            .draw_series(series.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                            .map(|_| ())
+                    })
+            } else {
+                chart
+                    .draw_series(DashedLineSeries::new(series.clone(), 8, 5, style))
+                    .map(|_| ())
+                    .and_then(|()| {
+                        chart
+                            .draw_series(
+                                series
+                                    .iter()
+                                    .map(|&p| TriangleMarker::new(p, 4, color.filled())),
+                            )
+                            .map(|_| ())
+                    })
+            };
+            drawn.map_err(|e| err(e.to_string()))?;
+        }
     }
+    plotfont::draw_legend(&legend_area, &legend).map_err(|e| err(e.to_string()))?;
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
+}
+
+/// The colour of version `which` (0 = a, 1 = b) in group `g` of the compare plot.
+fn version_color(g: usize, which: usize) -> plotters::style::RGBColor {
+    use plotters::style::{Palette, Palette99};
+    let (r, gr, b) = Palette99::COLORS[(2 * g + which) % Palette99::COLORS.len()];
+    plotters::style::RGBColor(r, gr, b)
 }
 
 /// The structure tree as JSON: `{kind, label, line, rule, p_override, children, ...}`;

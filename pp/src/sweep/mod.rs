@@ -24,7 +24,7 @@
 //! state is updated; the branch-free variant ([`Sweep::transition`]) updates the others
 //! with exact zeros, which leaves them as they were.
 //!
-//! # Semantics (DESIGN section 2)
+//! # Semantics (docs/predicates.md)
 //! - Idle processors I = p − (B + S) (B counts Busy threads, wasted or not). While any `par`
 //!   is open on any thread, I counts as `li`, otherwise as `ip`. The part of `li` while,
 //!   in addition, no thread runs a task is also counted as `fj`, fork/join latency (the
@@ -52,6 +52,9 @@
 //! - End of the log: constructs still open are closed at the time of the last event (with a
 //!   warning); the session window still ends at the last `session_end` if there is one and no
 //!   session is open.
+//! - An end event that does not close its thread's innermost construct fails the sweep, or,
+//!   after [`Sweep::drop_unmatched_ends`], is dropped before it changes anything (not even
+//!   the integration point), so the rest is profiled as if it were not in the log.
 
 mod config;
 mod counters;
@@ -75,7 +78,7 @@ use pplib::log::{
 };
 
 use crate::accum::ThreadNanos;
-use crate::stack::{Construct, Mismatch, ThreadStack, ThreadState};
+use crate::stack::{Construct, Mismatch, StackOp, ThreadStack, ThreadState};
 use forkjoin::Nest;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -222,6 +225,11 @@ pub struct Sweep {
     events: u64,
     warnings: Vec<String>,
     last_rates: Option<Rates>,
+    /// Whether an end event that does not match its thread's innermost construct is
+    /// dropped (see [`Sweep::drop_unmatched_ends`]) instead of failing the sweep.
+    drop_unmatched: bool,
+    /// The end events dropped so far.
+    dropped: Vec<SweepError>,
 }
 
 impl Sweep {
@@ -285,6 +293,8 @@ impl Sweep {
             events: 0,
             warnings: Vec::new(),
             last_rates: None,
+            drop_unmatched: false,
+            dropped: Vec::new(),
         }
     }
 
@@ -513,6 +523,15 @@ impl Sweep {
         self.events += 1;
         let t = time.max(self.now);
         self.last_time = self.last_time.max(t);
+        if self.drop_unmatched {
+            if let Some(c) = StackOp::of_code(code, arg).popped() {
+                if let Err(m) = self.slots[slot].stack.check_pop(c) {
+                    let e = mismatch_error(&self.names, self.slots[slot].id, code, arg, pos, m);
+                    self.dropped.push(e);
+                    return Ok(());
+                }
+            }
+        }
         let s = &self.slots[slot];
         let inert = match code {
             EventCode::FragBegin | EventCode::FragEnd => {
@@ -590,6 +609,21 @@ impl Sweep {
             sl: spin as f64 * f,
             busy: busy as f64 * f,
         }
+    }
+
+    /// From now on, an end event that does not match the innermost open construct of its
+    /// thread (or comes when nothing is open) is dropped: the thread's stack and state stay
+    /// as they were, as if the event were not in the log, and the sweep goes on. The
+    /// dropped events are kept for [`Sweep::take_dropped`]. Without this call such an event
+    /// fails the sweep.
+    pub fn drop_unmatched_ends(&mut self) {
+        self.drop_unmatched = true;
+    }
+
+    /// The end events dropped so far (see [`Sweep::drop_unmatched_ends`]), in the order
+    /// they were read.
+    pub fn take_dropped(&mut self) -> Vec<SweepError> {
+        std::mem::take(&mut self.dropped)
     }
 
     fn mismatch(&self, slot: usize, ev: &Step<'_>, m: Mismatch) -> SweepError {

@@ -54,7 +54,7 @@ pub enum LogError {
         /// What it found (quoted, shortened).
         found: String,
     },
-    /// An event name or code that is not one of DESIGN section 3.
+    /// An event name or code that is not one of docs/event-logs.md.
     #[error("{}: {pos}: unknown event {found} (expected one of session_begin session_end frag_begin frag_end par_begin par_end task_begin task_end wait_begin wait_end counters)", path.display())]
     UnknownEvent {
         /// The file.

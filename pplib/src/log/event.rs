@@ -1,7 +1,7 @@
 //! Decoded events: what a log reader yields, one per recorded event.
 //!
 //! These types are the contract between the writer side of `pplib` and its readers
-//! (`pp`). Their meaning is DESIGN section 3: every event changes only its own thread's
+//! (`pp`). Their meaning is in docs/event-logs.md: every event changes only its own thread's
 //! stack of open constructs.
 
 use std::fmt;
@@ -55,7 +55,7 @@ impl fmt::Display for Position {
     }
 }
 
-/// What happened (DESIGN section 3, table of events).
+/// What happened (docs/event-logs.md, table of events).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventKind {
     /// Push `session` (the profiled program's serial code).

@@ -1,11 +1,11 @@
 //! Event logs: the decoded event types and the reader of both log forms.
 //!
 //! A log is what `pplib` records and `pp` reads. It comes in two forms with the same
-//! meaning (DESIGN section 3):
+//! meaning (docs/event-logs.md):
 //! - the binary log written by the runtime (spec: [`binary`]), compact and written while the
 //!   program runs;
-//! - the `.pptrace` text trace, hand-writable, used by tests and converters (spec: DESIGN
-//!   section 3; reader notes: `text.rs`).
+//! - the `.pptrace` text trace, hand-writable, used by tests and converters (spec:
+//!   docs/event-logs.md; reader notes: `text.rs`).
 //!
 //! [`LogReader::open`] tells them apart by content (the binary magic, or a first non-comment
 //! line `pptrace 1`). A reader gives the [`Header`], the string table ([`LogReader::name`])

@@ -1,4 +1,4 @@
-//! The `.pptrace` text trace (DESIGN section 3): parsing and per-thread streams.
+//! The `.pptrace` text trace (docs/event-logs.md): parsing and per-thread streams.
 //!
 //! ```text
 //! pptrace 1                 # first non-comment line: format and version

@@ -7,8 +7,7 @@
 //! byte and a one- or two-byte time delta, relaxed stores, then a release store of the
 //! length). No lock, no allocation. The clock is read after the buffer is found, not
 //! before: a TSC reading waits for the instructions before it to finish (as `lfence`
-//! does), so the loads are done by then and only a subtraction and the stores follow it
-//! (~2.5 ns per event besides the reading, instead of ~4). When a
+//! does), so the loads are done by then and only a subtraction and the stores follow it. When a
 //! buffer is full its thread hands it whole to the writer thread and continues in another
 //! (8 per thread; with all of them in flight it waits at most 0.5 ms for the writer, then
 //! takes another, up to 32: the program does not wait on a writer that gets no processor

@@ -1,4 +1,4 @@
-//! Recursive-descent parser for PAMELA models (DESIGN section 6).
+//! Recursive-descent parser for PAMELA models (docs/models.md).
 //!
 //! Grammar (informal; `%` comments, whitespace and newlines are insignificant):
 //! ```text

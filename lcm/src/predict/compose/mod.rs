@@ -1,4 +1,4 @@
-//! Composition: the structure tree becomes a PAMELA model (DESIGN section 6) whose `T_main`
+//! Composition: the structure tree becomes a PAMELA model (docs/models.md) whose `T_main`
 //! is the predicted run time in seconds.
 //!
 //! Mapping (node → PAMELA):

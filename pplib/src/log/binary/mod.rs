@@ -2,7 +2,7 @@
 //!
 //! The runtime writes it while the program runs ([`LogWriter`]); [`crate::log::LogReader`]
 //! reads it ([`BinaryLog`] indexes it, [`BinaryStream`] decodes one thread lazily). The
-//! meaning of every event is DESIGN section 3 (the `.pptrace` text form); this page only
+//! meaning of every event is in docs/event-logs.md; this page only
 //! says how events are laid out in bytes.
 //!
 //! # Primitives
@@ -61,7 +61,7 @@
 //! (`ref_raw` 0, `ref_ns` 0, `ns_per_raw_q32` 2^32 when the clock counts nanoseconds.)
 //! Times must not decrease along a thread, across chunks included.
 //!
-//! | code | event (DESIGN section 3) | args |
+//! | code | event (docs/event-logs.md) | args |
 //! |---|---|---|
 //! | 0 | `session_begin` | |
 //! | 1 | `session_end` | |
