@@ -168,23 +168,36 @@ fn assert_targets(all: &[Checks], shortfalls: &[Shortfall]) {
 
 /// FFT on 16 cores: the fragments where the targets are out of reach, and why.
 const FFT_SHORTFALLS: [Shortfall; 13] = [
-    ("(session)", 0, 0.07, "in-sample: noise"),
+    ("(session)", 0, 0.07, EXCHANGE),
     ("alloc", 0, 0.23, NOISY_SERIAL),
     ("alloc", 1, 0.23, NOISY_SERIAL),
     ("alloc", 2, 0.14, NOISY_SERIAL),
-    ("init", 0, 0.075, "in-sample: noise"),
-    ("cols", 0, 0.10, "in-sample: noise"),
-    ("cols", 1, 0.16, "ml saturates beyond p = 8"),
-    ("cols", 2, 0.14, "cache"),
-    ("transpose", 0, 0.10, "in-sample: noise"),
-    ("transpose", 2, 0.28, "cache"),
-    ("rows", 0, 0.11, "in-sample: noise"),
-    ("rows", 1, 0.11, "ml"),
-    ("rows", 2, 0.18, "cache"),
+    ("init", 0, 0.075, EXCHANGE),
+    ("cols", 0, 0.10, EXCHANGE),
+    ("cols", 1, 0.16, SATURATES),
+    ("cols", 2, 0.14, CACHE),
+    ("transpose", 0, 0.10, EXCHANGE),
+    ("transpose", 2, 0.28, CACHE),
+    ("rows", 0, 0.11, EXCHANGE),
+    ("rows", 1, 0.11, SATURATES),
+    ("rows", 2, 0.18, CACHE),
 ];
 
-/// Why the serial `alloc` fragment misses: see the module docs.
-const NOISY_SERIAL: &str = "serial allocation, noisy at small n";
+/// The serial `alloc` fragment: at n = 64 its time varies between 4e-6 and 3.7e-5 s from
+/// one p to the next (one thread allocates, the others idle): no smooth model follows it.
+const NOISY_SERIAL: &str = "serial allocation, its time at n = 64 varies 9-fold with p";
+
+/// Categories exchange time from one p to the next (at n = 64, li/(p-1) and ml/(p-1) move
+/// 2-fold in opposite directions between p = 2 and 3) while each is fitted on its own.
+const EXCHANGE: &str = "categories exchange time between neighbouring p; each is fitted alone";
+
+/// Memory loss grows up to p = 8 and then stays flat (memory bandwidth saturates): forms
+/// fitted on p <= 8 keep growing.
+const SATURATES: &str = "ml saturates beyond p = 8";
+
+/// The time per element grows faster from n = 512 to 1024 than below (a 1024 x 1024
+/// complex matrix, 16 MiB, leaves the cache): sizes <= 512 do not show it.
+const CACHE: &str = "a cache cliff between n = 512 and 1024";
 
 #[test]
 fn fft_16_cores_meets_the_targets() {
@@ -202,4 +215,50 @@ fn fft_16_cores_meets_the_targets() {
     };
     let all = checks(&text, "n");
     assert_targets(&all, &FFT_SHORTFALLS);
+}
+
+/// Reads a fixture of `tests/data`.
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Histogram on 2 cores: why the targets are out of reach. Load imbalance at p = 2 (one
+/// thread waiting for the other's last chunk while other processes hold a processor) is
+/// 0.012, 0.028, 0.009, 0.039 and 0.0016 s at n = 2^18..2^22: not a function of n at this
+/// machine's load, so no model of n meets it within 5 %.
+const HISTOGRAM_SHORTFALLS: [Shortfall; 4] = [
+    ("(session)", 0, 0.40, NOISY_2_CORES),
+    ("(session)", 2, 0.45, NOISY_2_CORES),
+    ("fill", 0, 0.40, NOISY_2_CORES),
+    ("fill", 2, 0.45, NOISY_2_CORES),
+];
+
+/// Queens on 2 cores: the work per execution is not monotone in k (0.048 s at k = 10000,
+/// 0.042 s at k = 30000: the search stops after k solutions, wherever they lie), and the
+/// memory loss at k = 73712 is −52 % of the work (the baseline run was disturbed).
+const QUEENS_SHORTFALLS: [Shortfall; 4] = [
+    ("(session)", 0, 0.90, NOISY_2_CORES),
+    ("(session)", 2, 1.00, NOISY_2_CORES),
+    ("search", 0, 0.90, NOISY_2_CORES),
+    ("search", 2, 1.00, NOISY_2_CORES),
+];
+
+/// Why the 2-core fixtures miss: see the constants' docs and `tests/data/README.md`.
+const NOISY_2_CORES: &str = "2 shared cores under load 12-20: values not a function of the size";
+
+#[test]
+fn histogram_2_cores_within_its_bounds() {
+    let all = checks(&fixture("histogram-2core.pp"), "n");
+    assert_eq!(all.len(), 2);
+    assert_targets(&all, &HISTOGRAM_SHORTFALLS);
+}
+
+#[test]
+fn queens_2_cores_within_its_bounds() {
+    let all = checks(&fixture("queens-2core.pp"), "k");
+    assert_eq!(all.len(), 2);
+    assert_targets(&all, &QUEENS_SHORTFALLS);
 }
