@@ -5,10 +5,15 @@
 //! - fitted on p <= half the largest p, predicts the larger p within 10 %,
 //! - fitted without the largest size, predicts it within 10 %.
 //!
+//! Where the measurements cannot give a target, the test holds the policy to the measured
+//! value with a little room instead, and the bound's constant says why it falls short
+//! (`FFT_SHORTFALLS`, `HISTOGRAM_SHORTFALLS`, `QUEENS_SHORTFALLS`).
+//!
 //! The 16-core FFT data lives outside the repository (`shared/data/fft-16core`, next to the
 //! workspace); the test prints a message and checks nothing else when it is absent (a fresh
-//! clone). `LOST_CYCLES_SHARED=/path/to/shared` points it elsewhere (a worktree). The 2-core records of the histogram and queens studies are fixtures in
-//! `tests/data/` (see `tests/data/README.md`).
+//! clone). `LOST_CYCLES_SHARED=/path/to/shared` points it elsewhere (a worktree). The
+//! 2-core records of the histogram and queens studies are fixtures in `tests/data/` (see
+//! `tests/data/README.md`).
 
 use lca::extraction::Extraction;
 use lca::record::{parse_records, Record};
@@ -153,13 +158,13 @@ fn assert_targets(all: &[Checks], shortfalls: &[Shortfall]) {
             if g.is_nan() {
                 continue; // not applicable (see `checks`)
             }
-            let bound = shortfalls
+            let (bound, why) = shortfalls
                 .iter()
                 .find(|s| s.0 == c.fragment && s.1 == i)
-                .map_or(TARGETS[i], |s| s.2);
+                .map_or((TARGETS[i], "the issue's target"), |s| (s.2, s.3));
             assert!(
                 *g <= bound,
-                "{}: check {i}: {g:.4} > {bound} ({c:?})",
+                "{}: check {i}: {g:.4} > {bound} ({why}) {c:?}",
                 c.fragment
             );
         }
@@ -167,7 +172,7 @@ fn assert_targets(all: &[Checks], shortfalls: &[Shortfall]) {
 }
 
 /// FFT on 16 cores: the fragments where the targets are out of reach, and why.
-const FFT_SHORTFALLS: [Shortfall; 13] = [
+const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("(session)", 0, 0.07, EXCHANGE),
     ("alloc", 0, 0.23, NOISY_SERIAL),
     ("alloc", 1, 0.23, NOISY_SERIAL),
@@ -179,7 +184,6 @@ const FFT_SHORTFALLS: [Shortfall; 13] = [
     ("transpose", 0, 0.10, EXCHANGE),
     ("transpose", 2, 0.28, CACHE),
     ("rows", 0, 0.11, EXCHANGE),
-    ("rows", 1, 0.11, SATURATES),
     ("rows", 2, 0.18, CACHE),
 ];
 

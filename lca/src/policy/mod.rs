@@ -438,6 +438,9 @@ fn overhead_candidates(obs: &Observations, work: Option<&Expr>) -> Vec<Candidate
     c
 }
 
+/// A candidate with its held-out errors.
+type Scored = (Candidate, HeldOut);
+
 /// The candidate with the best penalized held-out score (see the module docs); `allow_zero`
 /// lets the model 0 win.
 fn choose(
@@ -447,7 +450,7 @@ fn choose(
     floor: &dyn Fn(&crate::expr::Bindings) -> Option<f64>,
 ) -> Option<(Candidate, HeldOut)> {
     let grid = grid(&obs.data);
-    let (scored, untested): (Vec<(Candidate, HeldOut)>, Vec<(Candidate, HeldOut)>) = cands
+    let (scored, untested): (Vec<Scored>, Vec<Scored>) = cands
         .into_iter()
         .filter(|c| allow_zero || c.model.expr != Expr::Num(0.0))
         .filter(|c| plausible(&c.model.expr, &grid, floor))
