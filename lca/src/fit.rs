@@ -166,14 +166,41 @@ pub(crate) fn fit_linear_columns(
     cols: &[Vec<f64>],
     data: &Dataset,
 ) -> Result<FittedModel, FitError> {
+    let scale = relative_scale(&data.ys());
+    fit_linear_columns_scaled(label, terms, cols, data, &scale)
+}
+
+/// Fits the linear form of `terms` to `data` minimizing `Σ ((ŷ_i − y_i) / scale_i)²`
+/// (errors relative to a given per-point scale instead of the values themselves).
+pub fn fit_linear_scaled(
+    terms: &[Expr],
+    data: &Dataset,
+    scale: &[f64],
+) -> Result<FittedModel, FitError> {
+    let label =
+        Expr::linear_combination(&terms.iter().map(|t| (1.0, t.clone())).collect::<Vec<_>>())
+            .to_string();
+    let cols = terms
+        .iter()
+        .map(|t| column(data, &label, t))
+        .collect::<Result<Vec<_>, _>>()?;
+    fit_linear_columns_scaled(&label, terms, &cols, data, scale)
+}
+
+fn fit_linear_columns_scaled(
+    label: &str,
+    terms: &[Expr],
+    cols: &[Vec<f64>],
+    data: &Dataset,
+    scale: &[f64],
+) -> Result<FittedModel, FitError> {
     let y = data.ys();
-    let scale = relative_scale(&y);
-    let lf = fit_columns_weighted(cols, &y, &scale).map_err(|error| FitError::Linear {
+    let lf = fit_columns_weighted(cols, &y, scale).map_err(|error| FitError::Linear {
         source_name: data.source.clone(),
         label: label.into(),
         error,
     })?;
-    let quality = Quality::weighted(&y, &lf.fitted, &lf.loo_predictions, terms.len(), &scale);
+    let quality = Quality::weighted(&y, &lf.fitted, &lf.loo_predictions, terms.len(), scale);
     let coefficients = terms
         .iter()
         .enumerate()

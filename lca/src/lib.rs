@@ -38,7 +38,7 @@
 //!                         &Extraction::default(), &SearchOptions::default()).unwrap();
 //! // The annotation lines for the fragment, ready for `lcm --models`:
 //! let lines = model.fragment_model().to_string();
-//! assert_eq!(lines, "// lcm: fragment cols\n// lcm: li = 1e-7*n*log2(p)\n// lcm: rt = 2e-6*n\n");
+//! assert_eq!(lines, "// lcm: fragment cols\n// lcm: rt = 2e-6*n\n// lcm: li = 1e-7*n*log2(p)\n");
 //! assert!(model.mean_relative_error < 1e-6);
 //! ```
 //!
@@ -62,6 +62,20 @@
 //! `--emit annotation`, `lca model`, [`search::AutoFit::best`]) has the lowest penalized
 //! score `LOO-CV · penalty^terms` ([`report::score`], [`search::term_penalty`]): a term
 //! must lower the CV error by `penalty` to be kept. [`report::Ranking`] holds both.
+//!
+//! # The fitting policy of `lca model`
+//!
+//! `lca model` ([`runtime::fit_runtime`]) and programs that model every fragment
+//! ([`policy::fit_fragments`], used by the end-to-end study) choose each category's model
+//! by one policy, [`policy`]: one observation per configuration (the median of its
+//! repetitions; pure computation `pc`, which `pp` copies from the p = 1 baseline into every
+//! record, from the p = 1 records only); overheads (`ml li sl ip wc`) fitted on p > 1 as
+//! forms that vanish at p = 1, including Crovella's typical forms in p; candidates chosen
+//! by their error on held-out configurations *and* on the largest size and p left out
+//! (extrapolation), relative to the fragment's time; at most `distinct values − 2`
+//! coefficients along each variable; no `exp(…)` wrappers (a log-space fit is a power law
+//! `C·n^a·p^b`); models that turn negative (or, for `ml`, below minus the work) within
+//! twice the measured range are not candidates.
 //!
 //! # Known zeros: `zero_at`
 //!
@@ -99,6 +113,7 @@ pub mod linear;
 pub mod models_file;
 pub mod nonlinear;
 pub mod plot;
+pub mod policy;
 pub mod precision;
 pub mod range;
 pub mod record;

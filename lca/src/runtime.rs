@@ -8,11 +8,11 @@
 
 use crate::annotation::FragmentModel;
 use crate::dataset::{DataError, Dataset};
-use crate::expr::{BinOp, Bindings, Expr};
+use crate::expr::{Bindings, Expr};
 use crate::extraction::{CmpOp, Comparison, Extraction};
 use crate::fit::FitError;
 use crate::record::{Record, CATEGORY_KEYS};
-use crate::search::{auto_fit, AutoFit, SearchOptions};
+use crate::search::{AutoFit, SearchOptions};
 
 /// Categories summed into the run time.
 pub const PARTITION: [&str; 5] = ["li", "ip", "sl", "wc", "rt"];
@@ -23,6 +23,9 @@ pub enum ModelError {
     /// Records unusable.
     #[error(transparent)]
     Data(#[from] DataError),
+    /// The fitting policy failed.
+    #[error(transparent)]
+    Policy(#[from] crate::policy::PolicyError),
     /// A category could not be fitted.
     #[error("category `{category}`: {error}")]
     Fit {
@@ -69,6 +72,8 @@ pub struct RuntimeModel {
     pub rows: Vec<PredictionRow>,
     /// Mean of the rows' relative errors.
     pub mean_relative_error: f64,
+    /// What the fitting policy decided that a user should know (categories left out, …).
+    pub notes: Vec<String>,
 }
 
 impl RuntimeModel {
@@ -88,7 +93,9 @@ impl RuntimeModel {
 }
 
 /// Fits the run-time model of fragment `tag` (or of untagged records) from the records
-/// that match `extraction`. `p` must be among `variables` or present in every record.
+/// that match `extraction`, every category by the fitting policy ([`crate::policy`]).
+/// `p` must be among `variables` or present in every record. `options` is not used: the
+/// policy sets the search's limits from the data.
 pub fn fit_runtime(
     records: &[Record],
     source: &str,
@@ -115,33 +122,35 @@ pub fn fit_runtime(
         .filter(|r| x.matches(r) && (tag.is_some() || r.tag().is_none()))
         .cloned()
         .collect();
-    let mut cats: Vec<&str> = CATEGORY_KEYS
-        .iter()
-        .copied()
-        .filter(|c| *c != "tt" && *c != "over" && selected.iter().any(|r| r.has(c)))
-        .collect();
-    cats.dedup();
-    if cats.is_empty() {
+    if !selected.iter().any(|r| {
+        CATEGORY_KEYS
+            .iter()
+            .any(|c| *c != "tt" && *c != "over" && r.has(c))
+    }) {
         return Err(ModelError::NoCategories {
             source_name: source.into(),
         });
     }
-    let mut categories = Vec::new();
-    for c in &cats {
-        let data = Dataset::from_records(&selected, source, c, variables, &Extraction::default())?;
-        let fit = auto_fit(&data, options).map_err(|error| ModelError::Fit {
-            category: c.to_string(),
-            error: Box::new(error),
-        })?;
-        categories.push((c.to_string(), fit));
-    }
-    let sum = categories
+    // The policy chooses every category's model (see crate::policy); each is reported as
+    // a one-model search result.
+    let fitted =
+        crate::policy::fit_fragment(&selected, source, tag, variables, &Extraction::default())?;
+    let _ = options;
+    let categories: Vec<(String, AutoFit)> = fitted
+        .categories
         .iter()
-        .filter(|(c, _)| PARTITION.contains(&c.as_str()))
-        .map(|(_, a)| a.best().expr.clone())
-        .reduce(|a, b| Expr::bin(BinOp::Add, a, b))
-        .unwrap_or(Expr::Num(0.0));
-    let total = Expr::bin(BinOp::Div, sum, Expr::var("p"));
+        .map(|c| {
+            (
+                c.category.clone(),
+                AutoFit {
+                    penalty: crate::search::term_penalty(c.observations, c.variables.len()),
+                    ranked: vec![c.model.clone()],
+                    scores: vec![c.held_out.score],
+                },
+            )
+        })
+        .collect();
+    let total = fitted.time();
     let time = Dataset::from_records(&selected, source, "time", variables, &Extraction::default())?;
     let mut rows = Vec::new();
     for (pt, r) in time
@@ -173,6 +182,7 @@ pub fn fit_runtime(
         total,
         rows,
         mean_relative_error,
+        notes: fitted.notes,
     })
 }
 
@@ -241,12 +251,16 @@ pub fn table(source: &str, m: &RuntimeModel) -> String {
         "Mean relative error: {:.2}%",
         100.0 * m.mean_relative_error
     );
+    for n in &m.notes {
+        let _ = writeln!(s, "note: {n}");
+    }
     s
 }
 
 /// The `lca model --json` document: `fragment`, `variables`, `categories` (each `category`,
 /// `model`, `r2`, `cv`), `total` (T in seconds, expression text), `rows` (`x`, `measured`,
-/// `predicted`, `relative_error`, `line`) and `mean_relative_error`.
+/// `predicted`, `relative_error`, `line`), `mean_relative_error` and `notes` (what the
+/// fitting policy decided, e.g. categories left out).
 pub fn json(m: &RuntimeModel) -> serde_json::Value {
     serde_json::json!({
         "fragment": m.tag,
@@ -260,6 +274,7 @@ pub fn json(m: &RuntimeModel) -> serde_json::Value {
         "total": m.total.to_string(),
         "rows": m.rows,
         "mean_relative_error": m.mean_relative_error,
+        "notes": m.notes,
     })
 }
 

@@ -106,7 +106,7 @@ fn model_of_a_two_variable_fragment() {
     let text = |c: &str| m[0].category(c).unwrap().to_string();
     assert!(text("rt").ends_with("*n^2*log2(n)"), "{out}");
     assert!(text("li").ends_with("*n^2*log2(p)"), "{out}");
-    assert_eq!(text("ip"), "3.3e-5*p - 3.3e-5");
+    assert_eq!(text("ip"), "3.3e-5*(p - 1)");
     let (code, out, _) = lca_words("model -f tests/data/fft.pp -v n,p --tag cols --json");
     assert_eq!(code, 0);
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();

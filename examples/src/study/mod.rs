@@ -49,7 +49,6 @@ pub mod predict;
 pub mod report;
 pub mod result;
 pub mod run;
-pub mod select;
 
 pub use calibrate::{
     calibrate_machine, co_run_factors, least_of_quiet, median_of_quiet, MIN_CO_RUN_PACE,

@@ -3,7 +3,7 @@
 #   rt = 2e-9*n^2*log2(n), li = 1e-9*n^2*log2(p), ip = 3.3e-5*(p - 1), sl = 0
 # plus whole-session records (no tag) with rt = 1e-3*p that must not mix in.
 # Expected: `lca model -v n,p --tag cols` finds rt ~ n^2*log2(n), li ~ n^2*log2(p),
-# ip = 3.3e-5*p - 3.3e-5, and a mean relative error of T below 2%.
+# ip = 3.3e-5*(p - 1), and a mean relative error of T below 2%.
 n=256 tag=cols p=1 li=0 ip=0 sl=0 rt=0.00105115 tt=0.00105115
 n=256 p=1 rt=0.001 tt=0.001
 n=256 tag=cols p=2 li=6.61159e-05 ip=3.3e-05 sl=0 rt=0.00105477 tt=0.00115388
