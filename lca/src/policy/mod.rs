@@ -96,6 +96,7 @@ use crate::expr::{BinOp, Expr};
 use crate::extraction::Extraction;
 use crate::fit::FittedModel;
 use crate::record::{Record, RecordError, CATEGORY_KEYS};
+use crate::range::VarRange;
 use crate::search::{term_penalty, ZeroAt, CV_FLOOR, NEGATIVE_PENALTY};
 use candidates::Candidate;
 use heldout::{held_out, HeldOut};
@@ -176,6 +177,9 @@ pub struct FragmentModels {
     pub categories: Vec<CategoryModel>,
     /// What the policy decided that a user should know (categories left out, …).
     pub notes: Vec<String>,
+    /// The measured range of each variable over the fragment's records (written into the
+    /// models file, so that predictions far outside it warn).
+    pub ranges: Vec<VarRange>,
 }
 
 impl FragmentModels {
@@ -212,6 +216,7 @@ impl FragmentModels {
                 .iter()
                 .map(|c| (c.category.clone(), c.model.expr.clone()))
                 .collect(),
+            ranges: self.ranges.clone(),
         }
     }
 }
@@ -252,6 +257,7 @@ pub fn fit_fragment(
         variables: variables.to_vec(),
         categories: Vec::new(),
         notes: Vec::new(),
+        ranges: crate::range::of_records(records, tag, variables, extraction).map_err(rec_err)?,
     };
     let has_p = variables.iter().any(|v| v == PROCESSORS);
     let present: Vec<&str> = order()
