@@ -40,8 +40,9 @@ pub struct Cli {
     /// ml): the search fits no free constant and the model vanishes there.
     #[arg(long = "zero-at", value_name = "VAR=VALUE", requires = "auto")]
     pub zero_at: Option<String>,
-    /// Forms file replacing the shipped default forms.
-    #[arg(long)]
+    /// Forms file replacing the shipped default forms (not with --auto, which searches its
+    /// own forms).
+    #[arg(long, conflicts_with = "auto")]
     pub forms: Option<PathBuf>,
     /// Formulae separated by `;` (variables by name or x0, x1, …): each additive term gets
     /// a coefficient.
