@@ -185,7 +185,9 @@ fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
     for g in grid {
         axes.extend(parse_grid(g)?);
     }
-    Ok(Grid::new(fixed, axes))
+    let grid = Grid::new(fixed, axes);
+    grid.check_size()?;
+    Ok(grid)
 }
 
 /// `lcm predict`.
@@ -267,7 +269,7 @@ pub fn run_tree(a: TreeArgs) -> i32 {
             models: a.models.clone(),
             ..PredictOptions::default()
         };
-        let text = std::fs::read_to_string(&a.file).map_err(|e| PredictError::Io {
+        let text = lcm::read_input(&a.file).map_err(|e| PredictError::Io {
             path: a.file.display().to_string(),
             source: e,
         })?;
@@ -275,7 +277,7 @@ pub fn run_tree(a: TreeArgs) -> i32 {
         let models_text = match &a.models {
             Some(p) => Some((
                 p.display().to_string(),
-                std::fs::read_to_string(p).map_err(|e| PredictError::Io {
+                lcm::read_input(p).map_err(|e| PredictError::Io {
                     path: p.display().to_string(),
                     source: e,
                 })?,

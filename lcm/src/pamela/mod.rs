@@ -80,6 +80,11 @@ pub use sim::{Arbitration, SimOptions, SimReport};
 /// Default bound on the number of simulated events (all runs together).
 pub const DEFAULT_MAX_EVENTS: u64 = 2_000_000_000;
 
+/// The most processes a simulation holds live at once (each holds its variables, a
+/// stack and a pending event: a few hundred bytes). `--max-events` bounds time; this
+/// bounds memory, whatever the event budget.
+pub const MAX_LIVE_PROCESSES: usize = 1 << 20;
+
 /// Parses a PAMELA model.
 pub fn parse(source: &str) -> Result<Program, PamelaError> {
     let mut decls = parser::parse_decls(source)?;
