@@ -45,6 +45,10 @@
 //!   deterministic order (thesis appendix E), which reproduces the thesis's simulations.
 //!   Simulations stop with [`PamelaError::TooManyEvents`] beyond an event budget and report
 //!   [`PamelaError::Deadlock`] when blocked processes can never resume.
+//! * Bounds (errors, not crashes): text nests at most 256 levels; a normal form has at most
+//!   10^6 nodes and 1000 levels (equations that use another several times, chained,
+//!   multiply its size); numerics, parameters and evaluated results must be finite; a
+//!   simulation holds at most [`MAX_LIVE_PROCESSES`] processes at once.
 //!
 //! ```
 //! use lcm::pamela::{self, Bindings};
