@@ -14,11 +14,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             Ok(p) => p,
             Err(e) => return tools_common::check_message(&e.to_string(), text.len()),
         };
-        let at: Bindings = program
-            .parameters()
-            .into_iter()
-            .map(|p| (p, 3.0))
-            .collect();
+        let at: Bindings = program.parameters().into_iter().map(|p| (p, 3.0)).collect();
         match program.compile() {
             Err(e) => tools_common::check_message(&e.to_string(), text.len()),
             Ok(model) => match model.eval_parts(&at) {

@@ -16,11 +16,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             Err(e) => return tools_common::check_message(&e.to_string(), text.len()),
         };
         let _ = program.tree_text();
-        let at: lca::expr::Bindings = program
-            .parameters()
-            .into_iter()
-            .map(|p| (p, 4.0))
-            .collect();
+        let at: lca::expr::Bindings = program.parameters().into_iter().map(|p| (p, 4.0)).collect();
         match program.predict(&at) {
             Ok(p) => assert!(!p.seconds.is_nan()),
             Err(e) => tools_common::check_message(&e.to_string(), text.len()),

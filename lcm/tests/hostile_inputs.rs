@@ -70,7 +70,7 @@ fn assert_refused(r: &Run, code: i32, needle: &str) {
     );
     assert_eq!(r.stderr.trim_end().lines().count(), 1, "{}", r.stderr);
     assert!(
-        r.stderr.len() < 1000,
+        r.stderr.len() < 1200,
         "a message of {} bytes",
         r.stderr.len()
     );
@@ -374,4 +374,19 @@ fn functions_calling_each_other_twice_are_an_error() {
         "{}",
         r.stdout
     );
+}
+
+#[test]
+fn messages_quote_at_most_a_short_piece_of_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A 10 MiB undefined name: the message named it whole before.
+    write(
+        d,
+        "name.pam",
+        &format!("process main = delay({})\n", "y".repeat(10 << 20)),
+    );
+    let r = lcm(d, &["pamela", "name.pam"]);
+    assert_refused(&r, 1, "undefined name `yyy");
+    assert!(r.stderr.contains("more bytes)"), "{}", r.stderr);
 }

@@ -176,15 +176,27 @@ fn load(file: &Path, sets: &[String]) -> Result<Program, Fail> {
     Ok(program)
 }
 
+/// The most characters of an error message printed: a message quotes names and tokens of
+/// the input, which a hostile file can make megabytes long.
+const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// `m` cut to [`MAX_MESSAGE_CHARS`] characters, saying how much was left out.
+pub(super) fn shorten(m: &str) -> std::borrow::Cow<'_, str> {
+    match m.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => m.into(),
+        Some((cut, _)) => format!("{}… ({} more bytes)", &m[..cut], m.len() - cut).into(),
+    }
+}
+
 fn finish(r: Result<(), Fail>, cmd: &str) -> i32 {
     match r {
         Ok(()) => 0,
         Err(Fail::Usage(m)) => {
-            eprintln!("lcm {cmd}: {m}");
+            eprintln!("lcm {cmd}: {}", shorten(&m));
             2
         }
         Err(Fail::Input(m)) => {
-            eprintln!("lcm {cmd}: {m}");
+            eprintln!("lcm {cmd}: {}", shorten(&m));
             1
         }
     }

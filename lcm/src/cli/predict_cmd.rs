@@ -161,7 +161,7 @@ pub struct CalibrateArgs {
 }
 
 fn fail(e: PredictError) -> i32 {
-    eprintln!("lcm: {e}");
+    eprintln!("lcm: {}", super::pamela_cmd::shorten(&e.to_string()));
     match e {
         PredictError::Usage(_) => 2,
         _ => 1,
