@@ -98,6 +98,20 @@ fn huge_data_files_are_refused_without_being_read() {
         "a message of {} bytes",
         r.stderr.len()
     );
+    // A forms file whose one form is a 1.5 MB sum: the message quoted it whole before.
+    let form = format!("li p k1*p{}\n", "+k1*p".repeat(300_000));
+    std::fs::write(dir.path().join("big.forms"), form).unwrap();
+    let r = lca(
+        dir.path(),
+        &["-c", "li", "-v", "p", "-f", &data(), "--forms", "big.forms"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("levels of nesting"), "{}", r.stderr);
+    assert!(
+        r.stderr.len() < 600,
+        "a message of {} bytes",
+        r.stderr.len()
+    );
 }
 
 #[test]
