@@ -282,6 +282,11 @@ impl Parser {
             return Err(self.error(WHAT));
         };
         match tok.kind {
+            TokKind::Num(v) if !v.is_finite() => Err(ExprError {
+                column: tok.column,
+                expected: "a number within the range of f64 (about 1.8e308)".into(),
+                found: "a number that overflows to infinity".into(),
+            }),
             TokKind::Num(v) => {
                 self.pos += 1;
                 Ok((Expr::Num(v), 1))

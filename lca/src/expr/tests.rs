@@ -149,3 +149,12 @@ fn nesting_up_to_the_limit_parses_and_deeper_is_an_error() {
         (MAX_DEPTH - 1) as f64
     );
 }
+
+#[test]
+fn numbers_that_overflow_are_an_error() {
+    // Found by the `formulae` fuzz target: `4e04400` read as infinity, printed as `1/0`.
+    let e = parse("4e04400*-290e-8").unwrap_err();
+    assert_eq!(e.column, 1);
+    assert!(e.to_string().contains("overflows to infinity"), "{e}");
+    assert_eq!(parse("1.7e308").unwrap(), Expr::Num(1.7e308));
+}
