@@ -47,8 +47,9 @@ pub struct Cli {
     /// ml): the search fits no free constant and the model vanishes there.
     #[arg(long = "zero-at", value_name = "VAR=VALUE", requires = "auto")]
     pub zero_at: Option<String>,
-    /// Forms file replacing the shipped default forms.
-    #[arg(long, conflicts_with = "formulae")]
+    /// Forms file replacing the shipped default forms (not with formulae, nor with --auto,
+    /// which searches its own forms).
+    #[arg(long, conflicts_with_all = ["formulae", "auto"])]
     pub forms: Option<PathBuf>,
     /// Formulae separated by `;` (variables by name or x0, x1, …): each additive term gets
     /// a coefficient. They replace the default forms (only they are fitted); with --auto

@@ -72,6 +72,15 @@ pub enum HypothesisError {
     },
 }
 
+/// The formula as error messages quote it: at most 200 characters (a forms file line can
+/// be megabytes long).
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
+
 fn is_param(name: &str) -> bool {
     name.len() >= 2 && name.starts_with('k') && name[1..].chars().all(|c| c.is_ascii_digit())
 }
@@ -87,14 +96,14 @@ fn aliases(variables: &[String]) -> BTreeMap<String, String> {
 
 fn parse_with_vars(text: &str, variables: &[String]) -> Result<Expr, HypothesisError> {
     let e = expr::parse(text).map_err(|error| HypothesisError::Syntax {
-        text: text.into(),
+        text: quoted(text),
         error,
     })?;
     let e = e.rename_vars(&aliases(variables));
     for name in e.variables() {
         if !variables.contains(&name) && !is_param(&name) {
             return Err(HypothesisError::UnknownName {
-                text: text.into(),
+                text: quoted(text),
                 name,
                 vars: variables.join(", "),
             });
@@ -175,7 +184,7 @@ impl Hypothesis {
         let params: Vec<String> = e.variables().into_iter().filter(|v| is_param(v)).collect();
         if params.is_empty() {
             return Err(HypothesisError::Shape {
-                text: text.into(),
+                text: quoted(text),
                 message: "expected parameters k1, k2, … in a form".into(),
             });
         }

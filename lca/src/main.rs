@@ -18,7 +18,6 @@ use lca::record::Record;
 use lca::report::{self, Header, Ranking};
 use lca::runtime::fit_runtime;
 use lca::search::{auto_fit, term_penalty, SearchOptions, ZeroAt};
-use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -112,18 +111,18 @@ fn inputs(common: &Common) -> Result<Inputs, Failure> {
     })
 }
 
+/// Reads a data or forms file (`-`: standard input), at most
+/// [`lca::record::MAX_DATA_BYTES`] of UTF-8 text.
 pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
+    use lca::record::{read_capped, MAX_DATA_BYTES};
     if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("reading standard input")?;
-        return Ok(s);
+        return Ok(read_capped(std::io::stdin().lock(), MAX_DATA_BYTES)
+            .context("reading standard input")?);
     }
-    Ok(
-        std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read", path.display()))?,
-    )
+    let file =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(read_capped(file, MAX_DATA_BYTES)
+        .with_context(|| format!("{}: cannot read", path.display()))?)
 }
 
 fn run_fit(cli: &Cli) -> Result<(), Failure> {

@@ -117,37 +117,78 @@ pub fn parse_record_line(raw: &str, line: usize) -> Result<Option<Record>, Recor
         return Ok(None);
     }
     let mut fields: Vec<(String, String)> = Vec::new();
-    let mut byte = 0;
+    let mut seen = std::collections::HashSet::new();
+    // Character column of the current token, counted as the line is walked (linear time).
+    let mut column = 1;
     for tok in raw.split(|c: char| c.is_whitespace()) {
-        let start = byte;
-        byte += tok.len() + 1;
+        let tok_column = column;
+        column += tok.chars().count() + 1;
         if tok.is_empty() {
             continue;
         }
-        let column = raw[..start].chars().count() + 1;
+        let syntax = || RecordError::Syntax {
+            line,
+            column: tok_column,
+            found: excerpt(tok),
+        };
         let Some((k, v)) = tok.split_once('=') else {
-            return Err(RecordError::Syntax {
-                line,
-                column,
-                found: tok.to_string(),
-            });
+            return Err(syntax());
         };
         if !valid_key(k) || v.is_empty() {
-            return Err(RecordError::Syntax {
-                line,
-                column,
-                found: tok.to_string(),
-            });
+            return Err(syntax());
         }
-        if fields.iter().any(|(key, _)| key == k) {
+        if !seen.insert(k) {
             return Err(RecordError::DuplicateKey {
                 line,
-                key: k.to_string(),
+                key: excerpt(k),
             });
         }
         fields.push((k.to_string(), v.to_string()));
     }
     Ok(Some(Record { line, fields }))
+}
+
+/// At most [`EXCERPT_CHARS`] characters of input text for an error message, with `…` when
+/// cut, so that a message never echoes more than a short piece of a huge token.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
+
+/// How many characters of an offending token error messages quote.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// The largest data file `lca` reads (bytes). Records take about 25 times their text's
+/// size in memory at worst (a field per 4 bytes), so the cap bounds memory to about a
+/// gigabyte; real data files (one short line per run) stay far below it.
+pub const MAX_DATA_BYTES: u64 = 32 << 20;
+
+/// Reads all of `reader` as UTF-8 text, refusing more than `limit` bytes (without reading
+/// beyond them) and text that is not UTF-8.
+pub fn read_capped(reader: impl std::io::Read, limit: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "expected at most {} MiB of text, found more (split the file)",
+                limit >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "expected UTF-8 text, found a byte that is not at offset {}",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
 }
 
 impl Record {
@@ -197,7 +238,7 @@ impl Record {
                 _ => Err(RecordError::NotNumeric {
                     line: self.line,
                     key: key.to_string(),
-                    found: v.to_string(),
+                    found: excerpt(v),
                 }),
             },
         }
@@ -299,6 +340,33 @@ mod tests {
     }
 
     #[test]
+    fn many_fields_on_one_line_take_linear_time() {
+        // 200 000 distinct keys on one line; quadratic duplicate or column checks would
+        // take minutes here, linear ones milliseconds.
+        let line: Vec<String> = (0..200_000).map(|i| format!("k{i}=1")).collect();
+        let t = std::time::Instant::now();
+        let r = parse_records(&line.join(" ")).unwrap();
+        assert_eq!(r[0].fields().len(), 200_000);
+        let e = parse_records(&format!("{} k7=2 bad", line.join(" "))).unwrap_err();
+        assert!(
+            matches!(e, RecordError::DuplicateKey { line: 1, .. }),
+            "{e}"
+        );
+        assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn read_capped_refuses_more_than_the_limit() {
+        assert_eq!(read_capped(&b"p=1 li=2\n"[..], 9).unwrap(), "p=1 li=2\n");
+        let e = read_capped(&b"p=1 li=2\n"[..], 8).unwrap_err();
+        assert!(e.to_string().contains("at most"), "{e}");
+        // A reader that never ends is read only up to the limit.
+        let e = read_capped(std::io::repeat(0), 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("at most 1 MiB"), "{e}");
+        assert!(read_capped(&[0xffu8, 0][..], 8).is_err());
+    }
+
+    #[test]
     fn errors_name_line_and_column() {
         let e = parse_records("p=1 li=2\n\np=2 li 3\n").unwrap_err();
         assert_eq!(
@@ -324,6 +392,10 @@ mod tests {
         );
         assert!(r[0].number("rt").is_err());
         assert!(r[0].number("ip").is_err());
+        // A huge token is quoted by its first characters only.
+        let e = parse_records(&format!("p=1 {}", "x".repeat(1_000_000))).unwrap_err();
+        assert!(e.to_string().len() < 120, "{e}");
+        assert!(e.to_string().ends_with("x…`"), "{e}");
         assert!(matches!(
             r[0].number("tt").unwrap_err(),
             RecordError::Missing { line: 2, .. }

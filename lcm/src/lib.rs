@@ -44,3 +44,12 @@
 
 pub mod pamela;
 pub mod predict;
+
+/// The largest model, source, models or machine file `lcm` reads (bytes). Text beyond it
+/// is refused without being read: the parsed forms take several times the text's size.
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+
+/// Reads a UTF-8 text file of at most [`MAX_INPUT_BYTES`].
+pub fn read_input(path: &std::path::Path) -> std::io::Result<String> {
+    lca::record::read_capped(std::fs::File::open(path)?, MAX_INPUT_BYTES)
+}

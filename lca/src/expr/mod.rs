@@ -17,6 +17,10 @@
 //! more). An identifier that names a function is a function only when `(` follows it.
 //! So `-x^2` is `-(x^2)`, `2^-1` is `0.5` and `2^3^2` is `2^9`.
 //!
+//! Trees deeper than [`MAX_DEPTH`] levels (parentheses, unary minus, calls and each operator
+//! of a chain count) are refused with an [`ExprError`], so that no input can exhaust the
+//! stack of the code that walks the tree.
+//!
 //! [`Expr`]'s `Display` prints text that [`parse`] reads back to the same tree (numbers in
 //! shortest round-trip form, scientific notation for very small or large magnitudes).
 //!
@@ -45,7 +49,7 @@ mod transform;
 pub use ast::{BinOp, Expr, Func};
 pub use display::format_number;
 pub use eval::{Bindings, EvalError};
-pub use parser::{lex_number, parse, ExprError, NumberError};
+pub use parser::{lex_number, parse, ExprError, NumberError, MAX_DEPTH};
 
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,11 @@ impl ExprError {
     }
 }
 
+/// The deepest expression tree [`parse`] accepts (parentheses, operator chains, unary
+/// minus and calls each add a level). Deeper text is refused with an error instead of
+/// exhausting the stack of the recursive code that walks the tree.
+pub const MAX_DEPTH: usize = 500;
+
 /// Parses section-5 expression text.
 pub fn parse(text: &str) -> Result<Expr, ExprError> {
     let tokens = lex(text)?;
@@ -31,8 +36,9 @@ pub fn parse(text: &str) -> Result<Expr, ExprError> {
         tokens,
         pos: 0,
         end_column: text.chars().count() + 1,
+        nesting: 0,
     };
-    let e = p.expr()?;
+    let (e, _) = p.expr()?;
     if let Some(t) = p.peek() {
         return Err(ExprError {
             column: t.column,
@@ -118,7 +124,12 @@ struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     end_column: usize,
+    /// Open recursion levels (parenthesised expressions, unary minus, `^`).
+    nesting: usize,
 }
+
+/// A parsed subtree and its depth (a leaf has depth 1).
+type Sub = (Expr, usize);
 
 impl Parser {
     fn peek(&self) -> Option<&Token> {
@@ -153,7 +164,33 @@ impl Parser {
         }
     }
 
-    fn expr(&mut self) -> Result<Expr, ExprError> {
+    /// The error for a tree deeper than [`MAX_DEPTH`], at the current token.
+    fn too_deep(&self) -> ExprError {
+        self.error(&format!(
+            "at most {MAX_DEPTH} levels of nesting (parentheses, operators, calls)"
+        ))
+    }
+
+    /// A binary node over two subtrees of the given depths, refused past [`MAX_DEPTH`].
+    fn binary(&self, op: BinOp, lhs: Sub, rhs: Sub) -> Result<Sub, ExprError> {
+        let depth = lhs.1.max(rhs.1) + 1;
+        if depth > MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        Ok((Expr::Bin(op, Box::new(lhs.0), Box::new(rhs.0)), depth))
+    }
+
+    /// Enters one level of recursion (parentheses, unary minus, `^`, call arguments).
+    fn enter(&mut self) -> Result<(), ExprError> {
+        self.nesting += 1;
+        if self.nesting > MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self) -> Result<Sub, ExprError> {
+        self.enter()?;
         let mut lhs = self.term()?;
         loop {
             let op = if self.peek_op('+') {
@@ -161,15 +198,16 @@ impl Parser {
             } else if self.peek_op('-') {
                 BinOp::Sub
             } else {
+                self.nesting -= 1;
                 return Ok(lhs);
             };
             self.pos += 1;
             let rhs = self.term()?;
-            lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+            lhs = self.binary(op, lhs, rhs)?;
         }
     }
 
-    fn term(&mut self) -> Result<Expr, ExprError> {
+    fn term(&mut self) -> Result<Sub, ExprError> {
         let mut lhs = self.unary()?;
         loop {
             let op = if self.peek_op('*') {
@@ -181,38 +219,47 @@ impl Parser {
             };
             self.pos += 1;
             let rhs = self.unary()?;
-            lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+            lhs = self.binary(op, lhs, rhs)?;
         }
     }
 
-    fn unary(&mut self) -> Result<Expr, ExprError> {
+    fn unary(&mut self) -> Result<Sub, ExprError> {
         if self.peek_op('-') {
             self.pos += 1;
-            let inner = self.unary()?;
-            return Ok(Expr::Neg(Box::new(inner)));
+            self.enter()?;
+            let (inner, depth) = self.unary()?;
+            self.nesting -= 1;
+            return Ok((Expr::Neg(Box::new(inner)), depth + 1));
         }
         self.power()
     }
 
-    fn power(&mut self) -> Result<Expr, ExprError> {
+    fn power(&mut self) -> Result<Sub, ExprError> {
         let base = self.primary()?;
         if self.peek_op('^') {
             self.pos += 1;
+            self.enter()?;
             let exp = self.unary()?;
-            return Ok(Expr::Bin(BinOp::Pow, Box::new(base), Box::new(exp)));
+            self.nesting -= 1;
+            return self.binary(BinOp::Pow, base, exp);
         }
         Ok(base)
     }
 
-    fn primary(&mut self) -> Result<Expr, ExprError> {
+    fn primary(&mut self) -> Result<Sub, ExprError> {
         const WHAT: &str = "a number, a variable, a function call or `(`";
         let Some(tok) = self.peek().cloned() else {
             return Err(self.error(WHAT));
         };
         match tok.kind {
+            TokKind::Num(v) if !v.is_finite() => Err(ExprError {
+                column: tok.column,
+                expected: "a number within the range of f64 (about 1.8e308)".into(),
+                found: "a number that overflows to infinity".into(),
+            }),
             TokKind::Num(v) => {
                 self.pos += 1;
-                Ok(Expr::Num(v))
+                Ok((Expr::Num(v), 1))
             }
             TokKind::Ident(name) => {
                 self.pos += 1;
@@ -220,10 +267,13 @@ impl Parser {
                 match Func::from_name(&name) {
                     Some(f) if is_call => {
                         self.pos += 1;
-                        let mut args = vec![self.expr()?];
+                        let (first, mut depth) = self.expr()?;
+                        let mut args = vec![first];
                         while self.peek_op(',') {
                             self.pos += 1;
-                            args.push(self.expr()?);
+                            let (arg, d) = self.expr()?;
+                            args.push(arg);
+                            depth = depth.max(d);
                         }
                         if f.is_variadic() && args.len() < 2 {
                             return Err(
@@ -238,7 +288,10 @@ impl Parser {
                             });
                         }
                         self.expect_op(')', "`,` or `)`")?;
-                        Ok(Expr::Call(f, args))
+                        if depth + 1 > MAX_DEPTH {
+                            return Err(self.too_deep());
+                        }
+                        Ok((Expr::Call(f, args), depth + 1))
                     }
                     _ if is_call => Err(ExprError {
                         column: tok.column,
@@ -246,7 +299,7 @@ impl Parser {
                             .into(),
                         found: format!("`{name}(`"),
                     }),
-                    _ => Ok(Expr::Var(name)),
+                    _ => Ok((Expr::Var(name), 1)),
                 }
             }
             TokKind::Op('(') => {

@@ -125,3 +125,49 @@ fn the_shared_number_lexer() {
         (3, "digits of the exponent", "end of input")
     );
 }
+
+#[test]
+fn nesting_up_to_the_limit_parses_and_deeper_is_an_error() {
+    // MAX_DEPTH levels of parentheses around a variable: accepted, and the tree's recursive
+    // walks (eval, Display) run on this 2 MiB test thread.
+    let ok = format!(
+        "{}p{}",
+        "(".repeat(MAX_DEPTH - 1),
+        ")".repeat(MAX_DEPTH - 1)
+    );
+    assert_eq!(parse(&ok).unwrap(), Expr::var("p"));
+    let deep = 100_000;
+    for text in [
+        format!("{}p{}", "(".repeat(deep), ")".repeat(deep)),
+        format!("{}p", "-".repeat(deep)),
+        format!("{}p{}", "max(1,".repeat(deep), ")".repeat(deep)),
+        format!("2{}", "^2".repeat(deep)),
+        // Operator chains build trees as deep as they are long.
+        format!("p{}", "+p".repeat(deep)),
+        format!("p{}", "*p".repeat(deep)),
+    ] {
+        let e = parse(&text).unwrap_err();
+        assert!(
+            e.expected.contains("levels of nesting"),
+            "{}: {e}",
+            &text[..20]
+        );
+        assert!(e.column <= 6 * MAX_DEPTH + 2, "{e}");
+    }
+    // A long chain just inside the limit evaluates.
+    let chain = format!("p{}", "+p".repeat(MAX_DEPTH - 2));
+    let b: Bindings = [("p".to_string(), 1.0)].into_iter().collect();
+    assert_eq!(
+        parse(&chain).unwrap().eval(&b).unwrap(),
+        (MAX_DEPTH - 1) as f64
+    );
+}
+
+#[test]
+fn numbers_that_overflow_are_an_error() {
+    // Found by the `formulae` fuzz target: `4e04400` read as infinity, printed as `1/0`.
+    let e = parse("4e04400*-290e-8").unwrap_err();
+    assert_eq!(e.column, 1);
+    assert!(e.to_string().contains("overflows to infinity"), "{e}");
+    assert_eq!(parse("1.7e308").unwrap(), Expr::Num(1.7e308));
+}

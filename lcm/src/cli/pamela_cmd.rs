@@ -115,6 +115,9 @@ fn parse_set(s: &str) -> Result<(String, f64), Fail> {
     Ok((k.trim().to_string(), v))
 }
 
+/// The most points a grid, and each of its axes, may have.
+const MAX_GRID_POINTS: usize = 1_000_000;
+
 fn parse_grid(s: &str) -> Result<(String, Vec<f64>), Fail> {
     let bad = || {
         Fail::Usage(format!(
@@ -129,8 +132,19 @@ fn parse_grid(s: &str) -> Result<(String, Vec<f64>), Fail> {
         };
         let a: f64 = a.trim().parse().map_err(|_| bad())?;
         let b: f64 = b.trim().parse().map_err(|_| bad())?;
-        if step <= 0.0 || b < a || (b - a) / step > 1e6 {
-            return Err(bad());
+        if !(step > 0.0 && a.is_finite() && b >= a && b.is_finite() && step.is_finite()) {
+            return Err(Fail::Usage(format!(
+                "--grid {}: expected A..B with A <= B and a positive STEP, got `{v}`",
+                k.trim()
+            )));
+        }
+        let points = (b - a) / step + 1.0;
+        if points > MAX_GRID_POINTS as f64 {
+            return Err(Fail::Usage(format!(
+                "--grid {}: `{v}` has {points:.0} points, more than the {MAX_GRID_POINTS} a \
+                 grid may have (use a larger :STEP)",
+                k.trim()
+            )));
         }
         let n = ((b - a) / step + 1e-9).floor() as usize;
         (0..=n).map(|k| a + step * k as f64).collect()
@@ -139,6 +153,12 @@ fn parse_grid(s: &str) -> Result<(String, Vec<f64>), Fail> {
             .map(|x| x.trim().parse::<f64>().map_err(|_| bad()))
             .collect::<Result<Vec<_>, _>>()?
     };
+    if let Some(x) = values.iter().find(|x| !x.is_finite()) {
+        return Err(Fail::Usage(format!(
+            "--grid {}: expected finite numbers, got {x}",
+            k.trim()
+        )));
+    }
     if values.is_empty() {
         return Err(bad());
     }
@@ -146,8 +166,8 @@ fn parse_grid(s: &str) -> Result<(String, Vec<f64>), Fail> {
 }
 
 fn load(file: &Path, sets: &[String]) -> Result<Program, Fail> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Fail::Input(format!("{}: {e}", file.display())))?;
+    let text =
+        lcm::read_input(file).map_err(|e| Fail::Input(format!("{}: {e}", file.display())))?;
     let mut program = pamela::parse(&text).map_err(|e| input(file, e))?;
     for s in sets {
         let (k, v) = parse_set(s)?;
@@ -156,15 +176,27 @@ fn load(file: &Path, sets: &[String]) -> Result<Program, Fail> {
     Ok(program)
 }
 
+/// The most characters of an error message printed: a message quotes names and tokens of
+/// the input, which a hostile file can make megabytes long.
+const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// `m` cut to [`MAX_MESSAGE_CHARS`] characters, saying how much was left out.
+pub(super) fn shorten(m: &str) -> std::borrow::Cow<'_, str> {
+    match m.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => m.into(),
+        Some((cut, _)) => format!("{}… ({} more bytes)", &m[..cut], m.len() - cut).into(),
+    }
+}
+
 fn finish(r: Result<(), Fail>, cmd: &str) -> i32 {
     match r {
         Ok(()) => 0,
         Err(Fail::Usage(m)) => {
-            eprintln!("lcm {cmd}: {m}");
+            eprintln!("lcm {cmd}: {}", shorten(&m));
             2
         }
         Err(Fail::Input(m)) => {
-            eprintln!("lcm {cmd}: {m}");
+            eprintln!("lcm {cmd}: {}", shorten(&m));
             1
         }
     }
@@ -267,10 +299,13 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
                 .join(", ")
         )));
     }
-    let total: usize = axes.iter().map(|(_, v)| v.len()).product();
-    if total > 10_000_000 {
+    let total = axes
+        .iter()
+        .map(|(_, v)| v.len())
+        .fold(1usize, usize::saturating_mul);
+    if total > MAX_GRID_POINTS {
         return Err(Fail::Usage(format!(
-            "the grid has {total} points; at most 10^7"
+            "the grid has {total} points, more than {MAX_GRID_POINTS}"
         )));
     }
     let mut rows: Vec<Vec<f64>> = Vec::with_capacity(total);

@@ -165,7 +165,7 @@ pub struct CalibrateArgs {
 }
 
 fn fail(e: PredictError) -> i32 {
-    eprintln!("lcm: {e}");
+    eprintln!("lcm: {}", super::pamela_cmd::shorten(&e.to_string()));
     match e {
         PredictError::Usage(_) => 2,
         _ => 1,
@@ -189,7 +189,9 @@ fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
     for g in grid {
         axes.extend(parse_grid(g)?);
     }
-    Ok(Grid::new(fixed, axes))
+    let grid = Grid::new(fixed, axes);
+    grid.check_size()?;
+    Ok(grid)
 }
 
 /// `lcm predict`.
@@ -288,7 +290,7 @@ pub fn run_tree(a: TreeArgs) -> i32 {
             models: a.models.clone(),
             ..PredictOptions::default()
         };
-        let text = std::fs::read_to_string(&a.file).map_err(|e| PredictError::Io {
+        let text = lcm::read_input(&a.file).map_err(|e| PredictError::Io {
             path: a.file.display().to_string(),
             source: e,
         })?;
@@ -296,7 +298,7 @@ pub fn run_tree(a: TreeArgs) -> i32 {
         let models_text = match &a.models {
             Some(p) => Some((
                 p.display().to_string(),
-                std::fs::read_to_string(p).map_err(|e| PredictError::Io {
+                lcm::read_input(p).map_err(|e| PredictError::Io {
                     path: p.display().to_string(),
                     source: e,
                 })?,

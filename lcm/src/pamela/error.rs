@@ -72,6 +72,19 @@ pub enum PamelaError {
         /// Events processed before stopping.
         events: u64,
     },
+    /// A replication would make more processes live at once than the simulator holds.
+    #[error(
+        "simulation stopped: `par` would start {wanted} processes beside {live} live ones, \
+         more than the simulator holds at once ({limit}); simulate a smaller instance"
+    )]
+    TooManyProcesses {
+        /// Processes the replication asked for.
+        wanted: u64,
+        /// Processes already live.
+        live: usize,
+        /// The limit, [`crate::pamela::MAX_LIVE_PROCESSES`].
+        limit: usize,
+    },
 }
 
 impl PamelaError {

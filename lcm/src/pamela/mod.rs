@@ -45,6 +45,10 @@
 //!   deterministic order (thesis appendix E), which reproduces the thesis's simulations.
 //!   Simulations stop with [`PamelaError::TooManyEvents`] beyond an event budget and report
 //!   [`PamelaError::Deadlock`] when blocked processes can never resume.
+//! * Bounds (errors, not crashes): text nests at most 256 levels; a normal form has at most
+//!   10^6 nodes and 1000 levels (equations that use another several times, chained,
+//!   multiply its size); numerics, parameters and evaluated results must be finite; a
+//!   simulation holds at most [`MAX_LIVE_PROCESSES`] processes at once.
 //!
 //! ```
 //! use lcm::pamela::{self, Bindings};
@@ -79,6 +83,11 @@ pub use sim::{Arbitration, SimOptions, SimReport};
 
 /// Default bound on the number of simulated events (all runs together).
 pub const DEFAULT_MAX_EVENTS: u64 = 2_000_000_000;
+
+/// The most processes a simulation holds live at once (each holds its variables, a
+/// stack and a pending event: a few hundred bytes). `--max-events` bounds time; this
+/// bounds memory, whatever the event budget.
+pub const MAX_LIVE_PROCESSES: usize = 1 << 20;
 
 /// Parses a PAMELA model.
 pub fn parse(source: &str) -> Result<Program, PamelaError> {

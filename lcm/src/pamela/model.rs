@@ -48,7 +48,13 @@ impl Program {
     /// Gives a parameter (or a numeric equation without arguments) the value `value`:
     /// `numeric parameter P` becomes `numeric P = value`, as the compiler paper evaluates
     /// a model by recompiling it without the parameter modifier.
+    /// The value must be a finite number.
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), PamelaError> {
+        if !value.is_finite() {
+            return Err(PamelaError::Eval(format!(
+                "`{name}` = {value}: expected a finite number"
+            )));
+        }
         match self.decls.iter_mut().find(|d| d.name == name) {
             Some(d) if matches!(d.kind, DeclKind::Numeric { .. }) && d.params.is_empty() => {
                 d.kind = DeclKind::Numeric {
@@ -169,9 +175,7 @@ impl CompiledModel {
     fn slots(&self, b: &Bindings) -> Result<Vec<f64>, PamelaError> {
         let mut s = vec![0.0; self.nslots];
         for (k, n) in self.parameters.iter().enumerate() {
-            s[k] = *b
-                .get(n)
-                .ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
+            s[k] = parameter(b, n)?;
         }
         Ok(s)
     }
@@ -184,25 +188,53 @@ impl CompiledModel {
             // no allocation on the common path
             let mut s = [0.0f64; STACK];
             for (k, n) in self.parameters.iter().enumerate() {
-                s[k] = *bindings
-                    .get(n)
-                    .ok_or_else(|| PamelaError::Unbound { name: n.clone() })?;
+                s[k] = parameter(bindings, n)?;
             }
-            return self.code_t.eval(&mut s[..self.nslots]);
+            return finite("T_main", self.code_t.eval(&mut s[..self.nslots])?, bindings);
         }
         let mut s = self.slots(bindings)?;
-        self.code_t.eval(&mut s)
+        finite("T_main", self.code_t.eval(&mut s)?, bindings)
     }
 
     /// Evaluates (`T_main`, `phi`, `omega`).
     pub fn eval_parts(&self, bindings: &Bindings) -> Result<(f64, f64, f64), PamelaError> {
         let mut s = self.slots(bindings)?;
         Ok((
-            self.code_t.eval(&mut s)?,
-            self.code_phi.eval(&mut s)?,
-            self.code_omega.eval(&mut s)?,
+            finite("T_main", self.code_t.eval(&mut s)?, bindings)?,
+            finite("phi", self.code_phi.eval(&mut s)?, bindings)?,
+            finite("omega", self.code_omega.eval(&mut s)?, bindings)?,
         ))
     }
+}
+
+/// The value of parameter `name`, which must be given and finite.
+fn parameter(b: &Bindings, name: &str) -> Result<f64, PamelaError> {
+    match b.get(name) {
+        None => Err(PamelaError::Unbound {
+            name: name.to_string(),
+        }),
+        Some(v) if !v.is_finite() => Err(PamelaError::Eval(format!(
+            "`{name}` = {v}: expected a finite number"
+        ))),
+        Some(v) => Ok(*v),
+    }
+}
+
+/// `value` of the model's `what` if finite; else an error naming it and the parameters.
+fn finite(what: &str, value: f64, b: &Bindings) -> Result<f64, PamelaError> {
+    if value.is_finite() {
+        return Ok(value);
+    }
+    let at: Vec<String> = b.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    Err(PamelaError::Eval(format!(
+        "{what} = {value} at {}: expected a finite number (a division by zero or an \
+         overflow in the model)",
+        if at.is_empty() {
+            "the values given".to_string()
+        } else {
+            at.join(" ")
+        }
+    )))
 }
 
 impl Expr {

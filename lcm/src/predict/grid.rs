@@ -15,6 +15,10 @@ use super::error::PredictError;
 use lca::expr::Bindings;
 use serde::Serialize;
 
+/// The most points a grid may have (all axes together): each point is a prediction
+/// with its accounting, kept for the table.
+pub const MAX_GRID_POINTS: usize = 100_000;
+
 /// One grid variable and its values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
@@ -94,9 +98,17 @@ pub fn parse_grid(spec: &str) -> Result<Vec<Axis>, PredictError> {
         if let Some((a, b)) = value.split_once("..") {
             let a = number(a, "--grid range start")?;
             let b = number(b.trim_start_matches('='), "--grid range end")?;
-            if a.fract() != 0.0 || b.fract() != 0.0 || b < a || b - a > 1e6 {
+            if a.fract() != 0.0 || b.fract() != 0.0 || b < a {
                 return Err(usage(format!(
                     "--grid {}: expected an integer range A..B with A <= B, found `{value}`",
+                    axis.name
+                )));
+            }
+            let points = b - a + 1.0 + axis.values.len() as f64;
+            if points > MAX_GRID_POINTS as f64 {
+                return Err(usage(format!(
+                    "--grid {}: `{value}` gives {points:.0} values, more than the \
+                     {MAX_GRID_POINTS} a grid may have",
                     axis.name
                 )));
             }
@@ -106,6 +118,12 @@ pub fn parse_grid(spec: &str) -> Result<Vec<Axis>, PredictError> {
                 x += 1.0;
             }
         } else {
+            if axis.values.len() >= MAX_GRID_POINTS {
+                return Err(usage(format!(
+                    "--grid {}: more than the {MAX_GRID_POINTS} values a grid may have",
+                    axis.name
+                )));
+            }
             axis.values
                 .push(number(value, &format!("--grid {}", axis.name))?);
         }
@@ -126,6 +144,35 @@ impl Grid {
             .filter(|(n, _)| !axes.iter().any(|a| &a.name == n))
             .collect();
         Grid { fixed, axes }
+    }
+
+    /// The number of points (saturating).
+    pub fn len(&self) -> usize {
+        self.axes
+            .iter()
+            .map(|a| a.values.len())
+            .fold(1usize, usize::saturating_mul)
+    }
+
+    /// Whether the grid has no point (an axis without values).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// An error when the grid has more than [`MAX_GRID_POINTS`] points.
+    pub fn check_size(&self) -> Result<(), PredictError> {
+        let n = self.len();
+        if n > MAX_GRID_POINTS {
+            return Err(usage(format!(
+                "the grid has {} points, more than {MAX_GRID_POINTS}",
+                if n == usize::MAX {
+                    "too many".to_string()
+                } else {
+                    n.to_string()
+                }
+            )));
+        }
+        Ok(())
     }
 
     /// All points, the last axis varying fastest.
@@ -186,7 +233,7 @@ pub struct Crossover {
 }
 
 /// Variable values identifying a group of points.
-type Point = Vec<(String, f64)>;
+pub type Point = Vec<(String, f64)>;
 
 /// The crossovers of T_a and T_b (indexed like `points`) along every varying variable.
 pub fn crossovers(grid: &Grid, points: &[Bindings], ta: &[f64], tb: &[f64]) -> Vec<Crossover> {
@@ -202,18 +249,7 @@ pub fn crossovers_along(variables: &[String], points: &[Bindings], diff: &[f64])
     let mut out = Vec::new();
     for var in variables {
         // Group by the other variables.
-        let mut groups: Vec<(Point, Vec<usize>)> = Vec::new();
-        for (i, p) in points.iter().enumerate() {
-            let key: Vec<(String, f64)> = p
-                .iter()
-                .filter(|(k, _)| *k != var)
-                .map(|(k, v)| (k.clone(), *v))
-                .collect();
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, v)) => v.push(i),
-                None => groups.push((key, vec![i])),
-            }
-        }
+        let groups = group_by_others(points, var);
         for (key, mut idx) in groups {
             idx.sort_by(|&a, &b| points[a][var].total_cmp(&points[b][var]));
             for w in idx.windows(2) {
@@ -239,4 +275,28 @@ pub fn crossovers_along(variables: &[String], points: &[Bindings], diff: &[f64])
         }
     }
     out
+}
+
+/// The points grouped by their values of every variable but `var` (groups in order of
+/// first appearance, indices in order), in time linear in the points.
+pub fn group_by_others(points: &[Bindings], var: &str) -> Vec<(Point, Vec<usize>)> {
+    let mut groups: Vec<(Point, Vec<usize>)> = Vec::new();
+    let mut index: std::collections::HashMap<Vec<(String, u64)>, usize> =
+        std::collections::HashMap::new();
+    for (i, p) in points.iter().enumerate() {
+        let key: Point = p
+            .iter()
+            .filter(|(k, _)| *k != var)
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        let bits = key.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect();
+        match index.get(&bits) {
+            Some(&g) => groups[g].1.push(i),
+            None => {
+                index.insert(bits, groups.len());
+                groups.push((key, vec![i]));
+            }
+        }
+    }
+    groups
 }

@@ -101,7 +101,7 @@ impl Machine {
 
     /// Reads a machine file.
     pub fn load(path: &std::path::Path) -> Result<Machine, PredictError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PredictError::Io {
+        let text = crate::read_input(path).map_err(|e| PredictError::Io {
             path: path.display().to_string(),
             source: e,
         })?;

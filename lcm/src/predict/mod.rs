@@ -115,6 +115,7 @@ pub mod env;
 pub mod error;
 pub mod grid;
 pub mod machine;
+pub mod nesting;
 pub mod pipeline;
 pub mod program;
 pub mod recognize;

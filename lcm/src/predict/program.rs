@@ -98,7 +98,7 @@ pub struct Prediction {
 }
 
 fn read(path: &Path) -> Result<String, PredictError> {
-    std::fs::read_to_string(path).map_err(|e| PredictError::Io {
+    crate::read_input(path).map_err(|e| PredictError::Io {
         path: path.display().to_string(),
         source: e,
     })

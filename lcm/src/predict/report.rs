@@ -143,21 +143,21 @@ fn trim(v: f64) -> String {
 
 fn speedups(preds: &[f64], points: &[Bindings]) -> Vec<Option<f64>> {
     // Speedup against the smallest p among the points with the same other values.
-    points
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let base = points
-                .iter()
-                .enumerate()
-                .filter(|(_, q)| {
-                    q.iter().all(|(k, v)| k == "p" || b.get(k) == Some(v)) && q.contains_key("p")
-                })
-                .min_by(|x, y| x.1["p"].total_cmp(&y.1["p"]))
-                .map(|(j, _)| j)?;
-            Some(preds[base] / preds[i])
-        })
-        .collect()
+    let mut out = vec![None; points.len()];
+    for (_, idx) in super::grid::group_by_others(points, "p") {
+        let Some(base) = idx
+            .iter()
+            .copied()
+            .filter(|&j| points[j].contains_key("p"))
+            .min_by(|&x, &y| points[x]["p"].total_cmp(&points[y]["p"]))
+        else {
+            continue;
+        };
+        for i in idx {
+            out[i] = Some(preds[base] / preds[i]);
+        }
+    }
+    out
 }
 
 /// The grid table: the varying variables, T and speedup.

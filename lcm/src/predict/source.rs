@@ -33,8 +33,8 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    /// Parses `text` (named `name` in messages). Malformed annotations and Rust syntax errors
-    /// are errors naming the line.
+    /// Parses `text` (named `name` in messages). Malformed annotations, Rust syntax errors
+    /// and nesting beyond [`super::nesting::MAX_SYNTAX_DEPTH`] are errors naming the line.
     pub fn parse(name: &str, text: &str) -> Result<SourceFile, PredictError> {
         let lines: Vec<String> = text.lines().map(str::to_string).collect();
         let mut annotations = BTreeMap::new();
@@ -57,6 +57,7 @@ impl SourceFile {
                 }
             }
         }
+        super::nesting::check(name, text)?;
         let syntax = syn::parse_file(text).map_err(|e| {
             let start = e.span().start();
             PredictError::Syntax {

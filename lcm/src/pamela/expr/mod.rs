@@ -221,7 +221,7 @@ impl Expr {
     }
 
     /// Calls `f` on every direct child expression (not for binder-aware walks).
-    pub(crate) fn for_each_child(&self, mut f: impl FnMut(&Expr)) {
+    pub(crate) fn for_each_child<'s>(&'s self, mut f: impl FnMut(&'s Expr)) {
         match self {
             Expr::Num(_) | Expr::Var(_) | Expr::Contention(_) | Expr::TimeEquations(_) => {}
             Expr::Add(v) | Expr::Mul(v) | Expr::Call(_, v) | Expr::Apply(_, v) => {
@@ -365,6 +365,18 @@ impl Expr {
         let mut n = 1;
         self.for_each_child(|c| n += c.size());
         n
+    }
+
+    /// Depth of the tree (a leaf has depth 1), computed without recursion so that it can
+    /// check trees before recursive code walks them.
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut todo = vec![(self, 1)];
+        while let Some((e, d)) = todo.pop() {
+            deepest = deepest.max(d);
+            e.for_each_child(|c| todo.push((c, d + 1)));
+        }
+        deepest
     }
 }
 

@@ -12,7 +12,22 @@ pub(crate) struct Normalizer<'a> {
     parameters: BTreeSet<String>,
     /// Process / numeric equations being expanded (recursion check).
     stack: Vec<String>,
+    /// Nodes of the normal form built so far (bounded by [`MAX_NODES`]).
+    nodes: usize,
+    /// Depth of the node being built (bounded by [`MAX_NORMAL_DEPTH`]).
+    depth: usize,
+    /// Numeric equations already checked to have a finite value.
+    finite: BTreeSet<String>,
 }
+
+/// The largest normal form (in expression and process nodes) the normalizer builds. An
+/// equation that uses another twice doubles its size at each level of such chains, so
+/// without a bound forty lines of text could ask for terabytes.
+pub(crate) const MAX_NODES: usize = 1_000_000;
+
+/// The deepest normal form the normalizer builds (nesting of the substituted equations
+/// added up); the compiler and simulator walk it recursively.
+pub(crate) const MAX_NORMAL_DEPTH: usize = 1_000;
 
 /// Names in scope: formal parameters bound to expressions, loop indices bound to
 /// (possibly renamed) variables.
@@ -80,6 +95,9 @@ impl<'a> Normalizer<'a> {
             decls: map,
             parameters,
             stack: Vec::new(),
+            nodes: 0,
+            depth: 0,
+            finite: BTreeSet::new(),
         })
     }
 
@@ -107,11 +125,48 @@ impl<'a> Normalizer<'a> {
         }
     }
 
+    /// Accounts for `nodes` more nodes at `depth` levels below the current one; an error
+    /// naming the equation being expanded past [`MAX_NODES`] or [`MAX_NORMAL_DEPTH`].
+    fn grow(&mut self, nodes: usize, depth: usize, span: Span) -> R<()> {
+        self.nodes += nodes;
+        let what = match self.stack.last() {
+            Some(name) => format!("while substituting `{name}`"),
+            None => "in the main process".to_string(),
+        };
+        if self.nodes > MAX_NODES {
+            return Err(PamelaError::semantic(
+                span,
+                format!(
+                    "the model's normal form exceeds {MAX_NODES} nodes {what} (an equation \
+                     used several times by each of a chain of others multiplies its size)"
+                ),
+            ));
+        }
+        if self.depth + depth > MAX_NORMAL_DEPTH {
+            return Err(PamelaError::semantic(
+                span,
+                format!(
+                    "the model's normal form nests deeper than {MAX_NORMAL_DEPTH} levels {what}"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn expr(&mut self, e: &Expr, scope: &Scope, span: Span) -> R<Expr> {
+        self.grow(1, 1, span)?;
+        self.depth += 1;
+        let r = self.expr_node(e, scope, span);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_node(&mut self, e: &Expr, scope: &Scope, span: Span) -> R<Expr> {
         Ok(match e {
             Expr::Num(_) => e.clone(),
             Expr::Var(n) => {
                 if let Some(v) = scope.get(n) {
+                    self.grow(v.size(), v.depth(), span)?;
                     return Ok(v.clone());
                 }
                 match self.decls.get(n.as_str()).copied() {
@@ -132,7 +187,9 @@ impl<'a> Normalizer<'a> {
                         self.enter(n, d.span)?;
                         let r = self.expr(v, &Scope::default(), d.span);
                         self.stack.pop();
-                        r?
+                        let r = r?;
+                        self.check_finite(n, &r, d.span)?;
+                        r
                     }
                     Some(d) => {
                         return Err(PamelaError::semantic(
@@ -257,6 +314,24 @@ impl<'a> Normalizer<'a> {
             ),
             Expr::Contention(_) | Expr::TimeEquations(_) => e.clone(),
         })
+    }
+
+    /// A numeric equation whose value is a constant must be a finite number (`0/0`,
+    /// `1/0` and overflows are errors naming it, not values that later vanish in a max).
+    fn check_finite(&mut self, name: &str, value: &Expr, span: Span) -> R<()> {
+        if self.finite.contains(name) || !value.variables().is_empty() {
+            return Ok(());
+        }
+        match value.eval(&crate::pamela::Bindings::new()) {
+            Ok(v) if !v.is_finite() => Err(PamelaError::semantic(
+                span,
+                format!("numeric `{name}` = {value} is {v}, expected a finite number"),
+            )),
+            _ => {
+                self.finite.insert(name.to_string());
+                Ok(())
+            }
+        }
     }
 
     fn enter(&mut self, name: &str, span: Span) -> R<()> {
@@ -409,6 +484,14 @@ impl<'a> Normalizer<'a> {
     }
 
     fn proc(&mut self, p: &Proc, scope: &Scope, span: Span) -> R<NProc> {
+        self.grow(1, 1, span)?;
+        self.depth += 1;
+        let r = self.proc_node(p, scope, span);
+        self.depth -= 1;
+        r
+    }
+
+    fn proc_node(&mut self, p: &Proc, scope: &Scope, span: Span) -> R<NProc> {
         Ok(match p {
             Proc::Nil => NProc::Nil,
             Proc::Delay(t) => NProc::Delay(self.time(t, scope, span)?),

@@ -41,7 +41,15 @@ use super::lexer::{lex, Tok};
 pub(crate) struct Parser {
     toks: Vec<(Tok, Span)>,
     pos: usize,
+    /// Open nested constructs (groupings, loops, conditionals, operands of `-` and `^`).
+    nesting: usize,
 }
+
+/// The deepest nesting the parser accepts: groupings `( )` `{ }`, loop and `if` bodies,
+/// unary minus and `^` operands, and left-nested `/`, `mod`, `div` chains each count a
+/// level. Deeper text is an error instead of a stack overflow in the recursive parser
+/// and in the code that walks its trees.
+pub const MAX_NESTING: usize = 256;
 
 type R<T> = Result<T, PamelaError>;
 
@@ -52,6 +60,7 @@ pub(crate) fn parse_decls(src: &str) -> R<Vec<Decl>> {
     let mut p = Parser {
         toks: lex(src)?,
         pos: 0,
+        nesting: 0,
     };
     let mut decls = Vec::new();
     while p.peek() != &Tok::Eof {
@@ -69,6 +78,7 @@ pub(crate) fn parse_expr_text(src: &str) -> R<Expr> {
     let mut p = Parser {
         toks: lex(src)?,
         pos: 0,
+        nesting: 0,
     };
     let e = p.expr()?;
     p.expect(&Tok::Eof, "end of expression")?;
@@ -76,6 +86,25 @@ pub(crate) fn parse_expr_text(src: &str) -> R<Expr> {
 }
 
 impl Parser {
+    /// Enters one nesting level; an error past [`MAX_NESTING`].
+    fn enter(&mut self) -> R<()> {
+        self.nesting += 1;
+        if self.nesting > MAX_NESTING {
+            return self.too_deep();
+        }
+        Ok(())
+    }
+
+    /// Leaves a level entered with [`Parser::enter`], passing `r` through.
+    fn leave<T>(&mut self, r: R<T>) -> R<T> {
+        self.nesting -= 1;
+        r
+    }
+
+    fn too_deep<T>(&self) -> R<T> {
+        self.err(&format!("at most {MAX_NESTING} levels of nesting"))
+    }
+
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].0
     }

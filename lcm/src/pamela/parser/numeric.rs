@@ -7,6 +7,12 @@ use crate::pamela::lexer::Tok;
 
 impl Parser {
     pub(crate) fn expr(&mut self) -> R<Expr> {
+        self.enter()?;
+        let r = self.comparison();
+        self.leave(r)
+    }
+
+    fn comparison(&mut self) -> R<Expr> {
         let a = self.add()?;
         let op = match self.peek() {
             Tok::Lt => CmpOp::Lt,
@@ -48,6 +54,13 @@ impl Parser {
     pub(super) fn mul(&mut self) -> R<Expr> {
         let mut acc = self.unary()?;
         loop {
+            // `/`, `mod` and `div` build left-deep trees: bound their depth. (At most
+            // MAX_NESTING such steps pass, so recomputing the depth stays linear.)
+            if matches!(acc, Expr::Div(..) | Expr::Mod(..) | Expr::IDiv(..))
+                && acc.depth() > super::MAX_NESTING
+            {
+                return self.too_deep();
+            }
             match self.peek() {
                 Tok::Star => {
                     self.pos += 1;
@@ -82,6 +95,15 @@ impl Parser {
     }
 
     pub(super) fn unary(&mut self) -> R<Expr> {
+        if matches!(self.peek(), Tok::Minus | Tok::Plus) {
+            self.enter()?;
+            let r = self.signed();
+            return self.leave(r);
+        }
+        self.pow()
+    }
+
+    fn signed(&mut self) -> R<Expr> {
         if self.peek() == &Tok::Minus {
             self.pos += 1;
             let e = self.unary()?;
@@ -90,18 +112,17 @@ impl Parser {
                 e => Expr::Mul(vec![Expr::Num(-1.0), e]),
             });
         }
-        if self.peek() == &Tok::Plus {
-            self.pos += 1;
-            return self.unary();
-        }
-        self.pow()
+        self.pos += 1;
+        self.unary()
     }
 
     pub(super) fn pow(&mut self) -> R<Expr> {
         let base = self.atom()?;
         if self.peek() == &Tok::Caret {
             self.pos += 1;
-            let e = self.unary()?;
+            self.enter()?;
+            let e = self.unary();
+            let e = self.leave(e)?;
             return Ok(Expr::Pow(bx(base), bx(e)));
         }
         Ok(base)
@@ -135,7 +156,9 @@ impl Parser {
                 {
                     self.pos += 1;
                     let (index, lo, hi) = self.loop_header()?;
-                    let body = self.mul()?;
+                    self.enter()?;
+                    let body = self.mul();
+                    let body = self.leave(body)?;
                     let op = match s.as_str() {
                         "sum" => Reduction::Sum,
                         "max" => Reduction::Max,

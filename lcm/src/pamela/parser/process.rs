@@ -109,6 +109,12 @@ impl Parser {
     }
 
     pub(super) fn term(&mut self) -> R<Proc> {
+        self.enter()?;
+        let r = self.nested_term();
+        self.leave(r)
+    }
+
+    fn nested_term(&mut self) -> R<Proc> {
         match self.peek().clone() {
             Tok::LBrace => {
                 self.pos += 1;

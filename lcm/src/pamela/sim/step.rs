@@ -104,6 +104,13 @@ impl Engine<'_> {
                         if ch.is_empty() {
                             continue;
                         }
+                        if self.live + ch.len() > crate::pamela::MAX_LIVE_PROCESSES {
+                            return Err(PamelaError::TooManyProcesses {
+                                wanted: ch.len() as u64,
+                                live: self.live,
+                                limit: crate::pamela::MAX_LIVE_PROCESSES,
+                            });
+                        }
                         self.threads[t as usize].env = std::mem::take(env);
                         for &c in ch {
                             let child = self.spawn_copy(t, c, None);
@@ -133,6 +140,14 @@ impl Engine<'_> {
                             if self.work > self.max_events || n > u32::MAX as u64 {
                                 return Err(PamelaError::TooManyEvents {
                                     events: self.events,
+                                });
+                            }
+                            let limit = crate::pamela::MAX_LIVE_PROCESSES;
+                            if n > (limit - self.live.min(limit)) as u64 {
+                                return Err(PamelaError::TooManyProcesses {
+                                    wanted: n,
+                                    live: self.live,
+                                    limit,
                                 });
                             }
                             self.threads[t as usize].env = std::mem::take(env);

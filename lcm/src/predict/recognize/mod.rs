@@ -72,7 +72,20 @@ pub struct Recognizer<'a> {
     pub warnings: Vec<Warning>,
     used_lines: BTreeSet<usize>,
     local_names: BTreeSet<String>,
+    /// Expressions and statement runs being recognized, innermost last (their count).
+    depth: usize,
+    /// Expressions recognized so far, followed calls included.
+    visits: usize,
 }
+
+/// The most expressions the recognizer looks at, counting each followed call's body
+/// again: a chain of functions that each call the next twice doubles the work per
+/// function, and the bound turns that into an error instead of hours and gigabytes.
+pub const MAX_VISITS: usize = 100_000;
+
+/// The deepest nesting of expressions, calls followed and held locks the recognizer
+/// walks (its recursion, and the depth of the tree it builds).
+pub const MAX_RECOGNIZE_DEPTH: usize = 2_000;
 
 /// Hints from the annotation block of the statement being recognized.
 #[derive(Default, Clone)]
@@ -95,6 +108,8 @@ impl<'a> Recognizer<'a> {
             warnings: Vec::new(),
             used_lines: BTreeSet::new(),
             local_names,
+            depth: 0,
+            visits: 0,
         }
     }
 
@@ -197,7 +212,10 @@ impl<'a> Recognizer<'a> {
                 if let Some(init) = &local.init {
                     self.note_channel(&local.pat, &init.expr);
                     if let Some(mutex) = lock_receiver(&init.expr) {
-                        let rest = self.stmts(&stmts[i + 1..])?;
+                        self.enter(line, 0)?;
+                        let rest = self.stmts(&stmts[i + 1..]);
+                        self.depth -= 1;
+                        let rest = rest?;
                         if rest.iter().any(Node::has_fragment) {
                             let node =
                                 Node::new(NodeKind::Locked { mutex }, line).with_children(rest);
@@ -240,7 +258,44 @@ impl<'a> Recognizer<'a> {
         Ok(out)
     }
 
+    /// Enters one level at `line` (an expression, or the statements a lock guards),
+    /// counting `visits` more expressions; an error past [`MAX_RECOGNIZE_DEPTH`] or
+    /// [`MAX_VISITS`].
+    fn enter(&mut self, line: usize, visits: usize) -> Result<(), PredictError> {
+        self.visits += visits;
+        if self.visits > MAX_VISITS {
+            let calls = self.stack.join(" -> ");
+            return Err(PredictError::Structure {
+                file: self.src.name.clone(),
+                line,
+                message: format!(
+                    "the program's structure exceeds {MAX_VISITS} expressions with every \
+                     call followed (in {calls}): functions that call others several times, \
+                     in a chain, multiply it"
+                ),
+            });
+        }
+        if self.depth >= MAX_RECOGNIZE_DEPTH {
+            return Err(PredictError::Structure {
+                file: self.src.name.clone(),
+                line,
+                message: format!(
+                    "expressions, calls and held locks nest deeper than {MAX_RECOGNIZE_DEPTH} levels"
+                ),
+            });
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn expr(&mut self, e: &syn::Expr, hint: &Hint) -> Result<Vec<Node>, PredictError> {
+        self.enter(start_line(e), 1)?;
+        let r = self.expr_node(e, hint);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_node(&mut self, e: &syn::Expr, hint: &Hint) -> Result<Vec<Node>, PredictError> {
         let line = start_line(e);
         Ok(match e {
             syn::Expr::Call(c) => return self.call(c, hint),
