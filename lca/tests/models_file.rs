@@ -191,7 +191,7 @@ fn eval_warns_beyond_twice_the_measured_range() {
     let (code, out, err) = lca(&["eval", "--models", m, "--at", "n=16384,p=8", "--json"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("lca: warning: fragment `cols` (li, rt): n = 16384 lies beyond 2x the measured range n = 256..4096"),
+        err.contains("lca: warning: fragment `cols` (rt, li): n = 16384 lies beyond 2x the measured range n = 256..4096"),
         "{err}"
     );
     assert!(!err.contains("`session`"), "{err}");

@@ -278,7 +278,7 @@ pub fn analyze_reader_with(
     warnings.extend(result.warnings.iter().cloned());
     if let TagSelection::One(tag) = &options.tags {
         if result.windows.len() < 2 {
-            return Err(no_such_tag(reader, options, engine, tag));
+            return Err(no_such_tag(reader, tag));
         }
     }
     let profiles: Vec<Profile> = result
@@ -325,28 +325,42 @@ fn name_list(names: &[String]) -> String {
 }
 
 /// The error for `--tag NAME` when the log has no fragment NAME. The log's string table
-/// holds fragment names and wait kinds alike; a second pass over every fragment tells them
-/// apart, so the message lists the fragments, and the other names as wait kinds.
-fn no_such_tag(reader: &LogReader, options: &Options, engine: Engine, tag: &str) -> PpError {
-    let all = Options {
-        tags: TagSelection::All,
-        ..options.clone()
-    };
-    let fragments: Vec<String> = analyze_reader_with(reader, &all, None, engine)
-        .map(|a| a.profiles.iter().filter_map(|p| p.tag.clone()).collect())
-        .unwrap_or_default();
-    let wait_kinds: Vec<String> = reader
-        .names()
-        .iter()
-        .filter(|n| !fragments.contains(n))
-        .cloned()
-        .collect();
+/// holds fragment names and wait kinds alike; a scan of every thread's `frag_begin` events
+/// tells them apart, so the message lists the fragments, and the other names as wait kinds.
+fn no_such_tag(reader: &LogReader, tag: &str) -> PpError {
+    let names = reader.names();
+    let (mut fragments, mut wait_kinds) = (Vec::new(), Vec::new());
+    for (name, fragment) in names.iter().zip(fragment_names(reader, names.len())) {
+        match fragment {
+            true => fragments.push(name.clone()),
+            false => wait_kinds.push(name.clone()),
+        }
+    }
     PpError::NoSuchTag {
         path: reader.path().to_owned(),
         tag: shorten(tag),
         available: name_list(&fragments),
         wait_kinds: name_list(&wait_kinds),
     }
+}
+
+/// Which of the log's `count` names some `frag_begin` event uses (a name read up to a
+/// stream's error counts as far as it was read).
+fn fragment_names(reader: &LogReader, count: usize) -> Vec<bool> {
+    let mut used = vec![false; count];
+    let mut batch = pplib::log::EventBatch::new();
+    for mut stream in reader.streams() {
+        while stream.next_batch(&mut batch).is_ok() && !batch.is_empty() {
+            for e in batch.events() {
+                if e.code == pplib::log::EventCode::FragBegin {
+                    if let Some(u) = used.get_mut(e.name().0 as usize) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+    }
+    used
 }
 
 /// What every lane of a log shares.

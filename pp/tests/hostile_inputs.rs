@@ -174,7 +174,9 @@ fn long_names_are_shortened_in_messages() {
         ),
     )
     .unwrap();
-    for args in every_path(d) {
+    // --strict: an end event that matches nothing is an error instead of a dropped event.
+    for mut args in every_path(d) {
+        args.insert(0, "--strict".into());
         rejects(d, &args, &log, 1, &["line 5", "xxx..."]);
     }
     let mut many = String::from("pptrace 1\nprocessors 1\n0 0 session_begin\n");

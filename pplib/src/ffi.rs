@@ -54,7 +54,13 @@ pub extern "C" fn pp_start_profiling() -> c_int {
         if crate::ompt::owns_recording_session() || already_started() {
             return 1;
         }
-        store(Session::from_env_or(crate::sys::openmp_max_threads()))
+        // Asking the runtime for its team size starts it, and with it the tool's session
+        // when this library is the program's OpenMP tool: record into that one then.
+        let team = crate::sys::openmp_max_threads();
+        if crate::ompt::owns_recording_session() {
+            return 1;
+        }
+        store(Session::from_env_or(team))
     })
 }
 

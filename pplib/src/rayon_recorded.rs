@@ -2,7 +2,7 @@
 //! consumes it (`for_each`, `map`, `filter`, `fold`, `reduce`, `sum`, `collect`, `count`,
 //! `min`, `any`, `zip`, ...).
 //!
-//! What is recorded (DESIGN section 2): the thread that runs the consumer opens a `par`
+//! What is recorded (docs/predicates.md): the thread that runs the consumer opens a `par`
 //! around the whole pipeline; every piece of the iterator that rayon hands one thread to
 //! fold (a *run*, its unit of scheduling) runs in `task`s on that thread, from the moment
 //! the fold starts to the moment it completes, tiled per item or per stretch of short items

@@ -1,5 +1,5 @@
 //! `.recorded()` under every kind of rayon consumer: the log of each pipeline is parsed and
-//! checked for the structure of DESIGN section 2.
+//! checked for the structure docs/predicates.md describes.
 //!
 //! Every pipeline runs 16 items in a 2-worker pool; each item sleeps 2 ms inside fragment
 //! `item`, so the other worker steals work within microseconds (both threads run items

@@ -155,9 +155,17 @@ fn run(exe: &Path, mode: &str, threads: usize, log: &Path, env: &[(&str, &str)])
     out
 }
 
-fn profile(log: &Path) -> Analysis {
+/// The profile of `log`, with no warning but, where `serial_only` (a program that never
+/// opens a parallel region, at a team size above 1), pp's warning that fewer threads than p
+/// appeared: the idle processors of that run are its point.
+fn profile(log: &Path, serial_only: bool) -> Analysis {
     let analysis = pp::analyze(log, &Options::all_tags()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(analysis.warnings.is_empty(), "{:?}", analysis.warnings);
+    let unexpected: Vec<&String> = analysis
+        .warnings
+        .iter()
+        .filter(|w| !(serial_only && w.contains("thread(s) appeared but p")))
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:?}");
     for p in &analysis.profiles {
         assert!(p.invariant_error() < 1e-6, "{p:?}");
     }
@@ -340,7 +348,7 @@ fn check_program(exe: &Path, threads: &[usize], env: &[(&str, &str)], exact_line
                     "{}",
                     String::from_utf8_lossy(&out.stderr)
                 );
-                let analysis = profile(&log);
+                let analysis = profile(&log, p > 1 && !function_of(mode).1);
                 assert_eq!(analysis.processors as usize, p);
                 check_names(&analysis, mode, exact_lines);
                 let checks = check_times(&analysis, mode, p);
@@ -486,7 +494,7 @@ fn hand_fragments_nest_with_the_tool_events() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let analysis = profile(&log);
+        let analysis = profile(&log, false);
         let tag = |name: &str| {
             analysis
                 .tag(name)

@@ -1,6 +1,6 @@
 //! Plausibility of counter samples, checked by every stream as it reads them.
 //!
-//! Counter values are cumulative per thread (DESIGN section 3), so:
+//! Counter values are cumulative per thread (docs/event-logs.md), so:
 //! - a value below the same thread's previous value of that counter is an error (a
 //!   counter never goes backwards; a wrapped or garbled one would give absurd amounts);
 //! - `cpu_ns` (thread CPU time) and `llc_misses` may rise by at most the nanoseconds

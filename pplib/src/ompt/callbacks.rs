@@ -1,4 +1,4 @@
-//! The OMPT callbacks: OpenMP runtime events as the constructs of DESIGN section 2.
+//! The OMPT callbacks: OpenMP runtime events as the constructs of docs/predicates.md.
 //!
 //! | OMPT event | recorded on the calling thread |
 //! |---|---|
