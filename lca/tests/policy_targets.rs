@@ -232,12 +232,14 @@ fn fixture(name: &str) -> String {
 /// Histogram on 2 cores: why the targets are out of reach. Load imbalance at p = 2 (one
 /// thread waiting for the other's last chunk while other processes hold a processor) is
 /// 0.012, 0.028, 0.009, 0.039 and 0.0016 s at n = 2^18..2^22: not a function of n at this
-/// machine's load, so no model of n meets it within 5 %.
+/// machine's load, so no model of n meets it within 5 %. Since li is over 2 % of the time
+/// it keeps a model (it is not left out as noise), which follows the larger sizes' values
+/// and then misses the last, smallest one by far when fitted without it.
 const HISTOGRAM_SHORTFALLS: [Shortfall; 4] = [
-    ("(session)", 0, 0.40, NOISY_2_CORES),
-    ("(session)", 2, 0.45, NOISY_2_CORES),
-    ("fill", 0, 0.40, NOISY_2_CORES),
-    ("fill", 2, 0.45, NOISY_2_CORES),
+    ("(session)", 0, 0.30, NOISY_2_CORES),
+    ("(session)", 2, 0.75, NOISY_2_CORES),
+    ("fill", 0, 0.30, NOISY_2_CORES),
+    ("fill", 2, 0.75, NOISY_2_CORES),
 ];
 
 /// Queens on 2 cores: the work per execution is not monotone in k (0.048 s at k = 10000,

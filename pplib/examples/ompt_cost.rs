@@ -140,10 +140,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     session.finish()?;
 
     let reader = pplib::log::LogReader::open(&log)?;
-    let events: usize = reader.streams().into_iter().map(|s| s.count()).sum();
+    // The construct events, without the scheduling samples (`counters`) pplib adds on its own.
+    let events: usize = reader
+        .streams()
+        .into_iter()
+        .map(|s| {
+            s.filter(
+                |e| !matches!(e, Ok(e) if matches!(e.kind, pplib::log::EventKind::Counters(_))),
+            )
+            .count()
+        })
+        .sum();
     let expected = ROUNDS as u64 * CALLS * 8 + 4;
     println!(
-        "clock: {}; log: {events} events ({expected} expected), {} bytes",
+        "clock: {}; log: {events} construct events ({expected} expected), {} bytes",
         reader.header().clock,
         std::fs::metadata(&log)?.len()
     );

@@ -77,8 +77,8 @@
 //!
 //! Memory is bounded: each thread encodes its events into a 32 KiB buffer, which, full, is
 //! handed whole to a writer thread that writes it to the file while its thread fills another
-//! (the writer sleeps until a buffer comes and runs at Linux's `SCHED_BATCH`: a normal
-//! thread's share of the processors, so nothing can starve it, without preempting the
+//! (the writer sleeps until a buffer comes and runs at Linux's `SCHED_BATCH` with nice 10:
+//! a small share of the processors that nothing can take away, without preempting the
 //! program when it wakes); a thread uses 8 buffers, up to 32 (1 MiB) when the writer is slow to release
 //! them (it waits for the writer only when all 32 are in flight; 2 suffice when the writer
 //! keeps up). Threads that exit give their

@@ -115,10 +115,11 @@ pub(crate) fn openmp_max_threads() -> Option<usize> {
     }
 }
 
-/// Makes the calling thread a batch thread (Linux `SCHED_BATCH`): scheduled with the
-/// weight of any normal thread (it gets its fair share, however busy the machine is), but
-/// its wake-ups never preempt the thread running on a processor. False where the system
-/// refused (then nothing changed).
+/// Makes the calling thread a batch thread (Linux `SCHED_BATCH`) at nice 10: it gets a
+/// share of the processors however busy the machine is (a tenth of a nice-0 thread's
+/// weight, so a recording thread it shares a processor with keeps most of it), and its
+/// wake-ups never preempt the thread running on a processor. False where the system
+/// refused the policy (then nothing changed; the nice value is set either way).
 pub(crate) fn run_as_batch() -> bool {
     #[cfg(target_os = "linux")]
     {
@@ -126,7 +127,12 @@ pub(crate) fn run_as_batch() -> bool {
         // SAFETY: `param` is a valid sched_param that outlives the call; pid 0 names the
         // calling thread; SCHED_BATCH requires priority 0 and no privilege when leaving
         // SCHED_OTHER. On failure the call changes nothing and returns -1.
-        unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) == 0 }
+        let batch = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) == 0 };
+        // SAFETY: setpriority with who 0 names the calling thread (Linux: a thread's nice
+        // value is its own); lowering one's own priority needs no privilege; on failure
+        // nothing changes.
+        unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 10) };
+        batch
     }
     #[cfg(not(target_os = "linux"))]
     {

@@ -30,9 +30,10 @@
 //!   p > 1), or a constant; `(p − 1)·(c + k·work)` and `(p − 1)·k·work` (a fixed cost per
 //!   extra processor plus a share of the fragment's work); Crovella's typical forms in p
 //!   times the work or a usual complexity of the size ([`candidates::separable`]); and
-//!   **0**: a category whose every model predicts held-out observations worse than leaving
-//!   it out is left out (noise at this precision, typically `ml`, a difference of two noisy
-//!   times), and the notes say so.
+//!   **0**: a category that holds less than 2 % of the fragment's processor-time
+//!   ([`MATERIAL_SHARE`]) and whose every model predicts held-out observations worse than
+//!   leaving it out is left out (noise at this precision, typically `ml`, a difference of
+//!   two noisy times), and the notes say so. A larger category keeps its best model.
 //! - Other categories (`cl rc os`): the search and the power law.
 //!
 //! Every candidate's coefficients are fitted by least squares of the errors relative to the
@@ -279,6 +280,8 @@ pub fn fit_fragment(
             continue;
         }
         let note_for = |what: String| format!("fragment {fragment}, category {cat}: {what}");
+        // 0 ("noise") competes only for a category too small to matter.
+        let allow_zero = share_of_time(&mine, cat) < MATERIAL_SHARE;
         let chosen = if cat == "pc" || cat == "rt" {
             let obs = if cat == "pc" && has_p {
                 obs.at(PROCESSORS, 1.0)
@@ -325,22 +328,24 @@ pub fn fit_fragment(
                 let w = work.as_ref()?.eval(b).ok()?;
                 Some(-w)
             };
-            choose(
-                &above,
-                overhead_candidates(&above, work.as_ref()),
-                true,
-                &floor,
-            )
-            .map(|f| (f, above))
+            let cands = || overhead_candidates(&above, work.as_ref());
+            choose(&above, cands(), allow_zero, &floor)
+                .or_else(|| choose(&above, cands(), true, &floor))
+                .map(|f| (f, above))
         } else {
             let obs = if has_p {
                 obs.collapse_copies(PROCESSORS, 1.0).unwrap_or(obs)
             } else {
                 obs
             };
-            let mut cands = candidates::searched(&obs.data, &obs.scale, None);
-            cands.extend(candidates::power_law(&obs.data, &obs.scale));
-            choose(&obs, cands, true, &|_| None).map(|f| (f, obs))
+            let cands = || {
+                let mut c = candidates::searched(&obs.data, &obs.scale, None);
+                c.extend(candidates::power_law(&obs.data, &obs.scale));
+                c
+            };
+            choose(&obs, cands(), allow_zero, &|_| None)
+                .or_else(|| choose(&obs, cands(), true, &|_| None))
+                .map(|f| (f, obs))
         };
         match chosen {
             Some(((c, h), obs)) if c.model.expr != Expr::Num(0.0) => {
@@ -449,6 +454,29 @@ type Scored = (Candidate, HeldOut);
 
 /// The candidate with the best penalized held-out score (see the module docs); `allow_zero`
 /// lets the model 0 win.
+/// A category that holds at least this share of a fragment's processor-time (summed over
+/// its records) is never left out as noise: leaving it out would drop a real part of the
+/// fragment's time (a serial fragment's `ip` at p > 1 is half of it at p = 2), whatever
+/// the held-out error of its models.
+const MATERIAL_SHARE: f64 = 0.02;
+
+/// `cat`'s share of the processor-time `tt` over `records` (absolute values, so a
+/// negative `ml` counts by its size); 0 when there is no `tt`.
+fn share_of_time(records: &[&Record], cat: &str) -> f64 {
+    let (mut part, mut total) = (0.0, 0.0);
+    for r in records {
+        if let (Ok(Some(v)), Ok(Some(tt))) = (r.category(cat), r.category("tt")) {
+            part += v.abs();
+            total += tt;
+        }
+    }
+    if total > 0.0 {
+        part / total
+    } else {
+        0.0
+    }
+}
+
 fn choose(
     obs: &Observations,
     cands: Vec<Candidate>,

@@ -177,11 +177,13 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
     };
     let handle = std::thread::Builder::new()
         .name("pplib-writer".to_owned())
-        // The writer runs at SCHED_BATCH: the weight of a normal thread, so that neither the
-        // program nor other processes can starve it (at SCHED_IDLE, with every processor
-        // busy, it got none, and recording threads waited for it), but its wake-ups do not
-        // preempt a running thread (it waits for the next scheduling point, a few ms at
-        // most). It sleeps until a buffer comes and works ~10 µs per 32 KiB.
+        // The writer runs at SCHED_BATCH with nice 10: a share of the processors that
+        // neither the program nor other processes can take away (at SCHED_IDLE, with every
+        // processor busy, it got none, and recording threads waited for it), a small one,
+        // so that where it shares a processor with a recording thread it yields most of it
+        // (at nice 0 its work showed in every event's cost), and wake-ups that do not
+        // preempt a running thread. It sleeps until a buffer comes and works ~10 µs per
+        // 32 KiB.
         .spawn(move || {
             sys::run_as_batch();
             writer.run(rx)

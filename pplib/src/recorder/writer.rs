@@ -96,7 +96,7 @@ impl Writer {
     ///
     /// It sleeps in the channel until a message comes (a full buffer, every few thousand
     /// events of a thread, wakes it once), so that it takes a processor from the recorded
-    /// program as rarely as possible; it runs at `SCHED_BATCH` (a normal thread's weight),
+    /// program as rarely as possible; it runs at `SCHED_BATCH` with nice 10 (a small share that cannot be taken away),
     /// so that neither the program nor other processes can starve it (recording threads wait for it when all
     /// their buffers are in flight); after [`FLUSH_AFTER`] without messages it flushes the
     /// file, and with nothing left to flush it sleeps until the next message (no periodic
