@@ -8,15 +8,19 @@
 //!   thread cannot run for longer than the time that passes, and no machine completes
 //!   more than one last-level-cache miss per nanosecond per thread. A larger rise implies
 //!   more time than the log's window (`os`, `cl` beyond `tt`). The slack absorbs the skew
-//!   between the moment a counter is read and the moment its event is time-stamped.
+//!   between the moment a counter is read and the moment its event is time-stamped, and
+//!   the kernel's accounting of a running thread's CPU time, which another thread reads
+//!   (`/proc/.../schedstat`, at session end) up to a scheduler tick late (10 ms at
+//!   HZ = 100): the next sample then rises by up to that much more than the time between.
 
 use std::sync::Arc;
 
 use super::event::{CounterId, Nanos, Position, ThreadId};
 use super::LogError;
 
-/// The rise beyond the elapsed nanoseconds a rate-limited counter may show (1 ms).
-pub const SLACK_NS: u64 = 1_000_000;
+/// The rise beyond the elapsed nanoseconds a rate-limited counter may show (20 ms: two
+/// scheduler ticks at HZ = 100).
+pub const SLACK_NS: u64 = 20_000_000;
 
 /// The counters whose rise is limited by the elapsed time.
 const RATE_LIMITED: [&str; 2] = ["cpu_ns", "llc_misses"];

@@ -28,7 +28,7 @@
 //!
 //! What the reader checks, per thread: times never decrease, every event is known, every
 //! record is well formed, counter values never decrease and `cpu_ns` / `llc_misses` rise
-//! by at most the elapsed nanoseconds plus 1 ms between samples ([`COUNTER_SLACK_NS`]:
+//! by at most the elapsed nanoseconds plus 20 ms between samples ([`COUNTER_SLACK_NS`]:
 //! more would mean more time than the log spans). It does not check that ends match
 //! begins (`pp` does).
 //!
