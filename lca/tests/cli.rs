@@ -1,23 +1,13 @@
 //! The `lca` binary: the human table (snapshot), exit codes and messages for bad input.
 
+#[path = "support/run.rs"]
+mod run;
+use run::lca;
 use std::process::Command;
 
 /// Runs `lca` with the whitespace-separated words of `line` as its arguments.
 fn lca_words(line: &str) -> (i32, String, String) {
     lca(&line.split_whitespace().collect::<Vec<_>>())
-}
-
-fn lca(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lca"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -2,20 +2,9 @@
 //! fixtures of tests/data/extrap (README there says how they were made and what they must
 //! give), `--format`, `--emit extrap` round trips, and file:line:column errors.
 
-use std::process::Command;
-
-fn lca(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lca"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+#[path = "support/run.rs"]
+mod run;
+use run::lca;
 
 fn model_lines(file: &str, extra: &[&str]) -> String {
     let mut args = vec![

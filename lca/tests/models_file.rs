@@ -2,20 +2,9 @@
 //! (a models file at points, with the 2x-range warning). Fixture: tests/data/fft.pp (its
 //! header says how it was made and what it must give).
 
-use std::process::Command;
-
-fn lca(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lca"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+#[path = "support/run.rs"]
+mod run;
+use run::lca;
 
 const ALL: [&str; 8] = [
     "model",
