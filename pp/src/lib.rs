@@ -86,6 +86,7 @@ pub mod accum;
 pub mod analysis;
 pub mod app;
 pub mod baseline;
+pub mod campaign;
 pub mod category;
 pub mod checks;
 pub mod error;

@@ -1,0 +1,111 @@
+//! Profile records of a campaign (docs/records.md): every counted repetition of every point
+//! profiled by pp (the session and every fragment), with `pc` and `ml` from the p = 1
+//! point of the same variables as baseline ([`crate::Analysis::apply_baseline`], what
+//! `pp --baseline` does), one record per profile and repetition.
+//!
+//! A record's note is the point's variables, `rep=K` (the repetition's round) and
+//! `run_s=S` (its timed seconds), then pp's own tokens: `n=64 rep=0 run_s=0.0132 tag=cols
+//! p=2 li=...`. Repetitions stay separate records: `lca` takes the median of the records of
+//! one configuration. The baseline of a point is the median repetition of its p = 1 point
+//! (by timed seconds, the upper middle one of an even count); a p = 1 repetition is its
+//! own baseline (`pc` = `rt`, `ml` = 0).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::grid::Point;
+use super::rounds::{PointTimes, Repetition};
+use crate::analysis::{analyze, Analysis, Options};
+use crate::error::PpError;
+use crate::record::format_seconds;
+
+/// The records of a campaign and what pp warned about on the way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Records {
+    /// Record lines, points in grid order, repetitions in round order.
+    pub lines: Vec<String>,
+    /// pp's warnings, each prefixed by its point.
+    pub warnings: Vec<String>,
+}
+
+/// Profiles the counted repetitions of every point (`times[i]` of `points[i]`, logs still
+/// on disk) and writes their records, `note` tokens first.
+pub fn records(
+    points: &[Point],
+    times: &[PointTimes],
+    note: &[String],
+) -> Result<Records, PpError> {
+    let mut out = Records::default();
+    let mut baselines: BTreeMap<Vec<(String, String)>, Analysis> = BTreeMap::new();
+    // p = 1 points first: they are the baselines of the others.
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_key(|&i| points[i].p != 1);
+    let mut per_point: Vec<Vec<String>> = vec![Vec::new(); points.len()];
+    for i in order {
+        let (point, t) = (&points[i], &times[i]);
+        let baseline = baselines.get(&point.values).cloned();
+        if point.p != 1 && baseline.is_none() {
+            out.warnings.push(format!(
+                "{}: no p = 1 point of the same variables: its records have no pc and ml",
+                point.label()
+            ));
+        }
+        let mut analyses = Vec::new();
+        for rep in t.counted() {
+            let Some(log) = &rep.log else { continue };
+            let mut a = analyze(log, &Options::all_tags())?;
+            let base = if point.p == 1 {
+                Some(a.clone())
+            } else {
+                baseline.clone()
+            };
+            if let Some(b) = &base {
+                a.apply_baseline(b);
+            }
+            for w in &a.warnings {
+                out.warnings
+                    .push(format!("{}: round {}: {w}", point.label(), rep.round));
+            }
+            per_point[i].extend(a.record_lines(&note_of(note, point, rep)));
+            analyses.push((rep.seconds, a));
+        }
+        if point.p == 1 {
+            if let Some(median) = median_analysis(analyses) {
+                baselines.insert(point.values.clone(), median);
+            }
+        }
+    }
+    out.lines = per_point.into_iter().flatten().collect();
+    Ok(out)
+}
+
+/// The note of a repetition's records: `note`, the point's variables, `rep=`, `run_s=`.
+pub fn note_of(note: &[String], point: &Point, rep: &Repetition) -> Vec<String> {
+    let mut n: Vec<String> = note.to_vec();
+    n.extend(point.values.iter().map(|(k, v)| format!("{k}={v}")));
+    n.push(format!("rep={}", rep.round));
+    n.push(format!("run_s={}", format_seconds(rep.seconds)));
+    n
+}
+
+/// The analysis of the median repetition by seconds (upper middle of an even count).
+fn median_analysis(mut reps: Vec<(f64, Analysis)>) -> Option<Analysis> {
+    reps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let k = reps.len() / 2;
+    reps.into_iter().nth(k).map(|(_, a)| a)
+}
+
+/// Writes `records` to `path` under a comment header that says how they were made.
+pub fn write_records(path: &Path, header: &str, records: &Records) -> std::io::Result<()> {
+    let mut text = String::new();
+    for line in header.lines() {
+        text.push_str("# ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    for line in &records.lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    std::fs::write(path, text)
+}
