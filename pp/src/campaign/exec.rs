@@ -111,8 +111,7 @@ pub fn timed_seconds(stdout: &str, key: &str) -> Option<f64> {
         .split_whitespace()
         .filter_map(|tok| tok.strip_prefix(key)?.strip_prefix('='))
         .filter_map(|v| v.trim_end_matches([',', ';']).parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .next_back()
+        .rfind(|v| v.is_finite() && *v >= 0.0)
 }
 
 fn last_lines(text: &str, k: usize) -> String {

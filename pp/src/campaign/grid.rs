@@ -158,6 +158,12 @@ pub fn parse_axis(text: &str) -> Result<Axis, CampaignError> {
             "a variable name of ASCII letters, digits and '_' (not starting with a digit)",
         ));
     }
+    if name == "p" {
+        return Err(usage(
+            text,
+            "a variable other than p (p has its own list: --p)",
+        ));
+    }
     if crate::record::reserved_keys().any(|k| k == name) || ["rep", "run_s"].contains(&name) {
         return Err(usage(
             text,

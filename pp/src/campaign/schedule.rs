@@ -66,7 +66,7 @@ impl Repeats {
 
 /// The order of the points (by index, of `count`) in round `round` (0-based).
 pub fn round_order(count: usize, round: usize) -> Vec<usize> {
-    if round % 2 == 0 {
+    if round.is_multiple_of(2) {
         (0..count).collect()
     } else {
         (0..count).rev().collect()

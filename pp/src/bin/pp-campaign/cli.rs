@@ -9,14 +9,14 @@ use pp::campaign::{Campaign, CommandTemplate, ExecRunner, Grid, Repeats};
 
 const EXAMPLES: &str = "\
 Examples:
-  pp-campaign --grid n=256,512 --p 1..2 --reps 5 -o fft.pp -- ./fft2d -n {n} -p {p}
+  pp-campaign --grid size=256,512 --p 1..2 --reps 5 -o fft.pp -- ./fft2d -n {size} -p {p}
                                   5 quiet repetitions of 4 points, records in fft.pp
-  lca model -f fft.pp -v n,p --all-tags --emit annotation > fft.models
+  lca model -f fft.pp -v size,p --all-tags --emit annotation > fft.models
                                   fit every fragment from them
-  pp-campaign --grid n=65536..1048576:*4 --p 1,2,4 --reps 3 --time-key time_s \\
-      --note impl=locked -o hist.pp -- histogram --impl locked -n {n} -p {p}
+  pp-campaign --grid keys=65536..1048576:*4 --p 1,2,4 --reps 3 --time-key time_s \\
+      --note impl=locked -o hist.pp -- histogram --impl locked -n {keys} -p {p}
                                   the program's own timed region (it prints time_s=S)
-  pp-campaign --grid n=64 --grid layout=row,col --p 1..4 -- ./prog {layout} {n}
+  pp-campaign --grid size=64 --grid layout=row,col --p 1..4 -- ./prog {layout} {size}
 
 Command: the words after `--`, one argument each (no shell); {NAME} is the point's value
   of grid variable NAME, {p} its processor count, {{ and }} literal braces. Every run gets

@@ -1,0 +1,239 @@
+//! The `pp-campaign` command line over a tiny program with known profiles, outputs and exit
+//! statuses (0 ok, 1 bad input, 2 usage).
+//!
+//! The program (`SCRIPT`, run by `sh`) writes a hand-made text trace to `$PPLIB_LOG`: a
+//! fragment `work` holding one parallel loop of p tasks on p threads, each task taking
+//! n µs / p at p = 1 and 1.1 · n µs / p at p > 1 (10% memory loss). So at n = 64, p = 2
+//! the session and `work` have rt = tt = 70.4 µs, and with the p = 1 run as baseline
+//! pc = 64 µs and ml = 6.4 µs; at p = 1, pc = rt and ml = 0.
+
+use std::process::{Command, Output};
+
+const SCRIPT: &str = r#"p=$PPLIB_PROCESSORS; n=$1
+if [ "$p" = 1 ]; then d=$((n*1000)); else d=$((n*1100/p)); fi
+echo "done time_s=0.5"
+[ -n "$PPLIB_LOG" ] || exit 0
+{{ printf 'pptrace 1\nprocessors %s\n0 0 session_begin\n0 0 frag_begin work\n0 0 par_begin\n' $p
+  t=0; while [ $t -lt $p ]; do printf '0 %s task_begin\n' $t; t=$((t+1)); done
+  t=0; while [ $t -lt $p ]; do printf '%s %s task_end\n' $d $t; t=$((t+1)); done
+  printf '%s 0 par_end\n%s 0 frag_end work\n%s 0 session_end\n' $d $d $d; }} > "$PPLIB_LOG""#;
+
+fn campaign(args: &[&str], command: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pp-campaign"))
+        .args(args)
+        .arg("--")
+        .args(command)
+        .env_remove("PPLIB_LOG")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn value(line: &str, key: &str) -> Option<f64> {
+    line.split(' ')
+        .find_map(|t| t.strip_prefix(key)?.strip_prefix('='))
+        .map(|v| v.parse().unwrap())
+}
+
+#[test]
+fn a_two_by_two_grid_gives_records_with_the_p1_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("toy.pp");
+    let o = campaign(
+        &[
+            "--grid",
+            "n=64,128",
+            "--p",
+            "1..2",
+            "--reps",
+            "2",
+            "--wait",
+            "0.3",
+            "--wait-budget",
+            "3",
+            "--note",
+            "impl=toy",
+            "--time-key",
+            "time_s",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["sh", "-c", SCRIPT, "toy", "{n}"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    for label in ["n=64 p=1", "n=64 p=2", "n=128 p=1", "n=128 p=2"] {
+        assert!(stdout.contains(label), "{stdout}");
+    }
+    assert!(stdout.contains("records: "), "{stdout}");
+    let records = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = records.lines().filter(|l| !l.starts_with('#')).collect();
+    // 4 points x (at least 2 counted repetitions) x (session + work).
+    assert!(lines.len() >= 16 && lines.len().is_multiple_of(2), "{records}");
+    for l in &lines {
+        assert!(l.starts_with("impl=toy n="), "{l}");
+        assert_eq!(
+            value(l, "run_s"),
+            Some(0.5),
+            "the program's own time_s: {l}"
+        );
+    }
+    let at = |n: &str, p: &str, work: bool| -> Vec<&str> {
+        lines
+            .iter()
+            .copied()
+            .filter(|l| {
+                l.contains(&format!(" n={n} "))
+                    && l.contains(&format!(" p={p} "))
+                    && l.contains("tag=work") == work
+            })
+            .collect()
+    };
+    for l in at("64", "2", true).into_iter().chain(at("64", "2", false)) {
+        assert!((value(l, "rt").unwrap() - 70.4e-6).abs() < 1e-12, "{l}");
+        assert!((value(l, "pc").unwrap() - 64e-6).abs() < 1e-12, "{l}");
+        assert!((value(l, "ml").unwrap() - 6.4e-6).abs() < 1e-12, "{l}");
+    }
+    for l in at("128", "1", true) {
+        assert_eq!(value(l, "pc"), value(l, "rt"), "{l}");
+        assert_eq!(value(l, "ml"), Some(0.0), "{l}");
+    }
+    // Repetitions are separate records, numbered by round.
+    assert!(at("128", "2", false).iter().any(|l| l.contains("rep=0 ")));
+    // The logs are gone unless asked for.
+    assert!(!dir.path().join("toy.pp.logs").exists());
+}
+
+#[test]
+fn json_summary_has_the_documented_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("toy.pp");
+    let logs = dir.path().join("logs");
+    let o = campaign(
+        &[
+            "--grid",
+            "n=8",
+            "--p",
+            "1,2",
+            "--reps",
+            "1",
+            "--wait",
+            "0.1",
+            "--json",
+            "-q",
+            "--keep-logs",
+            "--logs",
+            logs.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["sh", "-c", SCRIPT, "toy", "{n}"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pts = v["points"].as_array().unwrap();
+    assert_eq!(pts.len(), 2);
+    for key in [
+        "label", "values", "p", "reps", "quiet", "counted", "kept_s", "median_s", "spread",
+    ] {
+        assert!(pts[0].get(key).is_some(), "{key}: {v}");
+    }
+    assert_eq!(pts[1]["values"]["n"], "8");
+    assert_eq!(pts[1]["p"], 2);
+    assert!(v["records"].as_u64().unwrap() >= 4);
+    for key in [
+        "load_before",
+        "load_after",
+        "waited_s",
+        "busy_windows",
+        "probed",
+    ] {
+        assert!(v["load"].get(key).is_some(), "{key}: {v}");
+    }
+    assert!(v["warnings"].is_array());
+    assert!(
+        std::fs::read_dir(&logs).unwrap().count() >= 2,
+        "--keep-logs keeps them"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_and_bad_runs_exit_1() {
+    let usage = [
+        (vec!["--grid", "n=4..1"], vec!["prog", "{n}"], "n=4..1"),
+        (vec!["--grid", "n=1"], vec!["prog", "{m}"], "{m}"),
+        (vec!["--p", "0"], vec!["prog"], "processor count"),
+        (vec!["--grid", "p=1"], vec!["prog"], "p has its own list"),
+        (vec!["--note", "rep=1"], vec!["prog"], "--note"),
+        (vec!["--reps", "0"], vec!["prog"], "--reps"),
+    ];
+    for (args, cmd, says) in usage {
+        let o = campaign(&args, &cmd);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains(says),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_pp-campaign"))
+        .args(["--grid", "n=1"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "no command");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.pp");
+    let o = campaign(
+        &[
+            "--p",
+            "1",
+            "--reps",
+            "1",
+            "--wait",
+            "0",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["sh", "-c", "echo 'no such input' >&2; exit 4"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("no such input"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A program that writes no log: pp cannot profile it.
+    let o = campaign(
+        &[
+            "--p",
+            "1",
+            "--reps",
+            "1",
+            "--wait",
+            "0",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["true"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+}
+
+#[test]
+fn help_shows_examples() {
+    let o = Command::new(env!("CARGO_BIN_EXE_pp-campaign"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = text(&o.stdout);
+    assert!(
+        help.contains("Examples:") && help.contains("-- ./fft2d -n {size} -p {p}"),
+        "{help}"
+    );
+}
