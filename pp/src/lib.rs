@@ -65,6 +65,9 @@
 //!   Cost: O(E log T) for E events of T threads; memory: per thread, its stack and a few
 //!   batches, independent of E.
 //! - [`app`]: what the `pp` command does, over a plain [`app::Config`].
+//! - [`campaign`]: measurement campaigns (the `pp-campaign` command): a program run over a
+//!   grid of sizes, p and repetitions, round robin behind a quiet-machine gate, profiled
+//!   into records with the p = 1 baseline (docs/campaigns.md).
 //! - Views: [`table`] (human text), [`timeline`] (Chrome trace-event JSON for
 //!   ui.perfetto.dev), [`plot`] (SVG stacked bars), [`report`] (the JSON document).
 //!

@@ -73,7 +73,10 @@ fn a_two_by_two_grid_gives_records_with_the_p1_baseline() {
     let records = std::fs::read_to_string(&out).unwrap();
     let lines: Vec<&str> = records.lines().filter(|l| !l.starts_with('#')).collect();
     // 4 points x (at least 2 counted repetitions) x (session + work).
-    assert!(lines.len() >= 16 && lines.len().is_multiple_of(2), "{records}");
+    assert!(
+        lines.len() >= 16 && lines.len().is_multiple_of(2),
+        "{records}"
+    );
     for l in &lines {
         assert!(l.starts_with("impl=toy n="), "{l}");
         assert_eq!(

@@ -1,8 +1,10 @@
 //! How quiet the machine was while a study measured: per timing, the kept and median
 //! seconds, the quiet repetitions and the other load; for the whole study, the load
-//! averages and the time spent waiting for other load to pass.
+//! averages and the time spent waiting for other load to pass (pp's campaign runner's
+//! [`LoadConditions`]).
 
 use super::measure::{Spec, Timing};
+use pp::campaign::LoadConditions;
 
 /// How one thing was timed at one point (for the report's measurement conditions).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,4 +58,18 @@ pub struct Conditions {
     pub probed: bool,
     /// Every timing.
     pub timings: Vec<TimingNote>,
+}
+
+impl Conditions {
+    /// The conditions of a study whose campaign saw `load`, with its `timings`.
+    pub fn of(load: LoadConditions, timings: Vec<TimingNote>) -> Conditions {
+        Conditions {
+            load_before: load.load_before,
+            load_after: load.load_after,
+            waited: load.waited,
+            busy_windows: load.busy_windows,
+            probed: load.probed,
+            timings,
+        }
+    }
 }

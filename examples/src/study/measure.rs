@@ -1,20 +1,23 @@
 //! Measuring versions at a design point: repeated runs under a pplib session, profiled with
 //! `pp` (session and every fragment, with a p = 1 baseline).
 //!
-//! Everything measured in one phase of the study is timed together, round robin
-//! ([`time_round_robin`]): one repetition of each thing (version, size, p) in turn, then the
-//! next round (in the opposite order), so the repetitions of every point are spread over
-//! the whole phase, and a disturbance from other load, or a drift of the machine's speed
-//! (on a virtual machine, other guests on the same host slow it in ways no counter here
-//! shows), hits all points alike instead of one of them wholesale. A first round runs each
-//! once unrecorded and is discarded (warm-up: thread creation, page faults, clock ramp). During every repetition
-//! the other load on the machine is measured ([`super::load`]); only quiet repetitions
-//! count, a disturbed one is repeated (after waiting for quiet) up to a limit, and the
-//! fastest quiet repetition is kept (other load only ever makes a run slower).
+//! Everything measured in one phase of the study is timed together by pp's campaign runner
+//! ([`pp::campaign::time_round_robin`], through [`time_round_robin`]): one repetition of
+//! each thing (version, size, p) in turn, then the next round (in the opposite order), so
+//! the repetitions of every point are spread over the whole phase, and a disturbance from
+//! other load, or a drift of the machine's speed (on a virtual machine, other guests on the
+//! same host slow it in ways no counter here shows), hits all points alike instead of one
+//! of them wholesale. A first round runs each once unrecorded (warm-up: thread creation,
+//! page faults, clock ramp). During every repetition the other load on the machine is
+//! measured ([`super::load`]); only quiet repetitions count, a disturbed one is repeated
+//! (after waiting for quiet) up to a limit, and the fastest quiet repetition is kept (other
+//! load only ever makes a run slower). The things are run in this process
+//! ([`InProcess`], the campaign's [`PointRunner`] for the study's versions).
 
 use super::case::Version;
-use super::load::{Gate, Probe, QUIET_SHARE};
+use super::load::Gate;
 use super::run::{Categories, Run};
+use pp::campaign::{KeepLogs, PointRunner, RunError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -49,19 +52,22 @@ impl Spec<'_> {
     }
 }
 
-/// How often to repeat.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Repeats {
-    /// Repetitions per thing measured; more (up to `most`) while the phase's budget lasts.
-    pub quiet: usize,
-    /// Most repetitions per thing (quiet or not).
-    pub most: usize,
-    /// Longest wait for quiet before a point (and before repeating a disturbed repetition,
-    /// a third of it).
-    pub wait: Duration,
-    /// Time for the whole phase: no round starts after it has passed, once every thing has
-    /// [`MIN_ROUNDS`] repetitions (what keeps a study of many slow points in its time).
-    pub budget: Duration,
+pub use pp::campaign::Repeats;
+
+/// The study's repetitions: `quiet` per thing measured, more (up to three times as many)
+/// while the phase's `budget` lasts, at least [`MIN_ROUNDS`], one warm-up round, waiting
+/// up to `wait` for quiet before a phase (a third of it between rounds and after a
+/// disturbed repetition).
+pub fn study_repeats(quiet: usize, wait: Duration, budget: Duration) -> Repeats {
+    Repeats {
+        quiet,
+        most: 3 * quiet,
+        min_rounds: MIN_ROUNDS,
+        budget: Some(budget),
+        fill_budget: true,
+        warmup: 1,
+        wait,
+    }
 }
 
 /// Fewest rounds of repetitions, whatever the budget.
@@ -131,6 +137,9 @@ pub enum MeasureError {
         /// What it said.
         message: String,
     },
+    /// A repetition failed in the campaign runner.
+    #[error("{0}")]
+    Campaign(String),
     /// `pp` could not profile the log.
     #[error("profiling {0}")]
     Profile(#[from] pp::PpError),
@@ -190,11 +199,39 @@ fn run_once(spec: &Spec, log: Option<&Path>) -> Result<(f64, Option<(u64, f64)>)
     })
 }
 
+/// The study's versions run in this process: the campaign's runner of a [`Spec`] (with its
+/// index, under which a co-runner's iterations and seconds add up).
+pub struct InProcess<'a> {
+    /// Per spec: the co-runner's iterations and seconds over the recorded repetitions.
+    co: Vec<(u64, f64)>,
+    versions: std::marker::PhantomData<&'a Version>,
+}
+
+impl<'a> PointRunner for InProcess<'a> {
+    type Point = (usize, Spec<'a>);
+
+    fn label(&self, (_, s): &Self::Point) -> String {
+        format!("{}-n{}-p{}", s.label(), s.n, s.p)
+    }
+
+    fn run(&mut self, (i, s): &Self::Point, log: Option<&Path>) -> Result<f64, RunError> {
+        let (secs, co) = run_once(s, log).map_err(|e| RunError {
+            point: self.label(&(*i, *s)),
+            message: e.to_string(),
+        })?;
+        if let (Some((d, t)), Some(_)) = (co, log) {
+            self.co[*i].0 += d;
+            self.co[*i].1 += t;
+        }
+        Ok(secs)
+    }
+}
+
 /// Times every spec of `specs`, round robin, as the module docs say; every recorded
 /// repetition logs into `dir`, and the kept one's log is left there ([`Timing::log`]) for
 /// [`profile`]. `progress` is told after every round.
-pub fn time_round_robin(
-    specs: &[Spec],
+pub fn time_round_robin<'a>(
+    specs: &[Spec<'a>],
     rep: &Repeats,
     dir: &Path,
     gate: &mut Gate,
@@ -204,112 +241,44 @@ pub fn time_round_robin(
         .iter()
         .map(|s| s.beside.map_or(f64::NAN, |co| lone_pace(co, s.n)))
         .collect();
-    struct Reps {
-        all: Vec<(f64, Option<f64>, PathBuf)>,
-        quiet: Vec<usize>,
-        co: (u64, f64),
-        /// The repetition kept so far (a quiet one before any other, then the fastest):
-        /// only its log stays on disk.
-        best: Option<usize>,
-    }
-    let mut acc: Vec<Reps> = specs
-        .iter()
-        .map(|_| Reps {
-            all: Vec::new(),
-            quiet: Vec::new(),
-            co: (0, 0.0),
-            best: None,
-        })
-        .collect();
-    gate.wait_quiet(rep.wait);
-    // Warm-up round, unrecorded.
-    for s in specs {
-        run_once(s, None)?;
-    }
-    let most = rep.most.max(rep.quiet).max(1);
-    let started = Instant::now();
-    // Every round runs everything (after the planned rounds too, while the phase's budget
-    // lasts, up to `most`): the repetitions of both phases then span their whole budgets,
-    // so each phase's fastest repetition is drawn from as many minutes of the machine's
-    // changing speed as the other's.
-    for round in 0..most {
-        if round >= MIN_ROUNDS && started.elapsed() > rep.budget {
-            break;
-        }
-        let order: Vec<usize> = if round % 2 == 0 {
-            (0..specs.len()).collect()
-        } else {
-            (0..specs.len()).rev().collect()
-        };
-        for i in order {
-            let a = &mut acc[i];
-            let s = &specs[i];
-            let path = dir.join(format!("{}-n{}-p{}-r{}.pplog", s.label(), s.n, s.p, round));
-            let probe = Probe::start();
-            let (secs, co) = run_once(s, Some(&path))?;
-            let share = probe.share();
-            if let Some((d, t)) = co {
-                a.co.0 += d;
-                a.co.1 += t;
-            }
-            let quiet = share.is_none_or(|x| x < QUIET_SHARE);
-            let k = a.all.len();
-            if quiet {
-                a.quiet.push(k);
-            }
-            let better = match a.best {
-                None => true,
-                Some(b) => {
-                    let b_quiet = a.quiet.contains(&b);
-                    (quiet && !b_quiet) || (quiet == b_quiet && secs < a.all[b].0)
-                }
-            };
-            if better {
-                if let Some(b) = a.best {
-                    let _ = std::fs::remove_file(&a.all[b].2);
-                }
-                a.best = Some(k);
+    let points: Vec<(usize, Spec<'a>)> = specs.iter().copied().enumerate().collect();
+    let mut runner = InProcess {
+        co: vec![(0, 0.0); specs.len()],
+        versions: std::marker::PhantomData,
+    };
+    let times = pp::campaign::time_round_robin(
+        &points,
+        &mut runner,
+        rep,
+        gate,
+        dir,
+        KeepLogs::Kept,
+        &mut |r| progress(r),
+    )
+    .map_err(|e| MeasureError::Campaign(e.to_string()))?;
+    Ok(times
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let (done, secs) = runner.co[i];
+            let pace = if secs > 0.0 && lone[i] > 0.0 {
+                done as f64 / secs / lone[i]
             } else {
-                let _ = std::fs::remove_file(&path);
+                f64::NAN
+            };
+            let kept = t.kept();
+            Timing {
+                seconds: kept.seconds,
+                median: t.median(),
+                third: t.third(),
+                quiet: t.quiet(),
+                reps: t.reps.len(),
+                foreign: kept.foreign,
+                pace,
+                log: kept.log.clone().unwrap_or_default(),
             }
-            a.all.push((secs, share, path));
-            if !quiet {
-                gate.wait_quiet(rep.wait / 3);
-            }
-        }
-        progress(round + 1);
-        gate.wait_quiet(rep.wait / 3);
-    }
-    let mut out = Vec::new();
-    for (i, a) in acc.into_iter().enumerate() {
-        let counted: Vec<usize> = if a.quiet.is_empty() {
-            (0..a.all.len()).collect()
-        } else {
-            a.quiet.clone()
-        };
-        let best = a.best.expect("at least one repetition");
-        let mut secs: Vec<f64> = counted.iter().map(|k| a.all[*k].0).collect();
-        secs.sort_by(f64::total_cmp);
-        let median = secs[secs.len() / 2];
-        let third = secs[secs.len().min(3) - 1];
-        let pace = if a.co.1 > 0.0 && lone[i] > 0.0 {
-            a.co.0 as f64 / a.co.1 / lone[i]
-        } else {
-            f64::NAN
-        };
-        let (seconds, foreign, log) = a.all[best].clone();
-        out.push(Timing {
-            seconds,
-            median,
-            third,
-            quiet: a.quiet.len(),
-            reps: a.all.len(),
-            foreign,
-            pace,
-            log,
-        });
-    }
-    Ok(out)
+        })
+        .collect())
 }
 
 /// Profiles the kept repetition of `timing` (of `spec`) with `pp`, with `baseline` for
