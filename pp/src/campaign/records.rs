@@ -51,6 +51,7 @@ pub fn records(
             ));
         }
         let mut analyses = Vec::new();
+        let mut pp_warnings = Vec::new();
         for rep in t.counted() {
             let Some(log) = &rep.log else { continue };
             let mut a = analyze(log, &Options::all_tags())?;
@@ -63,12 +64,12 @@ pub fn records(
                 a.apply_baseline(b);
             }
             for w in &a.warnings {
-                out.warnings
-                    .push(format!("{}: round {}: {w}", point.label(), rep.round));
+                pp_warnings.push(format!("{}: round {}: {w}", point.label(), rep.round));
             }
             per_point[i].extend(a.record_lines(&note_of(note, point, rep)));
             analyses.push((rep.seconds, a));
         }
+        out.warnings.extend(first_warnings(pp_warnings, point));
         if point.p == 1 {
             if let Some(median) = median_analysis(analyses) {
                 baselines.insert(point.values.clone(), median);
@@ -77,6 +78,22 @@ pub fn records(
     }
     out.lines = per_point.into_iter().flatten().collect();
     Ok(out)
+}
+
+/// Most of pp's warnings shown per point (a disturbed machine warns at every repetition).
+pub const WARNINGS_PER_POINT: usize = 2;
+
+/// The first [`WARNINGS_PER_POINT`] of `warnings`, and how many more there were.
+fn first_warnings(mut warnings: Vec<String>, point: &Point) -> Vec<String> {
+    let more = warnings.len().saturating_sub(WARNINGS_PER_POINT);
+    warnings.truncate(WARNINGS_PER_POINT);
+    if more > 0 {
+        warnings.push(format!(
+            "{}: {more} more pp warning(s) about its repetitions (run pp on a kept log to see them: --keep-logs)",
+            point.label()
+        ));
+    }
+    warnings
 }
 
 /// The note of a repetition's records: `note`, the point's variables, `rep=`, `run_s=`.
@@ -108,4 +125,41 @@ pub fn write_records(path: &Path, header: &str, records: &Records) -> std::io::R
         text.push('\n');
     }
     std::fs::write(path, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point() -> Point {
+        Point {
+            values: vec![("n".into(), "64".into())],
+            p: 2,
+        }
+    }
+
+    #[test]
+    fn at_most_two_pp_warnings_per_point_and_a_count_of_the_rest() {
+        let ws: Vec<String> = (0..5).map(|i| format!("w{i}")).collect();
+        let shown = first_warnings(ws, &point());
+        assert_eq!(shown.len(), 3);
+        assert_eq!(shown[..2], ["w0", "w1"]);
+        assert!(shown[2].starts_with("n=64 p=2: 3 more"), "{shown:?}");
+        assert_eq!(first_warnings(vec!["w".into()], &point()), ["w"]);
+    }
+
+    #[test]
+    fn notes_carry_variables_round_and_seconds() {
+        let rep = Repetition {
+            round: 3,
+            seconds: 0.0125,
+            foreign: None,
+            quiet: true,
+            log: None,
+        };
+        assert_eq!(
+            note_of(&["impl=dp".into()], &point(), &rep),
+            ["impl=dp", "n=64", "rep=3", "run_s=0.0125"]
+        );
+    }
 }
