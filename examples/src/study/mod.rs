@@ -13,11 +13,12 @@
 //!    [`co_run_factors`]). All of it is timed round robin (one repetition of every point in
 //!    turn, many rounds), each repetition watched for other load on the machine ([`load`]):
 //!    only quiet repetitions count, the fastest is kept, and the report says how quiet the
-//!    machine was ([`conditions`]) ([`phase::measure`]);
+//!    machine was ([`conditions`]); [`phase::measure`];
 //! 2. fit every fragment's categories with `lca`'s automatic search ([`fit`]; overheads that
 //!    vanish at p = 1 as `(p - 1) * f`), derive each version's models with the case's
 //!    structural rules ([`case::Case::version_fits`]) and write them into copies of both
-//!    sources ([`annotate`]);
+//!    sources ([`annotate`]); [`phase::fit`], which also calibrates the machine's and the
+//!    kernels' prices of step 3;
 //! 3. price inter-processor data movement on this machine ([`calibrate_machine`], lcm's
 //!    microbenchmarks) and, for a pipelined other version, the move of the handed-over data
 //!    into the second stage at every size ([`crate::fft::transfer`]) and its hand-offs
@@ -25,12 +26,12 @@
 //!    histogram its kernels alone and on two threads at once ([`crate::histogram::kernels`],
 //!    [`calibrate::kernel_prices`]), and predict both
 //!    versions with `lcm` at every point of the other version ([`predict`]), before the
-//!    other version has run (the predictions are written to disk first);
+//!    other version has run (the predictions are written to disk first); [`phase::predict`];
 //! 4. run the other version (`tp`) at those points, round robin with the base version
 //!    again (the ranking compares times taken under the same conditions), compare
 //!    ([`compare`]): errors, rankings, measured ties (the two versions closer than the
 //!    spread of their fastest repetitions) and the drift of the machine's speed between the
-//!    phases (the base version's two timings, [`compare::drift_line`]);
+//!    phases (the base version's two timings, [`compare::drift_line`]); [`phase::validate`];
 //! 5. write `README.md`, `time.svg`, `categories.svg` ([`report`]).
 //!
 //! The last line the `study` binary prints is [`compare::Summary::line`].
