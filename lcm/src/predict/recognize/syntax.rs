@@ -202,15 +202,18 @@ pub(super) struct FragmentScan {
     pub(super) barriers: Vec<(String, usize)>,
     pub(super) parallel: Vec<String>,
     lines: Vec<usize>,
+    /// Whether a `pplib::frag` / `pplib::frag_scope` call names a fragment in the code.
+    pplib_fragment: bool,
 }
 
 impl FragmentScan {
     pub(super) fn fragment_lines(&self, src: &SourceFile) -> bool {
-        self.lines.iter().any(|l| {
-            src.block_above(*l)
-                .iter()
-                .any(|(_, a)| matches!(a, Annotation::Fragment(_)))
-        })
+        self.pplib_fragment
+            || self.lines.iter().any(|l| {
+                src.block_above(*l)
+                    .iter()
+                    .any(|(_, a)| matches!(a, Annotation::Fragment(_)))
+            })
     }
 }
 
@@ -236,6 +239,10 @@ impl<'ast> Visit<'ast> for FragmentScan {
     }
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let Some((full, last)) = path_last(&c.func) {
+            let frag = last == "frag" || last == "frag_scope";
+            if frag && (full == last || full.starts_with("pplib::")) {
+                self.pplib_fragment = true;
+            }
             if last == "join" || SCOPE_FNS.contains(&last.as_str()) || last == "spawn" {
                 self.parallel
                     .push(format!("`{full}` (line {})", start_line(c)));
