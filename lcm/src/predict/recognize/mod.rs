@@ -19,7 +19,13 @@
 //!   and `let guard = m.lock()` (the rest of the block holds the mutex);
 //! - pplib's closure wrappers `pplib::wait(kind, || ..)`, `pplib::par_scope`,
 //!   `pplib::task_scope`, `pplib::frag_scope`: the closure runs at once on the calling
-//!   thread, so its body is read as inline code.
+//!   thread, so its body is read as inline code;
+//! - pplib's calls as names and structure (module `pplib_structure`): `pplib::frag("NAME")`
+//!   guards and `pplib::frag_scope("NAME", ..)` name fragments (no `// lcm: fragment`
+//!   needed; both written and different is an error), `pp_for_each*` / `.recorded()` end a
+//!   data-parallel loop, `pplib::par()` / `par_scope` with `task()` / `task_scope` inside are
+//!   a fork point of those tasks, and pool sizes (`pplib::pool(K)`,
+//!   `ThreadPoolBuilder::num_threads(K)`, `pplib::run(K, ..)`) are the p of the pool's work.
 //!
 //! Producer/consumer chains (task loops linked by channels) become [`NodeKind::Pipeline`].
 
