@@ -88,13 +88,13 @@ fn main() {
 
 #[test]
 fn frag_guard_runs_to_its_drop_or_the_end_of_the_block() {
-    // `search` covers the par_iter (its model holds it) and ends at `drop(tag)`; `tail` is
+    // `search` covers the parallel loop (its model holds it) and ends at `drop(tag)`; `tail` is
     // named by its own guard, held to the end of the block.
     let src = r#"
 fn main() {
     // lcm: rt = 6
     let tag = pplib::frag("search");
-    items.par_iter().for_each(|x| visit(x));
+    items.par_iter().pp_for_each(|x| visit(x));
     drop(tag);
     // lcm: rt = 2
     let _tail = frag("tail");
@@ -108,6 +108,13 @@ fn main() {
     assert_eq!(frags.len(), 2);
     assert_eq!((frags[0].name.as_str(), frags[0].end_line), ("search", 6));
     assert_eq!((frags[1].name.as_str(), frags[1].end_line), ("tail", 10));
+    // One covered loop, named by the method that starts it.
+    assert_eq!(
+        frags[0].inner_parallelism.len(),
+        1,
+        "{:?}",
+        frags[0].inner_parallelism
+    );
     assert!(frags[0].inner_parallelism[0].contains("par_iter"));
     // 6/2 + 2/2.
     close(seconds(src, &[("p", 2.0)]), 4.0);
@@ -344,4 +351,26 @@ fn the_examples_need_no_fragment_annotations() {
         assert!(!with.fragments().is_empty(), "{file}");
         assert_eq!(render(&with, file), render(&without, file), "{file}: {w:?}");
     }
+}
+
+#[test]
+fn fragment_sites_list_where_models_go() {
+    use lcm::predict::recognize::{fragment_sites, FragmentSite};
+    use lcm::predict::source::SourceFile;
+    let text = "fn main() {\n    // lcm: rt = 1\n    pplib::frag_scope(\"a\", || a());\n    // lcm: fragment b\n    b();\n    let _t = pplib::frag(\"c\");\n}\nfn unreached() {\n    pplib::frag_scope(\"d\", || d());\n}\n";
+    let src = SourceFile::parse("t.rs", text).unwrap();
+    let site = |name: &str, line, annotated| FragmentSite {
+        name: name.into(),
+        line,
+        annotated,
+    };
+    assert_eq!(
+        fragment_sites(&src),
+        [
+            site("a", 3, false),
+            site("b", 5, true),
+            site("c", 6, false),
+            site("d", 9, false)
+        ]
+    );
 }

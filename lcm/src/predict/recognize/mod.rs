@@ -46,6 +46,7 @@ mod pplib_structure;
 mod spawns;
 mod syntax;
 
+pub use pplib_structure::{fragment_sites, FragmentSite};
 use spawns::{is_spawn, is_spawn_loop};
 use syntax::{
     collect_fns, collect_type_names, lock_receiver, start_line, while_let_recv, FragmentScan,

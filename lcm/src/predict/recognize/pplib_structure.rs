@@ -381,3 +381,59 @@ fn mark_tasks(mut n: Node) -> Node {
         _ => n,
     }
 }
+
+/// Where a fragment of a source is named: what an annotation writer needs to put models
+/// above it ([`fragment_sites`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FragmentSite {
+    /// The fragment's name.
+    pub name: String,
+    /// The 1-based line of the statement that starts the fragment; its annotation block is
+    /// the comment lines directly above it (models go there).
+    pub line: usize,
+    /// Whether a `// lcm: fragment NAME` line names it (else pplib's call alone does).
+    pub annotated: bool,
+}
+
+/// Every fragment the statements of `src` name, by annotation or pplib call, in source
+/// order (whether or not the entry function reaches it). The same rules as the
+/// recognizer: a call at the head of the statement; an annotation in its block.
+pub fn fragment_sites(src: &super::super::source::SourceFile) -> Vec<FragmentSite> {
+    struct Sites<'s> {
+        src: &'s super::super::source::SourceFile,
+        fns: std::collections::HashMap<String, &'s syn::Block>,
+        out: Vec<FragmentSite>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Sites<'_> {
+        fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+            let line = start_line(s);
+            let annotated = self
+                .src
+                .block_above(line)
+                .into_iter()
+                .find_map(|(_, a)| match a {
+                    Annotation::Fragment(n) => Some(n),
+                    _ => None,
+                });
+            let called = calls::frag_call(s, &|n| self.fns.contains_key(n))
+                .and_then(|c| c.name().map(str::to_string));
+            if let Some(name) = annotated.clone().or(called) {
+                self.out.push(FragmentSite {
+                    name,
+                    line,
+                    annotated: annotated.is_some(),
+                });
+            }
+            syn::visit::visit_stmt(self, s);
+        }
+    }
+    let mut fns = std::collections::HashMap::new();
+    super::syntax::collect_fns(&src.syntax.items, &mut fns);
+    let mut v = Sites {
+        src,
+        fns,
+        out: Vec::new(),
+    };
+    syn::visit::Visit::visit_file(&mut v, &src.syntax);
+    v.out
+}

@@ -193,6 +193,19 @@ pub(super) fn while_let_recv(cond: &syn::Expr) -> Option<&syn::Expr> {
     None
 }
 
+/// Whether `m` is a method of a chain that an earlier parallel method already started
+/// (`par_chunks_mut(..).pp_for_each(..)`: one loop, named by its first method).
+fn ends_par_chain(m: &syn::ExprMethodCall) -> bool {
+    let mut e: &syn::Expr = &m.receiver;
+    while let syn::Expr::MethodCall(inner) = e {
+        if PAR_METHODS.contains(&inner.method.to_string().as_str()) {
+            return true;
+        }
+        e = &inner.receiver;
+    }
+    false
+}
+
 /// What a fragment's code holds: channel operations (linking tasks) and parallelism (covered
 /// by the model, named in the tree).
 #[derive(Default)]
@@ -231,7 +244,7 @@ impl<'ast> Visit<'ast> for FragmentScan {
             self.recvs.push((expr_name(&m.receiver), line));
         } else if name == "wait" && m.args.is_empty() {
             self.barriers.push((expr_name(&m.receiver), line));
-        } else if PAR_METHODS.contains(&name.as_str()) {
+        } else if PAR_METHODS.contains(&name.as_str()) && !ends_par_chain(m) {
             self.parallel
                 .push(format!("data-parallel `{name}` (line {line})"));
         }
