@@ -271,6 +271,12 @@ fn main() {
 }
 "#;
     close(seconds(builder, &[("p", 5.0)]), 4.0);
+    // `pplib::pool` by its full path only: a bare `pool(..)` may be anyone's, p stays 5.
+    let bare = builder.replace(
+        "rayon::ThreadPoolBuilder::new().num_threads(p / 2).build().unwrap()",
+        "pool(p / 2)",
+    );
+    close(seconds(&bare, &[("p", 5.0)]), 1.6);
     // pplib::run(2, ..): two threads whatever p is.
     let run = r#"
 fn main() {

@@ -6,7 +6,8 @@
 //! runs in the pool.
 //!
 //! A call is pplib's when its path starts with `pplib::`, or is the bare name (imported with
-//! `use pplib::frag;`) and the file defines no function of that name.
+//! `use pplib::frag;`) and the file defines no function of that name; `pplib::pool` and
+//! `pplib::run` only by their full path (bare `pool` and `run` are too common names).
 
 use lca::expr::{BinOp, Expr, Func};
 
@@ -221,23 +222,20 @@ pub(super) fn size_expr(e: &syn::Expr) -> Result<Expr, String> {
 /// The size expression of a pool built by `e`: `pplib::pool(K)` or
 /// `ThreadPoolBuilder::new().num_threads(K).build()` (with `?`, `.unwrap()`, `.expect(..)`,
 /// `.map_err(..)` after it). None when `e` builds no pool.
-pub(super) fn pool_size_of<'e>(
-    e: &'e syn::Expr,
-    local_fn: &dyn Fn(&str) -> bool,
-) -> Option<&'e syn::Expr> {
+pub(super) fn pool_size_of(e: &syn::Expr) -> Option<&syn::Expr> {
     match e {
-        syn::Expr::Try(t) => pool_size_of(&t.expr, local_fn),
-        syn::Expr::Paren(p) => pool_size_of(&p.expr, local_fn),
+        syn::Expr::Try(t) => pool_size_of(&t.expr),
+        syn::Expr::Paren(p) => pool_size_of(&p.expr),
         syn::Expr::MethodCall(m) => {
             if m.method == "num_threads" && m.args.len() == 1 {
                 return Some(&m.args[0]);
             }
-            pool_size_of(&m.receiver, local_fn)
+            pool_size_of(&m.receiver)
         }
         syn::Expr::Call(c) => {
-            let (full, last) = call_path(c)?;
-            (is_pplib(&full, &last, "pool", local_fn(&last)) && c.args.len() == 1)
-                .then(|| &c.args[0])
+            let (full, _) = call_path(c)?;
+            // `pool` only by its full path: a bare `pool(k)` is too common a name.
+            (full == "pplib::pool" && c.args.len() == 1).then(|| &c.args[0])
         }
         _ => None,
     }

@@ -192,7 +192,8 @@ impl Recognizer<'_> {
             self.splits -= 1;
             return Ok(Some(task_marker(nodes?, line)));
         }
-        if calls::is_pplib(&full, &last, "run", local) && c.args.len() == 2 {
+        // `run` only by its full path: a bare `run(k, || ..)` is too common a name.
+        if full == "pplib::run" && c.args.len() == 2 {
             let Some(body) = closure(1) else {
                 return Ok(None);
             };
@@ -211,8 +212,7 @@ impl Recognizer<'_> {
         let syn::Pat::Ident(id) = pat else {
             return;
         };
-        let local_fn = |n: &str| self.fns.contains_key(n);
-        if let Some(k) = calls::pool_size_of(init, &local_fn) {
+        if let Some(k) = calls::pool_size_of(init) {
             let size = calls::size_expr(k);
             self.pools.insert(id.ident.to_string(), (size, line));
         }
