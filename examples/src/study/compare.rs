@@ -1,5 +1,8 @@
 //! Comparing predictions with measurements: relative errors, DP-vs-TP ranking, crossovers.
+//! Whether two predictions (or two measurements) are a tie, and a prediction's uncertainty,
+//! are lcm's rules (`lcm::predict::compare`), the same `lcm compare` applies.
 
+use lcm::predict::compare::{self as lcm_compare, Comparison};
 use lcm::predict::grid::{crossovers_along, Crossover};
 
 /// One design point of the predicted version: its variables, the predicted and measured
@@ -45,19 +48,15 @@ impl PointResult {
     }
 }
 
-/// Smallest relative uncertainty a prediction is given (run-to-run spread on a quiet
-/// machine).
-pub const MIN_UNCERTAINTY: f64 = 0.05;
+/// Smallest relative uncertainty a prediction is given: lcm's default
+/// ([`lcm_compare::DEFAULT_RELATIVE_UNCERTAINTY`], run-to-run spread on a quiet machine).
+pub const MIN_UNCERTAINTY: f64 = lcm_compare::DEFAULT_RELATIVE_UNCERTAINTY;
 
 /// The relative uncertainty of predictions at a point whose measured version was predicted
-/// `predicted_base` and measured `measured_base` seconds.
+/// `predicted_base` and measured `measured_base` seconds
+/// ([`lcm_compare::self_prediction_uncertainty`]).
 pub fn uncertainty(predicted_base: f64, measured_base: f64) -> f64 {
-    let e = rel_err_pct(predicted_base, measured_base) / 100.0;
-    if e.is_finite() {
-        e.max(MIN_UNCERTAINTY)
-    } else {
-        MIN_UNCERTAINTY
-    }
+    lcm_compare::self_prediction_uncertainty(predicted_base, measured_base, MIN_UNCERTAINTY)
 }
 
 impl PointResult {
@@ -84,18 +83,14 @@ impl PointResult {
     /// Whether the two predictions differ by less than their uncertainty: the predicted
     /// ranking is then a toss-up, not a finding.
     pub fn too_close_to_call(&self) -> bool {
-        let lo = self.predicted.min(self.predicted_base);
-        lo > 0.0 && (self.predicted - self.predicted_base).abs() / lo < self.uncertainty
+        lcm_compare::is_tie(self.predicted, self.predicted_base, self.uncertainty)
     }
 
     /// Whether the two measured times differ by less than their run-to-run spread
     /// ([`PointResult::noise`]): the measured ranking is then a tie within the noise,
     /// which another run of the study may turn either way.
     pub fn measured_tie(&self) -> bool {
-        let lo = self.measured.min(self.measured_base);
-        self.noise.is_finite()
-            && lo > 0.0
-            && (self.measured - self.measured_base).abs() / lo < self.noise
+        lcm_compare::is_tie(self.measured, self.measured_base, self.noise)
     }
 
     /// The measured difference between the two versions relative to the faster one
@@ -242,6 +237,31 @@ pub fn crossovers(points: &[PointResult], better: impl Fn(&PointResult) -> bool)
     crossovers_along(&["n".to_string(), "p".to_string()], &bindings, &diff)
 }
 
+/// The predicted crossovers outside the predictions' uncertainty: lcm's comparison of the
+/// measured version (`a`) with the predicted one (`b`) at every point, each point with its
+/// own uncertainty ([`PointResult::uncertainty`]); too-close-to-call points are ties and
+/// no crossover is reported inside them.
+pub fn predicted_crossovers(points: &[PointResult]) -> Vec<Crossover> {
+    let bindings: Vec<lca::expr::Bindings> = points
+        .iter()
+        .map(|pt| {
+            [
+                ("n".to_string(), pt.n as f64),
+                ("p".to_string(), pt.p as f64),
+            ]
+            .into()
+        })
+        .collect();
+    Comparison::new(
+        &["n".to_string(), "p".to_string()],
+        bindings,
+        points.iter().map(|pt| pt.predicted_base).collect(),
+        points.iter().map(|pt| pt.predicted).collect(),
+        points.iter().map(|pt| pt.uncertainty).collect(),
+    )
+    .crossovers
+}
+
 /// A fragment of the predicted version at one point: predicted vs measured time per
 /// execution.
 #[derive(Clone, Debug, PartialEq)]
@@ -353,6 +373,14 @@ mod tests {
         ];
         let c = crossovers(&pts, PointResult::measured_better);
         assert_eq!(c.len(), 2);
+        // Predicted: b (the predicted version) is 50 % faster at the first point, 50 %
+        // slower at the others: two crossovers outside the 5 % uncertainty; 2 % apart at
+        // the first point instead is a tie there, and no crossover.
+        assert_eq!(predicted_crossovers(&pts).len(), 2);
+        let mut close = pts.clone();
+        close[0].predicted = 0.98;
+        assert!(close[0].too_close_to_call());
+        assert!(predicted_crossovers(&close).is_empty());
         assert_eq!(c[0].variable, "n");
         assert_eq!(c[0].between, (64.0, 128.0));
         assert_eq!(c[0].others, [("p".to_string(), 2.0)]);

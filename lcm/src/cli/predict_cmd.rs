@@ -1,7 +1,8 @@
 //! `lcm predict`, `compare`, `tree`, `calibrate`: arguments and their translation into
 //! `lcm::predict` calls.
 use clap::Args;
-use lcm::predict::grid::{crossovers, parse_grid, parse_set, Grid};
+use lcm::predict::compare::{parse_uncertainty, Comparison, DEFAULT_RELATIVE_UNCERTAINTY};
+use lcm::predict::grid::{parse_grid, parse_set, Grid};
 use lcm::predict::machine::calibrate;
 use lcm::predict::report;
 use lcm::predict::{PredictError, PredictOptions, Program};
@@ -78,9 +79,21 @@ const COMPARE_EXAMPLES: &str = "Examples:
   lcm compare fft_dp.rs fft_tp.rs --grid p=1..16 --set n=1024 --plot fft.svg
   lcm compare a.rs b.rs --grid n=64..1024 --set p=8 --x n --json
 
-Prints both predictions per point, the better version, and the predicted crossovers (where
-the better version changes along a grid variable, interpolated linearly). Points beyond 2x a
-fragment's measured range are warned about on stderr and in --json (warnings_a, warnings_b).";
+  lcm compare a.rs b.rs --grid p=1..16 --set n=1024 --uncertainty 10%
+
+Prints both predictions per point, their relative uncertainty (+-%), the better version and
+the predicted crossovers (where the better version changes along a grid variable,
+interpolated linearly). Two predictions that differ by less than their uncertainty
+(|T_a - T_b| / min(T_a, T_b) < u) are a `tie`: neither is named better, and a crossover is
+reported only between points where different versions win outside the uncertainty. The
+models carry no interval, so u is 5% (a quiet machine's run-to-run spread) unless
+--uncertainty sets it (for example to how far the measured version's own prediction was
+from its measurement). The plot shades each curve's band T*(1 +- u/2): where the two bands
+overlap the predictions tie. Points beyond 2x a fragment's measured range are warned about
+on stderr and in --json (warnings_a, warnings_b).
+JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
+uncertainty, relative_difference, better (a|b|tie), warnings_a, warnings_b}], crossovers:
+[{variable, between, at, others, better_after}]}.";
 
 /// Arguments of `lcm compare`.
 #[derive(Args, Debug)]
@@ -102,6 +115,10 @@ pub struct CompareArgs {
     /// The plot's x variable (default p if on the grid, else the first grid variable).
     #[arg(long, value_name = "NAME")]
     x: Option<String>,
+    /// Relative uncertainty of the predictions, a fraction (0.05) or percentage (5%):
+    /// differences below it are ties (default 5%).
+    #[arg(long, value_name = "U")]
+    uncertainty: Option<String>,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -238,6 +255,10 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let pa = load(&a.a, &opts)?;
         let pb = load(&a.b, &opts)?;
         let grid = grid_of(&a.set, &a.grid)?;
+        let (u, from) = match &a.uncertainty {
+            Some(s) => (parse_uncertainty(s)?, "--uncertainty"),
+            None => (DEFAULT_RELATIVE_UNCERTAINTY, "default"),
+        };
         let points = grid.points();
         let mut ta = Vec::new();
         let mut tb = Vec::new();
@@ -255,21 +276,18 @@ pub fn run_compare(a: CompareArgs) -> i32 {
                 eprintln!("{}: {line}", prog.file);
             }
         }
-        let cross = crossovers(&grid, &points, &ta, &tb);
+        let cmp = Comparison::uniform(&grid.varying(), points, ta, tb, u);
         if a.json {
             println!(
                 "{}",
-                report::compare_json(&pa.file, &pb.file, &points, &ta, &tb, &cross, (&wa, &wb))
+                report::compare_json(&pa.file, &pb.file, &cmp, (u, from), (&wa, &wb))
             );
         } else {
-            print!(
-                "{}",
-                report::compare_table(&pa.file, &pb.file, &grid, &points, &ta, &tb, &cross)
-            );
+            print!("{}", report::compare_table(&pa.file, &pb.file, &grid, &cmp));
         }
         if let Some(out) = &a.plot {
             let x = a.x.clone().unwrap_or_else(|| grid.default_x());
-            report::compare_plot(out, &pa.file, &pb.file, &grid, &points, &ta, &tb, &x)?;
+            report::compare_plot(out, &pa.file, &pb.file, &grid, &cmp, &x)?;
             if !a.json {
                 println!("plot: {}", out.display());
             }

@@ -72,6 +72,12 @@
 //!   of spawns of a spawn loop, or the items of a parallel iterator.
 //! - A model line outside a fragment block, a second `fragment` in one block, a category
 //!   given twice or a malformed line is an error naming file and line (exit status 1).
+//! - **pplib's names**: a statement headed by `pplib::frag_scope("NAME", ..)` (the fragment
+//!   is that statement) or `let g = pplib::frag("NAME");` (to `drop(g)` or the block's
+//!   end) is a fragment without a `// lcm: fragment` line; its annotation block holds the
+//!   models. An annotation naming another fragment than the call is an error naming both
+//!   lines. pplib's `par`/`task` guards and scopes, `pp_for_each*` and pool sizes are
+//!   structure too ([`recognize`], docs/models.md).
 //!
 //! # Recognized structure (see [`recognize`])
 //! `rayon::join` / `pplib::join` (2 tasks); `rayon::scope`, `std::thread::scope`,
@@ -105,10 +111,16 @@
 //! - Data moving between fragments whose least common ancestor is parallel costs
 //!   `latency + bytes / bandwidth` from the machine file, added before the reader.
 //!
+//! # Comparing versions (see [`compare`])
+//! `lcm compare` calls a **tie** where two predictions differ by less than their relative
+//! uncertainty (5 % by default, `--uncertainty`; the measured version's own prediction
+//! error where it is known) and reports crossovers only between points outside it.
+//!
 //! The composed model text (`lcm predict --pamela`) is compiled once by
 //! [`crate::pamela`]; predictions evaluate it.
 
 pub mod account;
+pub mod compare;
 pub mod compose;
 pub mod datatrace;
 pub mod env;

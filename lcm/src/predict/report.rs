@@ -1,7 +1,8 @@
 //! Human and JSON output of predictions and comparisons, and the comparison plot.
 
+use super::compare::Comparison;
 use super::error::PredictError;
-use super::grid::{Crossover, Grid};
+use super::grid::Grid;
 use super::program::{Prediction, Program};
 use super::tree::{rule_of, Node, NodeKind, SyncOp};
 use lca::expr::{format_number, Bindings};
@@ -209,16 +210,9 @@ pub fn predictions_json(preds: &[Prediction], _grid: &Grid) -> String {
     serde_json::to_string_pretty(&Value::Array(arr)).unwrap_or_default()
 }
 
-/// The comparison table with the better version per point and the crossovers.
-pub fn compare_table(
-    a: &str,
-    b: &str,
-    grid: &Grid,
-    points: &[Bindings],
-    ta: &[f64],
-    tb: &[f64],
-    cross: &[Crossover],
-) -> String {
+/// The comparison table: both predictions per point, the uncertainty band, the faster
+/// version (`tie` within the band) and the crossovers outside the band.
+pub fn compare_table(a: &str, b: &str, grid: &Grid, cmp: &Comparison) -> String {
     let mut o = String::new();
     let vars = grid.varying();
     let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -229,38 +223,33 @@ pub fn compare_table(
     }
     let _ = writeln!(
         o,
-        "{head}{:>14} {:>14} {:>7} {:>8}",
-        "T_a (s)", "T_b (s)", "better", "T_a/T_b"
+        "{head}{:>14} {:>14} {:>7} {:>7} {:>8}",
+        "T_a (s)", "T_b (s)", "+-%", "better", "T_a/T_b"
     );
-    let (mut wins_a, mut wins_b) = (0, 0);
-    for i in 0..points.len() {
+    for i in 0..cmp.points.len() {
         let mut row = String::new();
         for v in &vars {
-            let _ = write!(row, "{:>8} ", trim(points[i][v]));
+            let _ = write!(row, "{:>8} ", trim(cmp.points[i][v]));
         }
-        let better = if ta[i] < tb[i] {
-            wins_a += 1;
-            "a"
-        } else if tb[i] < ta[i] {
-            wins_b += 1;
-            "b"
-        } else {
-            "="
-        };
         let _ = writeln!(
             o,
-            "{row}{:>14} {:>14} {:>7} {:>8.3}",
-            secs(ta[i]),
-            secs(tb[i]),
-            better,
-            ta[i] / tb[i]
+            "{row}{:>14} {:>14} {:>7.1} {:>7} {:>8.3}",
+            secs(cmp.ta[i]),
+            secs(cmp.tb[i]),
+            100.0 * cmp.uncertainty[i],
+            cmp.verdicts[i].as_str(),
+            cmp.ta[i] / cmp.tb[i]
         );
     }
-    let _ = writeln!(o, "a better at {wins_a} point(s), b better at {wins_b}");
-    if cross.is_empty() {
-        let _ = writeln!(o, "crossovers: none on this grid");
+    let (wins_a, wins_b, ties) = cmp.counts();
+    let _ = writeln!(
+        o,
+        "a better at {wins_a} point(s), b better at {wins_b}, tie at {ties} (the two predictions differ by less than their uncertainty +-%)"
+    );
+    if cmp.crossovers.is_empty() {
+        let _ = writeln!(o, "crossovers: none outside the uncertainty on this grid");
     }
-    for c in cross {
+    for c in &cmp.crossovers {
         let others: Vec<String> = c.others.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(
             o,
@@ -311,50 +300,60 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
         .collect()
 }
 
-/// JSON of a comparison: `{a, b, points: [{bindings, t_a, t_b, better, warnings_a,
-/// warnings_b}], crossovers}`; the warnings are the range warnings of each version's
-/// prediction at the point (`{fragment, categories, variable, value, min, max}`).
-#[allow(clippy::too_many_arguments)]
+/// JSON of a comparison: `{a, b, uncertainty, points: [{bindings, t_a, t_b, uncertainty,
+/// relative_difference, better, warnings_a, warnings_b}], crossovers}`. `uncertainty` (top)
+/// is `{relative, from}` (the default or `--uncertainty`), per point the relative
+/// uncertainty used there; `better` is `a`, `b` or `tie` (|t_a − t_b| / min < uncertainty);
+/// crossovers `{variable, between, at, others, better_after}` lie between decisive points
+/// only. The warnings are each version's range warnings at the point (`{fragment,
+/// categories, variable, value, min, max}`).
 pub fn compare_json(
     a: &str,
     b: &str,
-    points: &[Bindings],
-    ta: &[f64],
-    tb: &[f64],
-    cross: &[Crossover],
+    cmp: &Comparison,
+    uncertainty: (f64, &str),
     warnings: (&[Vec<RangeWarning>], &[Vec<RangeWarning>]),
 ) -> String {
     let none = Vec::new();
-    let pts: Vec<Value> = (0..points.len())
+    let pts: Vec<Value> = (0..cmp.points.len())
         .map(|i| {
+            let d = super::compare::relative_difference(cmp.ta[i], cmp.tb[i]);
             json!({
-                "bindings": points[i],
-                "t_a": ta[i],
-                "t_b": tb[i],
-                "better": if ta[i] < tb[i] { "a" } else if tb[i] < ta[i] { "b" } else { "=" },
+                "bindings": cmp.points[i],
+                "t_a": cmp.ta[i],
+                "t_b": cmp.tb[i],
+                "uncertainty": cmp.uncertainty[i],
+                "relative_difference": if d.is_finite() { Some(d) } else { None },
+                "better": cmp.verdicts[i],
                 "warnings_a": warnings.0.get(i).unwrap_or(&none),
                 "warnings_b": warnings.1.get(i).unwrap_or(&none),
             })
         })
         .collect();
-    serde_json::to_string_pretty(&json!({"a": a, "b": b, "points": pts, "crossovers": cross}))
-        .unwrap_or_default()
+    serde_json::to_string_pretty(&json!({
+        "a": a,
+        "b": b,
+        "uncertainty": {"relative": uncertainty.0, "from": uncertainty.1},
+        "points": pts,
+        "crossovers": cmp.crossovers,
+    }))
+    .unwrap_or_default()
 }
 
 /// SVG plot of T against `x` for both versions (one line per combination of the other
-/// varying variables).
-#[allow(clippy::too_many_arguments)]
+/// varying variables), each curve in a shaded band of half the relative uncertainty on
+/// either side (T·(1 ± u/2)): where the two bands overlap, the predictions differ by about
+/// less than their uncertainty, a tie.
 pub fn compare_plot(
     out: &Path,
     a: &str,
     b: &str,
     grid: &Grid,
-    points: &[Bindings],
-    ta: &[f64],
-    tb: &[f64],
+    cmp: &Comparison,
     x: &str,
 ) -> Result<(), PredictError> {
     use plotters::prelude::*;
+    let (points, ta, tb) = (&cmp.points, &cmp.ta, &cmp.tb);
     let err = |e: String| PredictError::Io {
         path: out.display().to_string(),
         source: std::io::Error::other(e),
@@ -372,7 +371,8 @@ pub fn compare_plot(
         });
     plotfont::register().map_err(|e| err(e.to_string()))?;
     let (scale, unit) = plotfont::seconds_unit(ta.iter().chain(tb).cloned().fold(0.0, f64::max));
-    let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * scale * 1.05;
+    let umax = cmp.uncertainty.iter().cloned().fold(0.0, f64::max);
+    let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * scale * (1.0 + umax / 2.0) * 1.05;
     let xmax = if xmax > xmin { xmax } else { xmin + 1.0 };
     let others: Vec<String> = grid.varying().into_iter().filter(|v| v != x).collect();
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
@@ -424,6 +424,24 @@ pub fn compare_plot(
         for (which, ts) in [(0, ta), (1, tb)] {
             let color = version_color(g, which);
             let series: Vec<(f64, f64)> = idx.iter().map(|&i| (xs[i], ts[i] * scale)).collect();
+            let band = |sign: f64, i: usize| {
+                (
+                    xs[i],
+                    ts[i] * scale * (1.0 + sign * cmp.uncertainty[i] / 2.0),
+                )
+            };
+            let outline: Vec<(f64, f64)> = idx
+                .iter()
+                .map(|&i| band(1.0, i))
+                .chain(idx.iter().rev().map(|&i| band(-1.0, i)))
+                .filter(|(_, y)| y.is_finite())
+                .collect();
+            chart
+                .draw_series(std::iter::once(Polygon::new(
+                    outline,
+                    color.mix(0.15).filled(),
+                )))
+                .map_err(|e| err(e.to_string()))?;
             let style = color.stroke_width(2);
             let drawn = if which == 0 {
                 chart

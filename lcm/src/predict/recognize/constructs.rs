@@ -25,14 +25,21 @@ impl Recognizer<'_> {
         for (l, _) in &annots {
             self.used_lines.insert(*l);
         }
+        let pool = match arg {
+            syn::Expr::Closure(c) => self.task_pool(&c.body),
+            _ => None,
+        };
+        self.splits += 1;
         let children = match arg {
-            syn::Expr::Closure(c) => self.expr(&c.body, &Hint::default())?,
+            syn::Expr::Closure(c) => self.expr(&c.body, &Hint::default()),
             other => match path_last(other) {
-                Some((_, last)) => self.follow(&last, line)?,
-                None => self.expr(other, &Hint::default())?,
+                Some((_, last)) => self.follow(&last, line),
+                None => self.expr(other, &Hint::default()),
             },
         };
-        let node = Node::new(NodeKind::Serial { label }, line).with_children(children);
+        self.splits -= 1;
+        let mut node = Node::new(NodeKind::Serial { label }, line).with_children(children?);
+        node.p_override = pool;
         Ok(self.apply_overrides(vec![node], &annots, line)?.remove(0))
     }
 
@@ -52,9 +59,15 @@ impl Recognizer<'_> {
             let b = self.task_arg(&c.args[1], "task 2".into())?;
             return Ok(self.parallel(full, vec![a, b], line));
         }
+        if let Some(v) = self.pplib_call(c, hint)? {
+            return Ok(v);
+        }
         if SCOPE_FNS.contains(&last.as_str()) && c.args.len() == 1 {
             if let syn::Expr::Closure(cl) = &c.args[0] {
-                let body = self.expr(&cl.body, &Hint::default())?;
+                self.scope_bodies += 1;
+                let body = self.expr(&cl.body, &Hint::default());
+                self.scope_bodies -= 1;
+                let body = body?;
                 return Ok(self.scope(full, body, line));
             }
         }
@@ -123,7 +136,10 @@ impl Recognizer<'_> {
             for c in chain.iter().rev() {
                 for a in &c.args {
                     if let syn::Expr::Closure(cl) = a {
-                        let b = self.expr(&cl.body, &Hint::default())?;
+                        self.splits += 1;
+                        let b = self.expr(&cl.body, &Hint::default());
+                        self.splits -= 1;
+                        let b = b?;
                         bodies.push(
                             Node::new(
                                 NodeKind::Serial {
@@ -205,7 +221,7 @@ impl Recognizer<'_> {
             }
             ("install", 1) => {
                 if let syn::Expr::Closure(cl) = &m.args[0] {
-                    v.extend(self.expr(&cl.body, &Hint::default())?);
+                    v.extend(self.install(&m.receiver, &cl.body, line)?);
                     return Ok(v);
                 }
             }

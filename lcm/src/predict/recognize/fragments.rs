@@ -19,7 +19,7 @@ impl Recognizer<'_> {
                     return Err(self.err(
                         *l,
                         format!(
-                            "expected `// lcm: fragment NAME` above the model line `{a}`, found none in this annotation block"
+                            "expected a fragment name for the model line `{a}`: `// lcm: fragment NAME` in this annotation block or a `pplib::frag(\"NAME\")` / `pplib::frag_scope(\"NAME\", ..)` call heading the statement below it, found neither"
                         ),
                     ))
                 }

@@ -19,7 +19,13 @@
 //!   and `let guard = m.lock()` (the rest of the block holds the mutex);
 //! - pplib's closure wrappers `pplib::wait(kind, || ..)`, `pplib::par_scope`,
 //!   `pplib::task_scope`, `pplib::frag_scope`: the closure runs at once on the calling
-//!   thread, so its body is read as inline code.
+//!   thread, so its body is read as inline code;
+//! - pplib's calls as names and structure (module `pplib_structure`): `pplib::frag("NAME")`
+//!   guards and `pplib::frag_scope("NAME", ..)` name fragments (no `// lcm: fragment`
+//!   needed; both written and different is an error), `pp_for_each*` / `.recorded()` end a
+//!   data-parallel loop, `pplib::par()` / `par_scope` with `task()` / `task_scope` inside are
+//!   a fork point of those tasks, and pool sizes (`pplib::pool(K)`,
+//!   `ThreadPoolBuilder::num_threads(K)`, `pplib::run(K, ..)`) are the p of the pool's work.
 //!
 //! Producer/consumer chains (task loops linked by channels) become [`NodeKind::Pipeline`].
 
@@ -35,16 +41,18 @@ mod channels;
 mod constructs;
 mod fragments;
 mod loops;
+mod pplib_calls;
+mod pplib_structure;
 mod spawns;
 mod syntax;
 
+pub use pplib_structure::{fragment_sites, FragmentSite};
 use spawns::{is_spawn, is_spawn_loop};
 use syntax::{
-    collect_fns, collect_type_names, end_line, lock_receiver, start_line, while_let_recv,
-    FragmentScan,
+    collect_fns, collect_type_names, lock_receiver, start_line, while_let_recv, FragmentScan,
 };
 
-pub(crate) const PAR_METHODS: [&str; 12] = [
+pub(crate) const PAR_METHODS: [&str; 17] = [
     "par_iter",
     "par_iter_mut",
     "into_par_iter",
@@ -57,6 +65,12 @@ pub(crate) const PAR_METHODS: [&str; 12] = [
     "par_drain",
     "par_extend",
     "par_sort",
+    // pplib's recorded consumers: data-parallel whatever iterator they end.
+    "pp_for_each",
+    "pp_for_each_item",
+    "pp_for_each_run",
+    "pp_for_each_init",
+    "recorded",
 ];
 pub(crate) const SCOPE_FNS: [&str; 2] = ["scope", "in_place_scope"];
 const CHANNEL_FNS: [&str; 4] = ["channel", "sync_channel", "unbounded", "bounded"];
@@ -76,6 +90,19 @@ pub struct Recognizer<'a> {
     depth: usize,
     /// Expressions recognized so far, followed calls included.
     visits: usize,
+    /// Pools built in the code walked so far: variable → size in the program's variables
+    /// (or why it is not), with the line that built it.
+    pools: HashMap<String, (Result<Expr, String>, usize)>,
+    /// How many constructs that change p (tasks, items, overridden statements) enclose the
+    /// code being recognized: a pool's size applies as it is only at 0.
+    splits: usize,
+    /// How many scope bodies (`rayon::scope`, `thread::scope`, pplib's `par` regions)
+    /// enclose the code being recognized: their own code is a task of its own, their
+    /// spawns are tasks of the scope's caller.
+    scope_bodies: usize,
+    /// The line of a `pool.install(..)` whose size a task node took over (see
+    /// [`Recognizer::task_arg`]).
+    claimed_install: Option<usize>,
 }
 
 /// The most expressions the recognizer looks at, counting each followed call's body
@@ -86,6 +113,18 @@ pub const MAX_VISITS: usize = 100_000;
 /// The deepest nesting of expressions, calls followed and held locks the recognizer
 /// walks (its recursion, and the depth of the tree it builds).
 pub const MAX_RECOGNIZE_DEPTH: usize = 2_000;
+
+/// Whether annotation `a` changes the variables of what its statement creates (`p = ..`,
+/// `NAME = ..` for a name that is not a category).
+fn overrides_p(a: &Annotation) -> bool {
+    match a {
+        Annotation::Processors(_) => true,
+        Annotation::Model { category, .. } => {
+            !super::tree::CATEGORIES.contains(&category.as_str()) && category != "bytes"
+        }
+        _ => false,
+    }
+}
 
 /// Hints from the annotation block of the statement being recognized.
 #[derive(Default, Clone)]
@@ -110,6 +149,10 @@ impl<'a> Recognizer<'a> {
             local_names,
             depth: 0,
             visits: 0,
+            pools: HashMap::new(),
+            splits: 0,
+            scope_bodies: 0,
+            claimed_install: None,
         }
     }
 
@@ -187,23 +230,16 @@ impl<'a> Recognizer<'a> {
             for (l, _) in &annots {
                 self.used_lines.insert(*l);
             }
-            if let Some(name) = annots.iter().find_map(|(_, a)| match a {
-                Annotation::Fragment(n) => Some(n.clone()),
-                _ => None,
-            }) {
-                let mut j = i + 1;
-                while j < stmts.len() {
-                    let prev_end = end_line(stmts[j - 1]);
-                    let next_start = start_line(stmts[j]);
-                    if self.src.blank_between(prev_end, next_start)
-                        || !self.src.block_above(next_start).is_empty()
-                    {
-                        break;
-                    }
-                    j += 1;
-                }
+            let call = pplib_calls::frag_call(s, &|n| self.fns.contains_key(n));
+            if let Some(name) = self.fragment_name(&annots, call.as_ref(), line)? {
+                let j = self.fragment_end(stmts, i, call.as_ref());
                 out.extend(self.fragment(&name, &annots, &stmts[i..j])?);
                 i = j;
+                continue;
+            }
+            if let Some((nodes, next)) = self.pplib_guard(stmts, i)? {
+                out.extend(self.apply_overrides(nodes, &annots, line)?);
+                i = next;
                 continue;
             }
             let hint = self.hint_from(&annots)?;
@@ -211,6 +247,7 @@ impl<'a> Recognizer<'a> {
             if let syn::Stmt::Local(local) = s {
                 if let Some(init) = &local.init {
                     self.note_channel(&local.pat, &init.expr);
+                    self.note_pool(&local.pat, &init.expr, line);
                     if let Some(mutex) = lock_receiver(&init.expr) {
                         self.enter(line, 0)?;
                         let rest = self.stmts(&stmts[i + 1..]);
@@ -227,6 +264,8 @@ impl<'a> Recognizer<'a> {
                     }
                 }
             }
+            let splits = annots.iter().any(|(_, a)| overrides_p(a));
+            self.splits += usize::from(splits);
             let nodes = match s {
                 syn::Stmt::Local(local) => match &local.init {
                     Some(init) => {
@@ -241,6 +280,7 @@ impl<'a> Recognizer<'a> {
                 syn::Stmt::Expr(e, _) => self.expr(e, &hint)?,
                 syn::Stmt::Item(_) | syn::Stmt::Macro(_) => Vec::new(),
             };
+            self.splits -= usize::from(splits);
             out.extend(self.apply_overrides(nodes, &annots, line)?);
             i += 1;
         }

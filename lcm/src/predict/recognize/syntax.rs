@@ -193,6 +193,19 @@ pub(super) fn while_let_recv(cond: &syn::Expr) -> Option<&syn::Expr> {
     None
 }
 
+/// Whether `m` is a method of a chain that an earlier parallel method already started
+/// (`par_chunks_mut(..).pp_for_each(..)`: one loop, named by its first method).
+fn ends_par_chain(m: &syn::ExprMethodCall) -> bool {
+    let mut e: &syn::Expr = &m.receiver;
+    while let syn::Expr::MethodCall(inner) = e {
+        if PAR_METHODS.contains(&inner.method.to_string().as_str()) {
+            return true;
+        }
+        e = &inner.receiver;
+    }
+    false
+}
+
 /// What a fragment's code holds: channel operations (linking tasks) and parallelism (covered
 /// by the model, named in the tree).
 #[derive(Default)]
@@ -202,15 +215,18 @@ pub(super) struct FragmentScan {
     pub(super) barriers: Vec<(String, usize)>,
     pub(super) parallel: Vec<String>,
     lines: Vec<usize>,
+    /// Whether a `pplib::frag` / `pplib::frag_scope` call names a fragment in the code.
+    pplib_fragment: bool,
 }
 
 impl FragmentScan {
     pub(super) fn fragment_lines(&self, src: &SourceFile) -> bool {
-        self.lines.iter().any(|l| {
-            src.block_above(*l)
-                .iter()
-                .any(|(_, a)| matches!(a, Annotation::Fragment(_)))
-        })
+        self.pplib_fragment
+            || self.lines.iter().any(|l| {
+                src.block_above(*l)
+                    .iter()
+                    .any(|(_, a)| matches!(a, Annotation::Fragment(_)))
+            })
     }
 }
 
@@ -228,7 +244,7 @@ impl<'ast> Visit<'ast> for FragmentScan {
             self.recvs.push((expr_name(&m.receiver), line));
         } else if name == "wait" && m.args.is_empty() {
             self.barriers.push((expr_name(&m.receiver), line));
-        } else if PAR_METHODS.contains(&name.as_str()) {
+        } else if PAR_METHODS.contains(&name.as_str()) && !ends_par_chain(m) {
             self.parallel
                 .push(format!("data-parallel `{name}` (line {line})"));
         }
@@ -236,6 +252,10 @@ impl<'ast> Visit<'ast> for FragmentScan {
     }
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let Some((full, last)) = path_last(&c.func) {
+            let frag = last == "frag" || last == "frag_scope";
+            if frag && (full == last || full.starts_with("pplib::")) {
+                self.pplib_fragment = true;
+            }
             if last == "join" || SCOPE_FNS.contains(&last.as_str()) || last == "spawn" {
                 self.parallel
                     .push(format!("`{full}` (line {})", start_line(c)));

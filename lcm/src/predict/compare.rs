@@ -1,0 +1,247 @@
+//! Comparing two versions' predictions: which one is faster at a point, whether the
+//! difference is within the predictions' uncertainty (a tie), and where the faster
+//! version changes (crossovers), reported only between points outside the uncertainty.
+//!
+//! # Where a prediction's uncertainty comes from
+//! A prediction composes models fitted to measurements; it is as uncertain as those
+//! measurements and those fits are. The models carry no interval (lca writes the fitted
+//! expression, not its confidence band), so lcm uses a **relative uncertainty**:
+//! - by default [`DEFAULT_RELATIVE_UNCERTAINTY`] (5 %): the run-to-run spread of a run
+//!   time on a quiet machine, below which no measurement can rank two versions;
+//! - set by the user (`lcm compare --uncertainty 0.1`), for example from how far the
+//!   measured version's own prediction was from its measurements;
+//! - per point, when the measured version's time there is known: how far its own
+//!   prediction is from that measurement ([`self_prediction_uncertainty`], never below the
+//!   default). Both versions' predictions rest on the same models and the same
+//!   composition, so that error is the best estimate, known before the restructured
+//!   version ever ran, of how far the other prediction may be off too.
+//!
+//! # Ties and crossovers
+//! At a point with relative uncertainty u, the two predictions T_a, T_b are a **tie** when
+//! |T_a − T_b| / min(T_a, T_b) < u ([`verdict`]): the ranking is then a toss-up, not a
+//! finding. A **crossover** along a variable is reported between two points where
+//! different versions win outside the uncertainty; tie points between them are skipped
+//! (the crossover lies somewhere in the tie region and is interpolated where T_a − T_b
+//! changes sign), and a sign change between ties is no crossover at all.
+//!
+//! ```
+//! use lcm::predict::compare::{verdict, Verdict, DEFAULT_RELATIVE_UNCERTAINTY};
+//! // 0.02 % apart: a tie at the default 5 %.
+//! assert_eq!(verdict(1.0002, 1.0, DEFAULT_RELATIVE_UNCERTAINTY), Verdict::Tie);
+//! // 20 % apart: b is faster.
+//! assert_eq!(verdict(1.2, 1.0, DEFAULT_RELATIVE_UNCERTAINTY), Verdict::B);
+//! ```
+
+use super::error::PredictError;
+use super::grid::{group_by_others, Crossover};
+use lca::expr::Bindings;
+use serde::Serialize;
+
+/// The relative uncertainty of a prediction when nothing better is known: 5 %, the
+/// run-to-run spread of a run time on a quiet machine.
+pub const DEFAULT_RELATIVE_UNCERTAINTY: f64 = 0.05;
+
+/// Which version a comparison finds faster at one point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Version a is faster by more than the uncertainty.
+    A,
+    /// Version b is faster by more than the uncertainty.
+    B,
+    /// The difference is within the uncertainty (or a time is not a positive number).
+    Tie,
+}
+
+impl Verdict {
+    /// `a`, `b` or `tie`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::A => "a",
+            Verdict::B => "b",
+            Verdict::Tie => "tie",
+        }
+    }
+}
+
+/// The relative difference of two times: |ta − tb| / min(ta, tb) (NaN unless both are
+/// positive and finite).
+pub fn relative_difference(ta: f64, tb: f64) -> f64 {
+    let lo = ta.min(tb);
+    if !(ta.is_finite() && tb.is_finite() && lo > 0.0) {
+        return f64::NAN;
+    }
+    (ta - tb).abs() / lo
+}
+
+/// Whether predictions `ta` and `tb` with relative uncertainty `u` are a tie:
+/// their relative difference is below `u`. False when a time is not positive and finite
+/// (nothing to call).
+pub fn is_tie(ta: f64, tb: f64, u: f64) -> bool {
+    relative_difference(ta, tb) < u
+}
+
+/// The verdict at one point: [`Verdict::Tie`] when [`is_tie`] or a time is not a positive
+/// number, else the faster version.
+pub fn verdict(ta: f64, tb: f64, u: f64) -> Verdict {
+    let d = relative_difference(ta, tb);
+    if d.is_nan() || d < u {
+        Verdict::Tie
+    } else if ta < tb {
+        Verdict::A
+    } else {
+        Verdict::B
+    }
+}
+
+/// The relative uncertainty of predictions at a point where the measured version was
+/// predicted `predicted` and measured `measured` seconds: |predicted − measured| / measured,
+/// never below `floor` (use [`DEFAULT_RELATIVE_UNCERTAINTY`]); `floor` when either is not
+/// a positive finite number.
+pub fn self_prediction_uncertainty(predicted: f64, measured: f64, floor: f64) -> f64 {
+    if !(predicted.is_finite() && measured.is_finite() && measured > 0.0) {
+        return floor;
+    }
+    ((predicted - measured).abs() / measured).max(floor)
+}
+
+/// Reads a relative uncertainty as a fraction (`0.05`) or a percentage (`5%`); it must be
+/// finite and at least 0.
+pub fn parse_uncertainty(s: &str) -> Result<f64, PredictError> {
+    let t = s.trim();
+    let (num, scale) = match t.strip_suffix('%') {
+        Some(p) => (p.trim(), 0.01),
+        None => (t, 1.0),
+    };
+    num.parse::<f64>()
+        .ok()
+        .map(|v| v * scale)
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            PredictError::Usage(format!(
+                "--uncertainty: expected a fraction (0.05) or a percentage (5%) of at least 0, found `{t}`"
+            ))
+        })
+}
+
+/// A comparison of two versions over a set of points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The points (variable values).
+    pub points: Vec<Bindings>,
+    /// Version a's predicted times (seconds), indexed like `points`.
+    pub ta: Vec<f64>,
+    /// Version b's predicted times (seconds).
+    pub tb: Vec<f64>,
+    /// The relative uncertainty at each point.
+    pub uncertainty: Vec<f64>,
+    /// The verdict at each point.
+    pub verdicts: Vec<Verdict>,
+    /// The crossovers outside the uncertainty along the varying variables.
+    pub crossovers: Vec<Crossover>,
+}
+
+impl Comparison {
+    /// Compares `ta` with `tb` at `points` (equal lengths), with relative uncertainty
+    /// `uncertainty[i]` at point i, and finds crossovers along `variables`.
+    pub fn new(
+        variables: &[String],
+        points: Vec<Bindings>,
+        ta: Vec<f64>,
+        tb: Vec<f64>,
+        uncertainty: Vec<f64>,
+    ) -> Comparison {
+        let verdicts: Vec<Verdict> = (0..points.len())
+            .map(|i| verdict(ta[i], tb[i], uncertainty[i]))
+            .collect();
+        let diff: Vec<f64> = ta.iter().zip(&tb).map(|(a, b)| a - b).collect();
+        let crossovers = crossovers_beyond(variables, &points, &diff, &verdicts);
+        Comparison {
+            points,
+            ta,
+            tb,
+            uncertainty,
+            verdicts,
+            crossovers,
+        }
+    }
+
+    /// The same relative uncertainty `u` at every point.
+    pub fn uniform(
+        variables: &[String],
+        points: Vec<Bindings>,
+        ta: Vec<f64>,
+        tb: Vec<f64>,
+        u: f64,
+    ) -> Comparison {
+        let n = points.len();
+        Comparison::new(variables, points, ta, tb, vec![u; n])
+    }
+
+    /// Points where a, b win and where they tie.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let count = |v: Verdict| self.verdicts.iter().filter(|&&x| x == v).count();
+        (count(Verdict::A), count(Verdict::B), count(Verdict::Tie))
+    }
+}
+
+/// The crossovers along each of `variables` of versions a and b whose difference
+/// T_a − T_b at `points[i]` is `diff[i]`, counted only between points whose verdicts are
+/// decisive (not [`Verdict::Tie`]) and different; tie points between them are skipped and
+/// `at` interpolates the sign change of `diff` between the tie region's decisive ends (the
+/// midpoint of the adjacent pair where it changes sign, or of the ends when it never does).
+/// Points are grouped by their other variables and scanned in the order of the variable.
+pub fn crossovers_beyond(
+    variables: &[String],
+    points: &[Bindings],
+    diff: &[f64],
+    verdicts: &[Verdict],
+) -> Vec<Crossover> {
+    let mut out = Vec::new();
+    for var in variables {
+        for (key, mut idx) in group_by_others(points, var) {
+            idx.sort_by(|&a, &b| points[a][var].total_cmp(&points[b][var]));
+            let mut last: Option<usize> = None;
+            for (k, &j) in idx.iter().enumerate() {
+                if verdicts[j] == Verdict::Tie {
+                    continue;
+                }
+                if let Some(pos) = last {
+                    let i = idx[pos];
+                    if verdicts[i] != verdicts[j] {
+                        out.push(Crossover {
+                            variable: var.clone(),
+                            between: (points[i][var], points[j][var]),
+                            at: sign_change(&idx[pos..=k], points, var, diff),
+                            others: key
+                                .iter()
+                                .filter(|(k, _)| variables.contains(k))
+                                .cloned()
+                                .collect(),
+                            better_after: verdicts[j].as_str().into(),
+                        });
+                    }
+                }
+                last = Some(k);
+            }
+        }
+    }
+    out
+}
+
+/// Where `diff` changes sign along `run` (point indices in the order of `var`): linear
+/// interpolation in the first adjacent pair with opposite signs, else the run's midpoint.
+fn sign_change(run: &[usize], points: &[Bindings], var: &str, diff: &[f64]) -> f64 {
+    for w in run.windows(2) {
+        let (d0, d1) = (diff[w[0]], diff[w[1]]);
+        let (x0, x1) = (points[w[0]][var], points[w[1]][var]);
+        if d0 == 0.0 {
+            return x0;
+        }
+        if (d0 > 0.0) != (d1 > 0.0) && d1 != 0.0 {
+            return x0 + (x1 - x0) * d0 / (d0 - d1);
+        }
+    }
+    let (first, last) = (run[0], run[run.len() - 1]);
+    (points[first][var] + points[last][var]) / 2.0
+}
