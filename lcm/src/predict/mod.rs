@@ -111,6 +111,7 @@
 pub mod account;
 pub mod compose;
 pub mod datatrace;
+pub mod derive;
 pub mod env;
 pub mod error;
 pub mod grid;
