@@ -238,12 +238,14 @@ pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationEr
         "input" => Annotation::Input,
         "output" => Annotation::Output,
         "like" => Annotation::Like,
-        _ => return Err(err(
-            content_start,
-            format!(
+        _ => {
+            return Err(err(
+                content_start,
+                format!(
                 "expected `fragment`, `like`, `input`, `output` or `KEY = EXPR`, found `{keyword}`"
             ),
-        )),
+            ))
+        }
     };
     match (name, extra) {
         (Some(n), None) if is_ident_or_path(n) => Ok(Some(make(n.to_string()))),

@@ -13,9 +13,9 @@
 //!    only quiet repetitions count, the fastest is kept, and the report says how quiet the
 //!    machine was ([`conditions`]);
 //! 2. fit every fragment's categories with `lca`'s automatic search ([`fit`]; overheads that
-//!    vanish at p = 1 as `(p - 1) * f`), derive each version's models with the case's
-//!    structural rules ([`case::Case::version_fits`]) and write them into copies of both
-//!    sources ([`annotate`]);
+//!    vanish at p = 1 as `(p - 1) * f`) into `models.lcm`; both versions' sources derive
+//!    their fragments' models from it by the rules written in them (docs/models.md,
+//!    "Derived models"), with the variables the study measures ([`case::rule_vars`]);
 //! 3. price inter-processor data movement on this machine ([`calibrate_machine`], lcm's
 //!    microbenchmarks) and, for a pipelined other version, the move of the handed-over data
 //!    into the second stage at every size ([`crate::fft::transfer`]) and its hand-offs
@@ -33,7 +33,6 @@
 //!
 //! The last line the `study` binary prints is [`compare::Summary::line`].
 
-pub mod annotate;
 pub mod calibrate;
 pub mod case;
 pub mod compare;
@@ -345,9 +344,6 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         .join("\n");
     write(&cfg.out.join("models.lcm"), &models_text)?;
     say(format!("fitted {} fragments", fits.len()));
-    // Each version's fragment models: the structural rules of the case (per loop iteration,
-    // locks per shard) and, for the other version's tasks that share the machine, the
-    // co-run slowdown.
     let machine = calibrate_machine(cfg.quick);
     let machine_path = cfg.out.join("machine.txt");
     write(&machine_path, &machine.to_text())?;
@@ -366,19 +362,20 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             1e9 * k.concurrent_key_s
         ));
     }
-    let (base_fits, other_fits) = case.version_fits(&fits, &co_run, kernels.as_ref());
-    let base_models: Vec<_> = base_fits.iter().map(FragmentFit::model).collect();
-    let other_models: Vec<_> = other_fits.iter().map(FragmentFit::model).collect();
-    let (other_src, missing_other) = annotate::annotate(other.source, &other_models);
-    let (base_src, missing_base) = annotate::annotate(base.source, &base_models);
-    for m in missing_other.iter().chain(&missing_base) {
-        warnings.push(format!(
-            "fragment {m} has no fitted model (not measured in {})",
-            base.name
-        ));
-    }
-    write(&cfg.out.join(other.file), &other_src)?;
-    write(&cfg.out.join(base.file), &base_src)?;
+    // Both sources as they are: their fragments take the fitted models (models.lcm) or derive
+    // theirs from them by the rules written in them; the study binds the rules' variables.
+    let fragment_names: Vec<String> = fits.iter().map(|f| f.name.clone()).collect();
+    let rules = case::rule_vars(
+        &case,
+        &fragment_names,
+        &co_run,
+        kernels.as_ref(),
+        &mut warnings,
+    );
+    let (other_src, base_src) = (other.source, base.source);
+    write(&cfg.out.join(other.file), other_src)?;
+    write(&cfg.out.join(base.file), base_src)?;
+    let models_path = cfg.out.join("models.lcm");
 
     // 3. Predict both versions at every point, before the other version runs. The machine's
     // communication prices (lcm calibrate) price the data moves that only the other version
@@ -386,18 +383,21 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     let base_path = cfg.out.join(base.file);
     let other_model = predict::Predictor::new(
         other.file,
-        &other_src,
+        other_src,
         case.entry,
+        &models_path,
         Some(&machine_path),
         Some(&base_path),
     )?;
     let base_model = predict::Predictor::new(
         base.file,
-        &base_src,
+        base_src,
         case.entry,
+        &models_path,
         Some(&machine_path),
         Some(&base_path),
     )?;
+    let other_fits = other_model.fragment_fits(&fits);
     warnings.extend(
         other_model
             .warnings
@@ -447,8 +447,8 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             // a microbenchmark of the pipeline's wiring; the other version has not run).
             let handoff = match case.pipeline {
                 Some(pl) if runs_other(p) => {
-                    let vars = point_vars(&case, n, p, iters, 0.0, transfer);
-                    let [a, b] = predict::stage_times(&other_model, &other_fits, &pl, &vars);
+                    let vars = point_vars(&case, n, p, iters, 0.0, transfer, &rules);
+                    let [a, b] = predict::stage_times(&other_model, &vars);
                     // The median of the runs during which no other load held a processor
                     // (of all when none was quiet), not the least: a waiting stage either
                     // catches the next item while it spins or sleeps until the kernel
@@ -474,7 +474,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                 }
                 _ => 0.0,
             };
-            let vars = point_vars(&case, n, p, iters, handoff, transfer);
+            let vars = point_vars(&case, n, p, iters, handoff, transfer, &rules);
             let pb = base_model.seconds(&vars).unwrap_or_else(|e| {
                 warnings.push(format!(
                     "lcm ({}) at {}={n} p={p}: {e}",
@@ -558,7 +558,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             // The fragment's own window holds no hand-off (but the transfer): compare
             // without it.
             let transfer = transfers.get(&n).copied().unwrap_or(0.0);
-            let at = point_vars(&case, n, p, iters, 0.0, transfer);
+            let at = point_vars(&case, n, p, iters, 0.0, transfer, &rules);
             let (p_f, comm) = predict::fragment_processors(&other_model, &f.name, &at);
             let mut vars: BTreeMap<String, f64> = at.into_iter().collect();
             vars.insert("p".into(), p_f);

@@ -173,13 +173,16 @@ fn add_contention(
     ))
 }
 
+/// A derived fragment's category models and measured range.
+type DerivedModels = (Vec<(String, Expr)>, Vec<lca::range::VarRange>);
+
 /// The derived categories of one fragment (see the module docs).
 fn derive_fragment(
     name: &str,
     rules: &Rules,
     measured: &Measured,
     file: &str,
-) -> Result<(Vec<(String, Expr)>, Vec<lca::range::VarRange>), PredictError> {
+) -> Result<DerivedModels, PredictError> {
     let mut categories = Vec::new();
     let mut ranges = Vec::new();
     if let Some((line, base)) = &rules.like {

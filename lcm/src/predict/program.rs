@@ -211,7 +211,8 @@ fn prepare(name: &str, text: &str, opts: &PredictOptions) -> Result<Prepared, Pr
     let measured = match &opts.measured {
         Some(p) => {
             let t = read(p)?;
-            let (mroot, _) = structure(&p.display().to_string(), &t, &opts.entry, None)?;
+            // With the same models file: its derived fragments resolve like this one's.
+            let (mroot, _) = structure(&p.display().to_string(), &t, &opts.entry, models)?;
             Some(moves(&mroot))
         }
         None => None,
