@@ -10,7 +10,20 @@
 //! // lcm: p = EXPR               processor override
 //! // lcm: iterations = EXPR      trip count of a sequential loop
 //! // lcm: range VAR = MIN..MAX, … the measured range of the models' variables
+//! // lcm: like NAME              start from every model of measured fragment NAME
+//! // lcm: contention = EXPR      slowdown beside concurrent tasks, a share of pc
 //! ```
+//!
+//! # Derived models (restructuring rules)
+//!
+//! In the source of a restructured version, a category's expression may refer to a model
+//! of the measured version: `FRAGMENT.CATEGORY` (`// lcm: sl = fill.sl / shards`) is one
+//! dotted variable of the expression ([`references`] lists them; the fragment name is
+//! everything before the last dot). `like NAME` makes a fragment inherit every category
+//! model of the measured fragment NAME; `contention = EXPR` marks a fragment that runs
+//! beside other busy tasks. `lcm predict --models FILE` resolves them against the models
+//! file; docs/models.md describes the rules. A models file itself holds fitted models
+//! only: a reference, `like` or `contention` there is an error.
 //!
 //! Spaces around tokens are free; `lcm:` must follow `//` (after optional spaces). `p` and
 //! `iterations` are reserved and never categories.
@@ -90,6 +103,27 @@ pub enum Annotation {
     Iterations(Expr),
     /// `// lcm: range VAR = MIN..MAX, …` (the measured range of the models' variables).
     Range(Vec<VarRange>),
+    /// `// lcm: like NAME`: the fragment starts from every category model of the measured
+    /// fragment NAME (from the models file); its own category lines replace some of them.
+    Like(String),
+    /// `// lcm: contention = EXPR`: the fragment shares the machine with concurrent tasks;
+    /// its pure computation slows by the share EXPR (added to its memory loss).
+    Contention(Expr),
+}
+
+/// The reserved key of [`Annotation::Contention`].
+pub const CONTENTION: &str = "contention";
+
+/// The measured models an expression refers to: its dotted variables `FRAGMENT.CATEGORY`
+/// (`fill.sl` gives `("fill", "sl")`), split at the last dot, in name order.
+pub fn references(expr: &Expr) -> Vec<(String, String)> {
+    expr.variables()
+        .into_iter()
+        .filter_map(|v| {
+            let (frag, cat) = v.rsplit_once('.')?;
+            Some((frag.to_string(), cat.to_string()))
+        })
+        .collect()
 }
 
 /// A malformed annotation: 1-based line (1 for [`parse_line`]) and character column.
@@ -152,7 +186,7 @@ pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationEr
     if content.is_empty() {
         return Err(err(
             comment_text.len(),
-            "expected `fragment NAME`, `input NAME`, `output NAME` or `KEY = EXPR` after `lcm:`, found end of line".into(),
+            "expected `fragment NAME`, `like NAME`, `input NAME`, `output NAME` or `KEY = EXPR` after `lcm:`, found end of line".into(),
         ));
     }
     let content_start = rest_start + (rest.len() - rest.trim_start().len());
@@ -188,6 +222,7 @@ pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationEr
         return Ok(Some(match key {
             "p" => Annotation::Processors(expr),
             "iterations" => Annotation::Iterations(expr),
+            CONTENTION => Annotation::Contention(expr),
             _ => Annotation::Model {
                 category: key.to_string(),
                 expr,
@@ -202,12 +237,13 @@ pub fn parse_line(comment_text: &str) -> Result<Option<Annotation>, AnnotationEr
         "fragment" => Annotation::Fragment,
         "input" => Annotation::Input,
         "output" => Annotation::Output,
+        "like" => Annotation::Like,
         _ => {
             return Err(err(
                 content_start,
                 format!(
-                    "expected `fragment`, `input`, `output` or `KEY = EXPR`, found `{keyword}`"
-                ),
+                "expected `fragment`, `like`, `input`, `output` or `KEY = EXPR`, found `{keyword}`"
+            ),
             ))
         }
     };
@@ -289,6 +325,11 @@ pub fn parse_models(text: &str) -> Result<Vec<FragmentModel>, AnnotationError> {
                         frag.name
                     )));
                 }
+                if let Some((rf, rc)) = references(&expr).into_iter().next() {
+                    return Err(err(format!(
+                        "expected a fitted model of `{category}` in a models file, found a reference to `{rf}.{rc}` (references belong in the restructured source)"
+                    )));
+                }
                 frag.categories.push((category, expr));
             }
             Some(Annotation::Range(ranges)) => {
@@ -332,6 +373,8 @@ impl fmt::Display for Annotation {
             Annotation::Output(n) => write!(f, "// lcm: output {n}"),
             Annotation::Processors(e) => write!(f, "// lcm: p = {e}"),
             Annotation::Iterations(e) => write!(f, "// lcm: iterations = {e}"),
+            Annotation::Like(n) => write!(f, "// lcm: like {n}"),
+            Annotation::Contention(e) => write!(f, "// lcm: {CONTENTION} = {e}"),
             Annotation::Range(ranges) => {
                 write!(f, "// lcm: range ")?;
                 for (i, r) in ranges.iter().enumerate() {
@@ -412,6 +455,60 @@ mod tests {
         assert_eq!(parse_line("let x = 1; // lcm: rt = n").unwrap(), None);
         assert_eq!(parse_line("// lcmx").unwrap(), None);
         assert_eq!(parse_line("").unwrap(), None);
+    }
+
+    #[test]
+    fn derived_forms_parse_and_print() {
+        for line in [
+            "// lcm: like fill",
+            "// lcm: like fft.cols",
+            "// lcm: contention = corun_cols",
+            "// lcm: sl = fill.sl/shards",
+            "// lcm: wc = search.pc*(p*span - 1)",
+            "// lcm: ml = n*2*(p - 1)/p*max(concurrent_key_s - sharded_key_s, 0)",
+            "// lcm: pc = fft.cols.pc*0.0025",
+        ] {
+            let a = parse_line(line).unwrap().unwrap();
+            assert_eq!(a.to_string(), line);
+        }
+        let Some(Annotation::Model { expr, .. }) =
+            parse_line("// lcm: wc = search.pc*(p*span - 1) + fft.cols.wc").unwrap()
+        else {
+            panic!("a model line")
+        };
+        assert_eq!(
+            references(&expr),
+            [
+                ("fft.cols".to_string(), "wc".to_string()),
+                ("search".to_string(), "pc".to_string())
+            ]
+        );
+        assert_eq!(
+            parse_line("// lcm: contention = 0.2").unwrap(),
+            Some(Annotation::Contention(Expr::Num(0.2)))
+        );
+        // Numbers keep their dots; a dot before a digit is no reference.
+        let Some(Annotation::Model { expr, .. }) = parse_line("// lcm: rt = 2.5e-3*n").unwrap()
+        else {
+            panic!("a model line")
+        };
+        assert!(references(&expr).is_empty());
+        assert!(parse_line("// lcm: rt = fill.").is_err());
+        assert!(parse_line("// lcm: rt = fill.5").is_err());
+        assert!(parse_line("// lcm: like").is_err());
+        assert!(parse_line("// lcm: like a b").is_err());
+        assert!(parse_line("// lcm: contention =").is_err());
+    }
+
+    #[test]
+    fn models_files_hold_no_derived_models() {
+        let e = parse_models("// lcm: fragment a\n// lcm: sl = b.sl/2\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("`b.sl`"), "{e}");
+        let e = parse_models("// lcm: fragment a\n// lcm: like b\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = parse_models("// lcm: fragment a\n// lcm: contention = 1\n").unwrap_err();
+        assert_eq!(e.line, 2);
     }
 
     #[test]

@@ -96,10 +96,17 @@ fn fft_quick_study_predicts_every_point() {
         "{}",
         transpose.model()
     );
+    // The TP source carries its restructuring rules; lcm derived its models from models.lcm.
     let tp = std::fs::read_to_string(report.join("tp.rs")).unwrap();
     assert!(
-        tp.contains("// lcm: fragment cols\n        // lcm: pc = "),
-        "TP copy not annotated"
+        tp.contains("// lcm: fragment cols\n        // lcm: like cols"),
+        "TP copy without its rules"
+    );
+    let cols = r.other_fits.iter().find(|f| f.name == "cols").unwrap();
+    assert!(
+        cols.model().to_string().contains("corun_cols"),
+        "{}",
+        cols.model()
     );
     let line = r.summary.line();
     assert!(
@@ -143,19 +150,20 @@ fn histogram_quick_study_predicts_every_point() {
     let k = r.kernels.expect("kernel prices");
     assert!(k.base_key_s > 0.0 && k.other_key_s > 0.0 && k.concurrent_key_s > 0.0);
     let fill = r.other_fits.iter().find(|f| f.name == "fill").unwrap();
-    let form = |c: &str| {
+    let model = |c: &str| {
         fill.categories
             .iter()
             .find(|x| x.category == c)
-            .map(|x| x.form.clone())
+            .map(|x| x.expr.to_string())
             .unwrap_or_default()
     };
-    assert!(form("pc").contains("kernel work ratio"), "{}", form("pc"));
+    // Derived by the rules in sharded.rs from the locked version's models.
     assert!(
-        form("ml").starts_with("n*2(p-1)/p*concurrent"),
+        model("pc").contains("sharded_key_s/locked_key_s"),
         "{}",
-        form("ml")
+        model("pc")
     );
+    assert!(model("ml").contains("concurrent_key_s"), "{}", model("ml"));
 }
 
 #[test]
@@ -194,7 +202,10 @@ fn queens_quick_study_repeats_counts_and_predicts_every_point() {
             src.contains("// lcm: iterations = iters"),
             "{file} lacks the repetition loop"
         );
-        assert!(src.contains("// lcm: pc = "), "{file} not annotated");
+        assert!(
+            src.contains("// lcm: like search"),
+            "{file} without its rules"
+        );
     }
     // Both versions' speculation comes from their blocks' useful work.
     let tree = std::fs::read_to_string(report.join("tree.rs")).unwrap();

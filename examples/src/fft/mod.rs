@@ -23,8 +23,9 @@
 //!   matrix k while task B does `transpose` + `rows` of matrix k−1.
 //!
 //! The files `dp.rs` and `tp.rs` are also the inputs of `lcm predict` in the study: their
-//! fragments carry `// lcm: fragment NAME` comments, and the study copies them (see
-//! [`DP_SOURCE`], [`TP_SOURCE`]) and writes the fitted models under those comments.
+//! fragments carry `// lcm: fragment NAME` comments; the study passes them (see
+//! [`DP_SOURCE`], [`TP_SOURCE`]) with the models fitted on `dp` (`--models`), from which
+//! `tp.rs`'s rules derive its fragments' models.
 
 pub mod dp;
 pub mod handoff;

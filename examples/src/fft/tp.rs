@@ -10,6 +10,15 @@
 //! `transpose` reads the matrix `a` that `cols` wrote on task A's processor (`// lcm: input
 //! a`): the study prices that move with a microbenchmark of these kernels at every size
 //! ([`super::transfer`]), since what it costs depends on which cache holds the matrix.
+//!
+//! Each fragment derives from the data-parallel version's measured models (`lcm predict
+//! --models`; docs/models.md, "Derived models"). Variables the study measures before this
+//! version runs: `corun_FRAGMENT` (how much the fragment's pure computation slows when it
+//! shares the machine with the other task, from the measured version run beside a
+//! co-runner), `handoff_s` (seconds per item the pipeline loses to each stage's hand-off,
+//! [`super::handoff`]) and `transfer_s` (seconds `transpose` pays to read a matrix written
+//! on the other stage's processor, [`super::transfer`]). `alloc` runs before the tasks
+//! start: it keeps its measured models.
 
 use super::{block_cols, init_block, transpose_block, zeros, MatrixPool, Plan};
 use crossbeam_channel::{bounded, Receiver, Sender};
@@ -55,7 +64,11 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
     for k in 0..iters {
         let mut a = free.take();
 
+        // First fragment of stage A: it pays the hand-off (per execution on its p).
         // lcm: fragment init
+        // lcm: like init
+        // lcm: sl = init.sl + handoff_s * p
+        // lcm: contention = corun_init
         // lcm: output a
         pplib::frag_scope("init", || {
             a.par_chunks_mut(g * n)
@@ -64,6 +77,8 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
         });
 
         // lcm: fragment cols
+        // lcm: like cols
+        // lcm: contention = corun_cols
         // lcm: input a
         // lcm: output a
         pplib::frag_scope("cols", || {
@@ -94,7 +109,13 @@ fn task_b(
         let a = rx.recv().expect("task A sends every matrix");
         drop(receiving);
 
+        // First fragment of stage B: the hand-off, and the move of the matrix from the
+        // other stage's processor.
         // lcm: fragment transpose
+        // lcm: like transpose
+        // lcm: sl = transpose.sl + handoff_s * p
+        // lcm: ml = transpose.ml + transfer_s * p
+        // lcm: contention = corun_transpose
         // lcm: input a
         // lcm: output b
         pplib::frag_scope("transpose", || {
@@ -104,6 +125,8 @@ fn task_b(
         });
 
         // lcm: fragment rows
+        // lcm: like rows
+        // lcm: contention = corun_rows
         // lcm: input b
         // lcm: output b
         pplib::frag_scope("rows", || {

@@ -20,7 +20,13 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // lcm: iterations = groups
         for group in &groups {
             let quota = Quota::new(group.len(), k - total);
+            // The models are per count (all groups): one group's share is 1/groups.
+            // Speculation within a group follows its blocks' useful work (`base_span`,
+            // [`super::loop_span`]), a step function of k that a fitted wc cannot follow.
             // lcm: fragment search
+            // lcm: iterations = groups
+            // lcm: like search
+            // lcm: wc = search.pc * (p*base_span - 1)
             let tag = pplib::frag("search");
             let forked = pplib::par();
             group

@@ -3,7 +3,11 @@
 //! (their tasks are closed as wasted).
 //!
 //! This file is also the input of `lcm predict`: the whole count is repeated `iters` times
-//! (so that one run is long enough to time), each repetition one parallel loop.
+//! (so that one run is long enough to time), each repetition one parallel loop. Its
+//! `search` derives from the loop version's measured `search` (`--models`; docs/models.md,
+//! "Derived models"), with variables `groups` (the depth-1 groups the loop version needed
+//! for the first k solutions, a property of the input) and `span` (the largest thread
+//! block's share of the useful work, [`super::tree_span`]).
 
 use super::{depth2_groups, search_item, Quota};
 use rayon::prelude::*;
@@ -16,7 +20,15 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
     // lcm: iterations = iters
     for _ in 0..iters {
         let quota = Quota::new(items.len(), k);
+        // One parallel loop instead of one per group: its load imbalance and insufficient
+        // parallelism are paid once, not `groups` times. Speculation: one thread per
+        // contiguous block of items; the processors' time beyond the useful work while the
+        // count waits for the longest block, in place of the loop version's wc.
         // lcm: fragment search
+        // lcm: like search
+        // lcm: li = search.li / groups
+        // lcm: ip = search.ip / groups
+        // lcm: wc = search.pc * (p*span - 1)
         let tag = pplib::frag("search");
         let forked = pplib::par();
         items

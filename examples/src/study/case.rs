@@ -2,9 +2,7 @@
 //! one predicted), how to run each at a design point, and the variables `lcm` binds.
 
 use super::design::{fft_iterations, queens_iterations, ProgramKind};
-use super::model::FragmentFit;
 use crate::{fft, histogram, queens};
-use lca::expr::{BinOp, Expr};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -24,22 +22,18 @@ pub struct Version {
     pub min_p: usize,
 }
 
-/// The other version's tasks as a pipeline: which fragments each stage runs, and the
-/// machine's prices of a hand-off between stages (see [`crate::fft::handoff`]) and of moving
-/// the handed-over data to the second stage's processor (see [`crate::fft::transfer`]).
+/// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the
+/// microbenchmarks that price its hand-offs and its data move between the stages, bound as
+/// [`HANDOFF_VAR`] and [`TRANSFER_VAR`] for the rules in its source.
 #[derive(Clone, Copy)]
 pub struct Pipeline {
-    /// Fragments of each stage, in order (the first of each carries the hand-off's cost;
-    /// the first of the second stage, which reads what the first stage handed over, carries
-    /// the transfer's).
-    pub stages: [&'static [&'static str]; 2],
     /// Seconds per item the pipeline loses to its hand-offs, for stage times (a, b): one
-    /// run of the microbenchmark (the study repeats it and keeps the least of the quiet
+    /// run of the microbenchmark (the study repeats it and keeps the median of the quiet
     /// runs).
     pub overhead: fn(f64, f64) -> f64,
     /// Seconds of the second stage's first fragment at a size when its input was written on
     /// its own processor and on the other stage's (one run of the microbenchmark: the study
-    /// repeats it, keeps the least of each over the quiet runs, and prices the difference).
+    /// repeats it and prices the difference).
     pub transfer: fn(u64) -> (f64, f64),
 }
 
@@ -52,7 +46,9 @@ pub const TRANSFER_VAR: &str = "transfer_s";
 
 /// Per-key prices of the two versions' kernels on this machine, from a microbenchmark of
 /// the program's own kernels ([`Case::kernels`]; the sharded histogram,
-/// [`crate::histogram::kernels`]), seconds per key.
+/// [`crate::histogram::kernels`]), seconds per key. Bound as `locked_key_s`,
+/// `sharded_key_s` and `concurrent_key_s` ([`KernelPrices::vars`]) for the rules in the
+/// other version's source.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelPrices {
     /// The base version's kernel on one thread.
@@ -75,6 +71,15 @@ impl KernelPrices {
     pub fn concurrent_loss_s(&self) -> f64 {
         (self.concurrent_key_s - self.other_key_s).max(0.0)
     }
+
+    /// The prices as the variables of the histogram's rules (`sharded.rs`).
+    pub fn vars(&self) -> [(String, f64); 3] {
+        [
+            ("locked_key_s".into(), self.base_key_s),
+            ("sharded_key_s".into(), self.other_key_s),
+            ("concurrent_key_s".into(), self.concurrent_key_s),
+        ]
+    }
 }
 
 /// Name of the variable that carries the other version's useful-work span ([`Case::span`]).
@@ -84,22 +89,12 @@ pub const SPAN_VAR: &str = "span";
 /// ([`Case::base_span`]).
 pub const BASE_SPAN_VAR: &str = "base_span";
 
-/// `pc * (p * span - 1)` for fragment `f` (unchanged when it has no `pc`), in place of its
-/// `wc`: the processors' time beyond the useful work while the longest block finishes.
-fn speculation(f: &FragmentFit, span: &str) -> FragmentFit {
-    let Some(pc) = f.categories.iter().find(|c| c.category == "pc") else {
-        return f.clone();
-    };
-    let p_span = Expr::bin(BinOp::Mul, Expr::Var("p".into()), Expr::Var(span.into()));
-    let wc = Expr::bin(
-        BinOp::Mul,
-        pc.expr.clone(),
-        Expr::bin(BinOp::Sub, p_span, Expr::Num(1.0)),
-    );
-    f.without("wc").with_extra(
-        "wc",
-        wc,
-        &format!("speculation: pc*(p*{span}-1), from the blocks' useful work"),
+/// Name of the variable that carries fragment `name`'s co-run slowdown (a share of its pure
+/// computation) into the rules of the other version's source (`contention = corun_NAME`).
+pub fn co_run_var(name: &str) -> String {
+    format!(
+        "corun_{}",
+        name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
     )
 }
 
@@ -132,7 +127,7 @@ pub struct Case {
     pub size_var: &'static str,
     /// Name of the second variable (`iters`), bound with the iterations of each point.
     pub iters_var: Option<&'static str>,
-    /// Fixed extra bindings (the board size of n-queens).
+    /// Fixed extra bindings (the board size of n-queens, the histogram's shard count).
     pub fixed: &'static [(&'static str, f64)],
     /// Iterations at a size, for a target run time (seconds).
     pub iterations: fn(u64, f64) -> u64,
@@ -142,53 +137,29 @@ pub struct Case {
     /// uninstrumented instance of the program's kernels at a size, run on a second thread
     /// until the flag is set. The study measures the base version at p = 1 beside it (the
     /// co-run calibration) to price how much the fragments slow down when they share the
-    /// machine.
+    /// machine, bound per fragment as [`co_run_var`].
     /// Returns the iterations of the kernels it did.
     pub co_runner: Option<fn(u64, &AtomicBool) -> u64>,
     /// The trip count of the base version's sequential loop at a size, bound as `groups`
     /// (n-queens: the depth-1 groups holding the first k solutions, a property of the input).
-    /// The fitted models are per execution of the outer loop (per run divided by `iters`: one
-    /// whole count); the base version's copy divides them by `groups` (per inner loop
-    /// iteration), and the other version, one parallel loop over all groups' items,
-    /// has its load imbalance and insufficient parallelism (paid once per parallel loop) divided
-    /// by `groups`.
     pub groups: Option<fn(u64) -> f64>,
-    /// Locks of the other version per lock of the base version (the sharded histogram: one
-    /// lock per shard instead of one). With keys spread evenly, the chance that an
-    /// acquisition finds its lock held (`sl`) scales by 1 / this. The memory loss (`ml`) is
-    /// not the base version's: see [`Case::kernels`].
-    pub lock_ratio: Option<f64>,
     /// One run of a microbenchmark of both versions' kernels (the sharded histogram,
-    /// [`crate::histogram::kernels`]); the study repeats it ([`super::calibrate::kernel_prices`])
-    /// and the other version's models become: pure computation `pc` times
-    /// [`KernelPrices::work_ratio`], and in place of the base version's memory loss `ml`
-    /// (lock-line bouncing behind one lock that serializes the threads), the concurrent
-    /// kernel's loss, `n * (p - 1) * 2 / p * ` [`KernelPrices::concurrent_loss_s`]
-    /// processor-seconds per execution (all of it at p = 2; in proportion to the chance
-    /// (p − 1) / p that another thread wrote an increment's lines last, beyond).
+    /// [`crate::histogram::kernels`]); the study repeats it
+    /// ([`super::calibrate::kernel_prices`]) and binds the prices ([`KernelPrices::vars`]).
     pub kernels: Option<fn() -> crate::histogram::kernels::KernelTimes>,
     /// The other version's useful-work span at (size, p) as a share of the whole useful work
-    /// (n-queens' tree version: [`crate::queens::tree_span`]), bound as [`SPAN_VAR`]: one
-    /// thread per contiguous block of work items, a block after the quota's last item
-    /// speculates and cannot help. The other version's speculative work `wc` becomes
-    /// `pc * (p * span - 1)` (the processors' time beyond the useful work while the count
-    /// waits for the longest block), in place of the base version's (speculation within
-    /// one group only).
+    /// (n-queens' tree version: [`crate::queens::tree_span`]), bound as [`SPAN_VAR`].
     pub span: Option<fn(u64, usize) -> f64>,
     /// The base version's useful-work span at (size, p) (n-queens' loop version, per group:
-    /// [`crate::queens::loop_span`]), bound as [`BASE_SPAN_VAR`]: the same rule for the base
-    /// version's own speculation, whose fitted `wc` (a smooth function of the size) cannot
-    /// follow the steps of the span.
+    /// [`crate::queens::loop_span`]), bound as [`BASE_SPAN_VAR`].
     pub base_span: Option<fn(u64, usize) -> f64>,
     /// Fragments that run a fixed number of times per run, outside the iterated loop (the
     /// 2D FFT's `alloc`: each version allocates its own number of matrices). Their records
     /// are divided by the number of times each ran (pp's `executions`), not by the
-    /// iterations, so that their models are per execution as `lcm` counts them; they run
-    /// before the other version's tasks, so no co-run slowdown is added to them.
+    /// iterations, so that their models are per execution as `lcm` counts them.
     pub setup: &'static [&'static str],
-    /// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the study
-    /// measures the hand-off's cost at the predicted stage times and adds it to the first
-    /// fragment of each stage (bound as [`HANDOFF_VAR`]).
+    /// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the
+    /// microbenchmarks of its hand-off and data move ([`Pipeline`]).
     pub pipeline: Option<Pipeline>,
 }
 
@@ -234,13 +205,11 @@ impl Case {
                 entry: "fft2d",
                 co_runner: Some(|n, stop| fft::co_run(n as usize, stop) as u64),
                 groups: None,
-                lock_ratio: None,
                 kernels: None,
                 span: None,
                 base_span: None,
                 setup: &["alloc"],
                 pipeline: Some(Pipeline {
-                    stages: [&["init", "cols"], &["transpose", "rows"]],
                     overhead: fft::handoff::handoff_overhead_once,
                     transfer: |n| fft::transfer::transfer_once(n as usize),
                 }),
@@ -276,7 +245,6 @@ impl Case {
                 entry: "count",
                 co_runner: None,
                 groups: Some(|k| queens::groups_needed(QUEENS_BOARD, k) as f64),
-                lock_ratio: None,
                 kernels: None,
                 span: Some(|k, p| queens::tree_span(&queens_items(k), p)),
                 base_span: Some(|k, p| {
@@ -315,12 +283,11 @@ impl Case {
                 },
                 size_var: "n",
                 iters_var: None,
-                fixed: &[],
+                fixed: &[("shards", histogram::SHARDS as f64)],
                 iterations: |_, _| 1,
                 entry: "fill",
                 co_runner: None,
                 groups: None,
-                lock_ratio: Some(histogram::SHARDS as f64),
                 kernels: Some(histogram::kernels::kernel_times_once),
                 span: None,
                 base_span: None,
@@ -328,103 +295,6 @@ impl Case {
                 pipeline: None,
             },
         }
-    }
-
-    /// The base version's and the other version's fragment models from the fitted ones
-    /// (per run of the base version): the structural rules of [`Case::groups`] and
-    /// [`Case::lock_ratio`], the co-run slowdown `co_run` (per fragment, a share of pure
-    /// computation) for the other version's tasks that share the machine, and for a
-    /// [`Pipeline`] the hand-off (a variable, [`HANDOFF_VAR`]).
-    pub fn version_fits(
-        &self,
-        fits: &[FragmentFit],
-        co_run: &[(String, f64)],
-        kernels: Option<&KernelPrices>,
-    ) -> (Vec<FragmentFit>, Vec<FragmentFit>) {
-        let mut base = Vec::new();
-        let mut other = Vec::new();
-        for f in fits {
-            let mut b = f.clone();
-            let mut o = f.clone();
-            if self.groups.is_some() {
-                let per = Expr::bin(BinOp::Div, Expr::Num(1.0), Expr::Var("groups".into()));
-                b = b.scaled(None, &per, "per group");
-                o = o.scaled(Some(&["li", "ip"]), &per, "one parallel loop");
-            }
-            if let Some(r) = self.lock_ratio {
-                o = o.scaled(Some(&["sl"]), &Expr::Num(1.0 / r), "locks x{r}");
-            }
-            if let Some(k) = kernels {
-                o = o.scaled(
-                    Some(&["pc"]),
-                    &Expr::Num(k.work_ratio()),
-                    "kernel work ratio (microbenchmark)",
-                );
-                // n * (p - 1) * 2 / p * loss
-                let p = || Expr::Var("p".into());
-                let share = Expr::bin(
-                    BinOp::Div,
-                    Expr::bin(
-                        BinOp::Mul,
-                        Expr::Num(2.0),
-                        Expr::bin(BinOp::Sub, p(), Expr::Num(1.0)),
-                    ),
-                    p(),
-                );
-                let loss = Expr::bin(
-                    BinOp::Mul,
-                    Expr::bin(
-                        BinOp::Mul,
-                        Expr::Num(k.concurrent_loss_s()),
-                        Expr::Var(self.size_var.into()),
-                    ),
-                    share,
-                );
-                o = o.without("ml").with_extra(
-                    "ml",
-                    loss,
-                    "n*2(p-1)/p*concurrent kernel loss (microbenchmark)",
-                );
-            }
-            if self.span.is_some() {
-                o = speculation(&o, SPAN_VAR);
-            }
-            if self.base_span.is_some() {
-                b = speculation(&b, BASE_SPAN_VAR);
-            }
-            let k = co_run
-                .iter()
-                .find(|(name, _)| *name == f.name && !self.setup.contains(&name.as_str()))
-                .map_or(0.0, |(_, k)| *k);
-            let mut o = o.with_co_run(k);
-            if let Some(pl) = &self.pipeline {
-                if pl
-                    .stages
-                    .iter()
-                    .any(|st| st.first() == Some(&f.name.as_str()))
-                {
-                    // Per execution, on the stage's p processors: handoff_s * p / p.
-                    let h = Expr::bin(
-                        BinOp::Mul,
-                        Expr::Var(HANDOFF_VAR.into()),
-                        Expr::Var("p".into()),
-                    );
-                    o = o.with_extra("sl", h, "hand-off (measured) * p");
-                }
-                if pl.stages[1].first() == Some(&f.name.as_str()) {
-                    // Per execution, on the stage's p processors: transfer_s * p / p.
-                    let t = Expr::bin(
-                        BinOp::Mul,
-                        Expr::Var(TRANSFER_VAR.into()),
-                        Expr::Var("p".into()),
-                    );
-                    o = o.with_extra("ml", t, "transfer (measured) * p");
-                }
-            }
-            base.push(b);
-            other.push(o);
-        }
-        (base, other)
     }
 
     /// The variables of a point as `lcm` binds them: size, p, iterations, fixed ones.
@@ -450,9 +320,51 @@ impl Case {
     }
 }
 
+/// The values the study measured once for the rules of both sources: per fragment the
+/// co-run slowdown ([`co_run_var`], 0 for a fragment without one) and the kernel prices.
+/// Without usable kernel prices the histogram's rules get equal prices (the sharded kernel
+/// then costs what the locked one did and loses nothing to concurrency), with a warning.
+pub fn rule_vars(
+    case: &Case,
+    fragments: &[String],
+    co_run: &[(String, f64)],
+    kernels: Option<&KernelPrices>,
+    warnings: &mut Vec<String>,
+) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = fragments
+        .iter()
+        .map(|f| {
+            let k = co_run
+                .iter()
+                .find(|(name, _)| name == f)
+                .map_or(0.0, |(_, k)| *k);
+            (co_run_var(f), if k.is_finite() { k } else { 0.0 })
+        })
+        .collect();
+    match (case.kernels, kernels) {
+        (Some(_), Some(k)) => v.extend(k.vars()),
+        (Some(_), None) => {
+            warnings.push(
+                "kernel microbenchmark: nothing usable; the sharded kernel is priced as the locked one"
+                    .into(),
+            );
+            v.extend(
+                KernelPrices {
+                    base_key_s: 1.0,
+                    other_key_s: 1.0,
+                    concurrent_key_s: 1.0,
+                }
+                .vars(),
+            );
+        }
+        _ => {}
+    }
+    v
+}
+
 /// The variables of a point as `lcm` binds them ([`Case::bindings`]), with the hand-off
 /// price per item and the transfer price per execution (seconds) when the case's other
-/// version is a pipeline.
+/// version is a pipeline, and the study's measured `rules` values ([`rule_vars`]).
 pub fn point_vars(
     case: &Case,
     n: u64,
@@ -460,11 +372,78 @@ pub fn point_vars(
     iters: u64,
     handoff: f64,
     transfer: f64,
+    rules: &[(String, f64)],
 ) -> Vec<(String, f64)> {
     let mut v = case.bindings(n, p, iters);
     if case.pipeline.is_some() {
         v.push((HANDOFF_VAR.to_string(), handoff));
         v.push((TRANSFER_VAR.to_string(), transfer));
     }
+    v.extend(rules.iter().cloned());
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::predict::Predictor;
+
+    /// A models file giving every fragment of `names` every category the rules refer to
+    /// (small constants and a size term), as `lca --emit annotation` would write it.
+    fn models(names: &[&str]) -> String {
+        names
+            .iter()
+            .map(|f| {
+                format!(
+                    "// lcm: fragment {f}\n// lcm: pc = 1e-9*n + 1e-6\n// lcm: ml = (p - 1)*1e-7\n// lcm: li = (p - 1)*1e-7\n// lcm: ip = (p - 1)*1e-7\n// lcm: sl = (p - 1)*1e-7\n// lcm: wc = (p - 1)*1e-7\n\n"
+                )
+            })
+            .collect()
+    }
+
+    /// Both sources of every program resolve their rules against a models file of the
+    /// measured version's fragments, and the study binds every variable they use: each
+    /// version predicts a finite positive time at a point.
+    #[test]
+    fn the_study_binds_every_variable_of_the_rules() {
+        for (program, fragments, size) in [
+            (
+                ProgramKind::Fft,
+                &["alloc", "init", "cols", "transpose", "rows"][..],
+                64,
+            ),
+            (ProgramKind::Histogram, &["fill"][..], 4096),
+            (ProgramKind::Queens, &["search"][..], 100),
+        ] {
+            let case = Case::of(program);
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("models.lcm");
+            std::fs::write(&path, models(fragments)).unwrap();
+            let names: Vec<String> = fragments.iter().map(|f| f.to_string()).collect();
+            let co_run = vec![(names[0].clone(), 0.25)];
+            let kernels = KernelPrices {
+                base_key_s: 2e-9,
+                other_key_s: 3e-9,
+                concurrent_key_s: 5e-9,
+            };
+            let mut warnings = Vec::new();
+            let rules = rule_vars(&case, &names, &co_run, Some(&kernels), &mut warnings);
+            assert!(warnings.is_empty(), "{warnings:?}");
+            let vars = point_vars(&case, size, 2, 3, 1e-6, 2e-6, &rules);
+            for v in [case.other, case.base] {
+                let model = Predictor::new(v.file, v.source, case.entry, &path, None, None)
+                    .unwrap_or_else(|e| panic!("{}: {e}", v.file));
+                let t = model
+                    .seconds(&vars)
+                    .unwrap_or_else(|e| panic!("{}: {e}", v.file));
+                assert!(t.is_finite() && t > 0.0, "{}: {t}", v.file);
+            }
+        }
+    }
+
+    #[test]
+    fn co_run_variables_are_names() {
+        assert_eq!(co_run_var("cols"), "corun_cols");
+        assert_eq!(co_run_var("fft.cols-2"), "corun_fft_cols_2");
+    }
 }

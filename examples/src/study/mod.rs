@@ -15,10 +15,10 @@
 //!    only quiet repetitions count, the fastest is kept, and the report says how quiet the
 //!    machine was ([`conditions`]); [`phase::measure`];
 //! 2. fit every fragment's categories with `lca`'s automatic search ([`fit`]; overheads that
-//!    vanish at p = 1 as `(p - 1) * f`), derive each version's models with the case's
-//!    structural rules ([`case::Case::version_fits`]) and write them into copies of both
-//!    sources ([`annotate`]); [`phase::fit`], which also calibrates the machine's and the
-//!    kernels' prices of step 3;
+//!    vanish at p = 1 as `(p - 1) * f`) into `models.lcm`; both versions' sources derive
+//!    their fragments' models from it by the rules written in them (docs/models.md,
+//!    "Derived models"), with the variables the study measures ([`case::rule_vars`]);
+//!    [`phase::fit`], which also calibrates the machine's and the kernels' prices of step 3;
 //! 3. price inter-processor data movement on this machine ([`calibrate_machine`], lcm's
 //!    microbenchmarks) and, for a pipelined other version, the move of the handed-over data
 //!    into the second stage at every size ([`crate::fft::transfer`]) and its hand-offs
@@ -36,7 +36,6 @@
 //!
 //! The last line the `study` binary prints is [`compare::Summary::line`].
 
-pub mod annotate;
 pub mod calibrate;
 pub mod case;
 pub mod compare;
@@ -173,7 +172,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         base_runs: measured.base_runs,
         other_runs: validated.other_runs,
         fits: fitted.fits,
-        other_fits: fitted.other_fits,
+        other_fits: predicted.other_fits,
         co_run: measured.co_run,
         kernels: fitted.kernels,
         handoffs: predicted.handoffs,

@@ -2,7 +2,7 @@
 //! expression with its form and goodness of fit.
 
 use lca::annotation::FragmentModel;
-use lca::expr::{BinOp, Expr};
+use lca::expr::Expr;
 use std::collections::BTreeMap;
 
 /// The fitted model of one category of one fragment.
@@ -43,84 +43,6 @@ impl FragmentFit {
         }
     }
 
-    /// This fragment with the models of `categories` (all when None) multiplied by `factor`
-    /// (an expression in the program's variables); `why` is added to their forms.
-    pub fn scaled(&self, categories: Option<&[&str]>, factor: &Expr, why: &str) -> FragmentFit {
-        let mut out = self.clone();
-        for c in &mut out.categories {
-            if categories.is_none_or(|cs| cs.contains(&c.category.as_str())) {
-                c.expr = Expr::bin(BinOp::Mul, factor.clone(), c.expr.clone());
-                c.form = format!("{why}: ({})", c.form);
-            }
-        }
-        out
-    }
-
-    /// This fragment as it behaves beside another busy instance of the program: its memory
-    /// loss `ml` grows by `k` times its pure computation `pc` (`k` measured by the study's
-    /// co-run calibration). Unchanged when `k <= 0` or the fragment has no `pc` model.
-    pub fn with_co_run(&self, k: f64) -> FragmentFit {
-        let mut out = self.clone();
-        let Some(pc) = self.categories.iter().find(|c| c.category == "pc") else {
-            return out;
-        };
-        if !(k.is_finite() && k > 0.0) {
-            return out;
-        }
-        let extra = Expr::bin(BinOp::Mul, Expr::Num(k), pc.expr.clone());
-        match out.categories.iter_mut().find(|c| c.category == "ml") {
-            Some(ml) => {
-                ml.expr = Expr::bin(BinOp::Add, ml.expr.clone(), extra);
-                ml.form = format!("{} + co-run {k:.3}*pc", ml.form);
-            }
-            None => {
-                let at = out
-                    .categories
-                    .iter()
-                    .position(|c| c.category == "pc")
-                    .map_or(0, |i| i + 1);
-                out.categories.insert(
-                    at,
-                    CategoryFit {
-                        category: "ml".into(),
-                        expr: extra,
-                        form: format!("co-run {k:.3}*pc"),
-                        r2: f64::NAN,
-                        points: pc.points,
-                    },
-                );
-            }
-        }
-        out
-    }
-
-    /// This fragment without its `category` model (unchanged when it has none).
-    pub fn without(&self, category: &str) -> FragmentFit {
-        let mut out = self.clone();
-        out.categories.retain(|c| c.category != category);
-        out
-    }
-
-    /// This fragment with `expr` added to its `category` model (inserted when it has none);
-    /// `why` describes the term in its form.
-    pub fn with_extra(&self, category: &str, expr: Expr, why: &str) -> FragmentFit {
-        let mut out = self.clone();
-        match out.categories.iter_mut().find(|c| c.category == category) {
-            Some(c) => {
-                c.expr = Expr::bin(BinOp::Add, c.expr.clone(), expr);
-                c.form = format!("{} + {why}", c.form);
-            }
-            None => out.categories.push(CategoryFit {
-                category: category.into(),
-                expr,
-                form: why.into(),
-                r2: f64::NAN,
-                points: 0,
-            }),
-        }
-        out
-    }
-
     /// The fragment's predicted time per execution at `vars` (seconds): the sum of its
     /// category models divided by p (Crovella's T = Σ C / p). NaN when a model cannot be
     /// evaluated.
@@ -153,26 +75,17 @@ mod tests {
     }
 
     #[test]
-    fn co_run_adds_a_share_of_pc_to_ml() {
+    fn seconds_sum_the_categories_over_p() {
         let f = FragmentFit {
             name: "cols".into(),
             categories: vec![cat("pc", "2*n"), cat("li", "p")],
         };
         let mut vars = BTreeMap::new();
         vars.insert("n".to_string(), 10.0);
-        vars.insert("p".to_string(), 1.0);
-        assert_eq!(f.seconds(&vars), 21.0);
-        let g = f.with_co_run(0.5);
-        assert_eq!(g.categories[1].category, "ml");
-        assert_eq!(g.seconds(&vars), 31.0);
-        let h = g.with_co_run(0.1);
-        assert!((h.seconds(&vars) - 33.0).abs() < 1e-9);
-        assert_eq!(f.with_co_run(-0.2), f);
-        let half = f.scaled(Some(&["li"]), &parse("1/2").unwrap(), "one lock of two");
-        assert!((half.seconds(&vars) - 20.5).abs() < 1e-9);
-        assert!(half.categories[1].form.starts_with("one lock of two"));
-        let all = f.scaled(None, &parse("1/n").unwrap(), "per group");
-        assert!((all.seconds(&vars) - 2.1).abs() < 1e-9);
-        assert_eq!(f.with_co_run(f64::NAN), f);
+        vars.insert("p".to_string(), 2.0);
+        assert_eq!(f.seconds(&vars), 11.0);
+        vars.remove("n");
+        assert!(f.seconds(&vars).is_nan());
+        assert_eq!(f.model().categories.len(), 2);
     }
 }

@@ -2,6 +2,7 @@
 //! read, its parallel structure recognized and composed into a PAMELA model once, then
 //! evaluated at every design point.
 
+use super::model::{CategoryFit, FragmentFit};
 use lcm::predict::{PredictError, PredictOptions, Prediction, Program};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,22 +26,25 @@ pub struct Predictor {
 }
 
 impl Predictor {
-    /// Reads the annotated `text` (named `file`) starting at function `entry`. `machine`:
-    /// the machine file (`lcm calibrate` prices for data-trace communication; None: lcm's
-    /// defaults); `measured`: the source of the measured version, so data moves it already
-    /// had (inside its fragment models) are not priced twice.
+    /// Reads the annotated `text` (named `file`) starting at function `entry`. `models`: the
+    /// measured version's models file (`lca --emit annotation` format), which the source's
+    /// fragments take or derive from by their rules; `machine`: the machine file (`lcm
+    /// calibrate` prices for data-trace communication; None: lcm's defaults); `measured`:
+    /// the source of the measured version, so data moves it already had (inside its
+    /// fragment models) are not priced twice.
     pub fn new(
         file: &str,
         text: &str,
         entry: &str,
+        models: &Path,
         machine: Option<&Path>,
         measured: Option<&Path>,
     ) -> Result<Predictor, PredictStepError> {
         let opts = PredictOptions {
             entry: entry.to_string(),
+            models: Some(models.to_path_buf()),
             machine: machine.map(Path::to_path_buf),
             measured: measured.map(Path::to_path_buf),
-            ..PredictOptions::default()
         };
         let program =
             Program::from_source(file, text, &opts).map_err(|source| PredictStepError {
@@ -49,6 +53,42 @@ impl Predictor {
             })?;
         let warnings = program.warnings.iter().map(|w| w.to_string()).collect();
         Ok(Predictor { program, warnings })
+    }
+
+    /// The fragment models lcm predicts with (the models file's, or derived from them by
+    /// the source's rules), as the study's report shows them: the form of a model that
+    /// differs from the fitted one of the same fragment names the source whose rules made
+    /// it.
+    pub fn fragment_fits(&self, fitted: &[FragmentFit]) -> Vec<FragmentFit> {
+        self.program
+            .fragment_models()
+            .into_iter()
+            .map(|m| {
+                let fit = fitted.iter().find(|f| f.name == m.name);
+                let categories = m
+                    .categories
+                    .into_iter()
+                    .map(|(category, expr)| {
+                        let same = fit.and_then(|f| {
+                            f.categories
+                                .iter()
+                                .find(|c| c.category == category && c.expr == expr)
+                        });
+                        same.cloned().unwrap_or_else(|| CategoryFit {
+                            form: format!("rule in {}: {expr}", self.program.file),
+                            category,
+                            expr,
+                            r2: f64::NAN,
+                            points: 0,
+                        })
+                    })
+                    .collect();
+                FragmentFit {
+                    name: m.name,
+                    categories,
+                }
+            })
+            .collect()
     }
 
     /// The recognized structure, as `lcm tree` prints it.
@@ -86,29 +126,19 @@ pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]
         .unwrap_or((p, 0.0))
 }
 
-/// The predicted seconds per item of each stage of `pipeline` at `vars` (the point's
-/// bindings, with the hand-off cost bound to 0): the sum of its fragments' models at their
-/// processors, with the data-trace communication before them.
-pub fn stage_times(
-    model: &Predictor,
-    fits: &[super::model::FragmentFit],
-    pipeline: &super::case::Pipeline,
-    vars: &[(String, f64)],
-) -> [f64; 2] {
-    pipeline.stages.map(|stage| {
-        stage
-            .iter()
-            .map(|name| {
-                let Some(f) = fits.iter().find(|f| f.name == *name) else {
-                    return 0.0;
-                };
-                let (p_f, comm) = fragment_processors(model, name, vars);
-                let mut b: BTreeMap<String, f64> = vars.iter().cloned().collect();
-                b.insert("p".into(), p_f);
-                f.seconds(&b) + comm
-            })
-            .sum()
-    })
+/// The predicted seconds per item of each stage of the other version's pipeline at `vars`
+/// (the point's bindings, with the hand-off cost bound to 0), as lcm composes them: the sum
+/// of the stage's fragment times with the data-trace communication before them. 0 when lcm
+/// finds no two-stage pipeline or cannot evaluate the point (the microbenchmark then
+/// prices a hand-off between stages that never wait).
+pub fn stage_times(model: &Predictor, vars: &[(String, f64)]) -> [f64; 2] {
+    let Ok(pr) = model.predict(vars) else {
+        return [0.0; 2];
+    };
+    match pr.accounting.pipelines.first().map(|pl| &pl.stages[..]) {
+        Some([a, b]) => [a.tau_s, b.tau_s],
+        _ => [0.0; 2],
+    }
 }
 
 /// The hand-off price of the other version's pipeline at one point.

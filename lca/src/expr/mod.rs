@@ -10,11 +10,13 @@
 //! power   := primary ('^' unary)?          // right-associative, binds tighter than unary minus
 //! primary := NUMBER | IDENT | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
 //! NUMBER  := digits ['.' digits] [('e'|'E') ['+'|'-'] digits]   (also `.5`, `1.`)
-//! IDENT   := [A-Za-z_][A-Za-z0-9_]*
+//! IDENT   := WORD ('.' WORD)*                 WORD := [A-Za-z_][A-Za-z0-9_]*
 //! ```
 //!
 //! Functions: `log2 ln log10 sqrt exp abs ceil floor` (one argument) and `min max` (two or
 //! more). An identifier that names a function is a function only when `(` follows it.
+//! A dotted identifier (`fill.sl`) is one variable: `lcm` reads it as a reference to a
+//! measured fragment's category model (docs/models.md).
 //! So `-x^2` is `-(x^2)`, `2^-1` is `0.5` and `2^3^2` is `2^9`.
 //!
 //! Trees deeper than [`MAX_DEPTH`] levels (parentheses, unary minus, calls and each operator

@@ -96,7 +96,16 @@ fn lex(text: &str) -> Result<Vec<Token>, ExprError> {
             });
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+            let ident_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            // A dot between identifier characters joins a reference `fragment.category`
+            // (docs/models.md, derived models): one variable name with dots.
+            while i < chars.len()
+                && (ident_char(chars[i])
+                    || (chars[i] == '.'
+                        && chars
+                            .get(i + 1)
+                            .is_some_and(|d| d.is_ascii_alphabetic() || *d == '_')))
+            {
                 i += 1;
             }
             out.push(Token {

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 /// Options shared by predict and compare.
 #[derive(Args, Debug, Clone)]
 pub struct ModelOpts {
-    /// Models file (`lca --emit annotation` output); replaces the source's models.
+    /// Models file (`lca --emit annotation` output); replaces the source's models, or is what
+    /// its derived fragments (`like`, `FRAGMENT.CATEGORY`) derive from.
     #[arg(long, value_name = "FILE")]
     models: Option<PathBuf>,
     /// Machine file written by `lcm calibrate` (communication prices).
@@ -42,6 +43,11 @@ const PREDICT_EXAMPLES: &str = "Examples:
   lcm predict fft_tp.rs --models fft.models --machine machine.txt --grid n=256,1024,p=1..8 --json
   lcm predict fft_tp.rs --measured fft_dp.rs --set n=512 --set p=4
   lcm predict fft_tp.rs --pamela
+  lcm predict sharded.rs --models locked.models --set n=1e6 --set p=4 --set shards=64
+
+A restructured source may derive its fragments' models from the --models file
+(`// lcm: like fill`, `// lcm: sl = fill.sl / shards`, `// lcm: contention = EXPR`;
+docs/models.md, section Derived models); the rules' variables are bound with --set.
 
 The last line of a single-point prediction is exactly `predicted: T=SECONDS`.
 A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a

@@ -67,6 +67,11 @@
 //!   seen at the fragment's own variables (p_f after the composition rules and overrides),
 //!   lies beyond 2x that range of a variable a model uses is warned about on stderr and in
 //!   `--json` (`warnings`), naming the fragment and the categories that carry the risk.
+//! - **Derived models** ([`derive`]): in a restructured version's source, `like NAME`
+//!   starts a fragment from measured fragment NAME's models (the --models file), category
+//!   lines may refer to measured models as `FRAGMENT.CATEGORY` (`sl = fill.sl / shards`),
+//!   and `contention = EXPR` adds `EXPR * pc` to `ml` for a fragment that runs beside other
+//!   busy tasks; unknown references are errors naming file, line and what exists.
 //! - On a non-fragment statement: `p = EXPR` / `NAME = EXPR` overrides for what it creates
 //!   (a task, a loop, a call), `iterations = EXPR` for the trip count of a loop, the number
 //!   of spawns of a spawn loop, or the items of a parallel iterator.
@@ -123,6 +128,7 @@ pub mod account;
 pub mod compare;
 pub mod compose;
 pub mod datatrace;
+pub mod derive;
 pub mod env;
 pub mod error;
 pub mod grid;

@@ -4,6 +4,7 @@
 use super::account::{account, Accounting};
 use super::compose::{ComposeOptions, ComposedModel, Composer};
 use super::datatrace::{adjustments, moves, Move};
+use super::derive;
 use super::error::{PredictError, Warning};
 use super::machine::Machine;
 use super::recognize::Recognizer;
@@ -116,19 +117,27 @@ pub fn structure(
     let mut r = Recognizer::new(&src);
     let mut root = r.program(entry)?;
     let mut warnings = r.warnings;
-    if let Some((mname, mtext)) = models {
-        let fm = lca::annotation::parse_models(mtext).map_err(|e| PredictError::Annotation {
-            file: mname.to_string(),
-            line: e.line,
-            column: e.column,
-            message: e.message,
-        })?;
-        let map: BTreeMap<String, FileModels> = fm
-            .into_iter()
-            .map(|m| (m.name, (m.categories, m.ranges)))
-            .collect();
-        merge_models(&mut root, &map, mname, name, &mut warnings);
-    }
+    let Some((mname, mtext)) = models else {
+        derive::apply(&mut root, &src, None)?;
+        return Ok((root, warnings));
+    };
+    let fm = lca::annotation::parse_models(mtext).map_err(|e| PredictError::Annotation {
+        file: mname.to_string(),
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
+    let measured = derive::Measured {
+        file: mname,
+        fragments: &fm,
+    };
+    let derived = derive::apply(&mut root, &src, Some(&measured))?;
+    let map: BTreeMap<String, FileModels> = fm
+        .iter()
+        .filter(|m| !derived.contains(&m.name))
+        .map(|m| (m.name.clone(), (m.categories.clone(), m.ranges.clone())))
+        .collect();
+    merge_models(&mut root, &map, mname, name, &mut warnings);
     Ok((root, warnings))
 }
 
@@ -202,7 +211,8 @@ fn prepare(name: &str, text: &str, opts: &PredictOptions) -> Result<Prepared, Pr
     let measured = match &opts.measured {
         Some(p) => {
             let t = read(p)?;
-            let (mroot, _) = structure(&p.display().to_string(), &t, &opts.entry, None)?;
+            // With the same models file: its derived fragments resolve like this one's.
+            let (mroot, _) = structure(&p.display().to_string(), &t, &opts.entry, models)?;
             Some(moves(&mroot))
         }
         None => None,
@@ -267,6 +277,28 @@ impl Program {
     /// The structure tree as `lcm tree` prints it.
     pub fn tree_text(&self) -> String {
         render(&self.root, &self.file)
+    }
+
+    /// The models of each fragment as the prediction uses them (models file merged in,
+    /// restructuring rules resolved; see [`super::derive`]), once per name in program order.
+    pub fn fragment_models(&self) -> Vec<lca::annotation::FragmentModel> {
+        fn walk(n: &Node, out: &mut Vec<lca::annotation::FragmentModel>) {
+            if let NodeKind::Fragment(f) = &n.kind {
+                if !out.iter().any(|m| m.name == f.name) {
+                    out.push(lca::annotation::FragmentModel {
+                        name: f.name.clone(),
+                        categories: f.categories.clone(),
+                        ranges: f.ranges.clone(),
+                    });
+                }
+            }
+            for c in &n.children {
+                walk(c, out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, &mut out);
+        out
     }
 
     /// The variables a prediction needs values for.

@@ -1,39 +1,41 @@
 //! Phase 2, fit: every fragment's categories fitted by `lca`'s automatic search
 //! ([`crate::study::fit`]; overheads that vanish at p = 1 as `(p - 1) * f`), the machine's
-//! communication prices and the case's kernel prices calibrated, each version's models
-//! derived with the case's structural rules ([`crate::study::case::Case::version_fits`])
-//! and written into copies of both sources ([`crate::study::annotate`]).
+//! communication prices and the case's kernel prices calibrated, and the variables of the
+//! rules written in both versions' sources bound ([`crate::study::case::rule_vars`]): the
+//! sources derive their fragments' models from `models.lcm` themselves (docs/models.md,
+//! "Derived models").
 
 use super::measure::Measurement;
 use super::Bench;
 use crate::study::calibrate::{self, calibrate_machine};
 use crate::study::case::KernelPrices;
 use crate::study::model::FragmentFit;
-use crate::study::{annotate, fit as lca_fit, StudyError};
+use crate::study::case;
+use crate::study::{fit as lca_fit, StudyError};
 use std::path::PathBuf;
 
 /// What the fit phase produced.
 pub struct Fitted {
     /// The fitted models of the measured fragments.
     pub fits: Vec<FragmentFit>,
-    /// The base version's models.
-    pub base_fits: Vec<FragmentFit>,
-    /// The other version's models.
-    pub other_fits: Vec<FragmentFit>,
+    /// The values of the variables the sources' rules use (co-run slowdowns, kernel prices).
+    pub rules: Vec<(String, f64)>,
     /// The case's kernel prices, when it has a microbenchmark.
     pub kernels: Option<KernelPrices>,
-    /// The base version's annotated source.
-    pub base_src: String,
-    /// The other version's annotated source.
-    pub other_src: String,
+    /// The base version's source.
+    pub base_src: &'static str,
+    /// The other version's source.
+    pub other_src: &'static str,
+    /// The fitted models (`models.lcm`), which both sources' fragments take or derive from.
+    pub models_path: PathBuf,
     /// The machine file (`lcm calibrate`'s prices).
     pub machine_path: PathBuf,
-    /// Where the base version's annotated source was written.
+    /// Where the base version's source was written.
     pub base_path: PathBuf,
 }
 
 /// Runs the fit phase on `measured` (see the module docs) and writes `models.lcm`,
-/// `machine.txt` and both annotated sources.
+/// `machine.txt` and both sources.
 pub fn fit(bench: &mut Bench, measured: &Measurement) -> Result<Fitted, StudyError> {
     let case = bench.case;
     let (base, other) = (&case.base, &case.other);
@@ -53,11 +55,8 @@ pub fn fit(bench: &mut Bench, measured: &Measurement) -> Result<Fitted, StudyErr
         .map(|f| f.model().to_string())
         .collect::<Vec<_>>()
         .join("\n");
-    bench.write("models.lcm", &models_text)?;
+    let models_path = bench.write("models.lcm", &models_text)?;
     bench.say(format!("fitted {} fragments", fits.len()));
-    // Each version's fragment models: the structural rules of the case (per loop iteration,
-    // locks per shard) and, for the other version's tasks that share the machine, the
-    // co-run slowdown.
     let machine = calibrate_machine(bench.cfg.quick);
     let machine_path = bench.write("machine.txt", &machine.to_text())?;
     bench.say(format!(
@@ -76,26 +75,26 @@ pub fn fit(bench: &mut Bench, measured: &Measurement) -> Result<Fitted, StudyErr
             1e9 * k.concurrent_key_s
         ));
     }
-    let (base_fits, other_fits) = case.version_fits(&fits, &measured.co_run, kernels.as_ref());
-    let base_models: Vec<_> = base_fits.iter().map(FragmentFit::model).collect();
-    let other_models: Vec<_> = other_fits.iter().map(FragmentFit::model).collect();
-    let (other_src, missing_other) = annotate::annotate(other.source, &other_models);
-    let (base_src, missing_base) = annotate::annotate(base.source, &base_models);
-    for m in missing_other.iter().chain(&missing_base) {
-        bench.warnings.push(format!(
-            "fragment {m} has no fitted model (not measured in {})",
-            base.name
-        ));
-    }
-    bench.write(other.file, &other_src)?;
-    let base_path = bench.write(base.file, &base_src)?;
+    // Both sources as they are: their fragments take the fitted models (models.lcm) or derive
+    // theirs from them by the rules written in them; the study binds the rules' variables.
+    let fragment_names: Vec<String> = fits.iter().map(|f| f.name.clone()).collect();
+    let rules = case::rule_vars(
+        case,
+        &fragment_names,
+        &measured.co_run,
+        kernels.as_ref(),
+        &mut bench.warnings,
+    );
+    let (other_src, base_src) = (other.source, base.source);
+    bench.write(other.file, other_src)?;
+    let base_path = bench.write(base.file, base_src)?;
     Ok(Fitted {
         fits,
-        base_fits,
-        other_fits,
+        rules,
         kernels,
         base_src,
         other_src,
+        models_path,
         machine_path,
         base_path,
     })

@@ -10,6 +10,7 @@ use super::Bench;
 use crate::study::calibrate::median_of_quiet;
 use crate::study::case::point_vars;
 use crate::study::predict::{self as lcm_predict, Handoff, Predictor};
+use crate::study::model::FragmentFit;
 use crate::study::StudyError;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -40,6 +41,8 @@ pub struct Predictions {
     pub transfers: BTreeMap<u64, f64>,
     /// lcm's model of the other version (for per-fragment checks).
     pub other_model: Predictor,
+    /// The other version's fragment models as lcm resolved them (derived by its rules).
+    pub other_fits: Vec<FragmentFit>,
 }
 
 /// Runs the predict phase on `fitted` (see the module docs).
@@ -48,14 +51,24 @@ pub fn predict(bench: &mut Bench, fitted: &Fitted) -> Result<Predictions, StudyE
     let (base, other) = (&case.base, &case.other);
     let machine = Some(fitted.machine_path.as_path());
     let base_path = Some(fitted.base_path.as_path());
+    let models = fitted.models_path.as_path();
     let other_model = Predictor::new(
         other.file,
-        &fitted.other_src,
+        fitted.other_src,
         case.entry,
+        models,
         machine,
         base_path,
     )?;
-    let base_model = Predictor::new(base.file, &fitted.base_src, case.entry, machine, base_path)?;
+    let base_model = Predictor::new(
+        base.file,
+        fitted.base_src,
+        case.entry,
+        models,
+        machine,
+        base_path,
+    )?;
+    let other_fits = other_model.fragment_fits(&fitted.fits);
     for (model, file) in [(&other_model, other.file), (&base_model, base.file)] {
         let ws = model.warnings.iter().map(|w| format!("lcm ({file}): {w}"));
         bench.warnings.extend(ws);
@@ -69,6 +82,7 @@ pub fn predict(bench: &mut Bench, fitted: &Fitted) -> Result<Predictions, StudyE
         handoffs: Vec::new(),
         transfers: BTreeMap::new(),
         other_model,
+        other_fits,
     };
     for &n in &design.sizes {
         let iters = (case.iterations)(n, design.target_seconds);
@@ -76,7 +90,7 @@ pub fn predict(bench: &mut Bench, fitted: &Fitted) -> Result<Predictions, StudyE
         out.transfers.insert(n, transfer);
         for &p in &design.measured_ps {
             let handoff = handoff_at(bench, fitted, &mut out, n, p, iters, transfer);
-            let vars = point_vars(case, n, p, iters, handoff, transfer);
+            let vars = point_vars(case, n, p, iters, handoff, transfer, &fitted.rules);
             let at = |bench: &mut Bench, model: &Predictor, file: &str| {
                 model.seconds(&vars).unwrap_or_else(|e| {
                     bench
@@ -159,8 +173,8 @@ fn handoff_at(
     if !bench.runs_other(p) {
         return 0.0;
     }
-    let vars = point_vars(bench.case, n, p, iters, 0.0, transfer);
-    let [a, b] = lcm_predict::stage_times(&out.other_model, &fitted.other_fits, &pl, &vars);
+    let vars = point_vars(bench.case, n, p, iters, 0.0, transfer, &fitted.rules);
+    let [a, b] = lcm_predict::stage_times(&out.other_model, &vars);
     let tries = if bench.cfg.quick { 7 } else { 11 };
     let wait = bench.repeats.wait / 3;
     let [h] = median_of_quiet(tries, &mut bench.gate, wait, || [(pl.overhead)(a, b)]);

@@ -123,14 +123,14 @@ fn fragment_checks(
     let case = bench.case;
     let (n, p, iters) = (x.n, x.p, x.iters);
     let mut out = Vec::new();
-    for f in &fitted.other_fits {
+    for f in &predicted.other_fits {
         let Some(measured) = m.run.fragments.get(&f.name).and_then(|c| c.get("tt")) else {
             continue;
         };
         // The fragment's own window holds no hand-off (but the transfer): compare without
         // it.
         let transfer = predicted.transfers.get(&n).copied().unwrap_or(0.0);
-        let at = point_vars(case, n, p, iters, 0.0, transfer);
+        let at = point_vars(case, n, p, iters, 0.0, transfer, &fitted.rules);
         let (p_f, comm) = lcm_predict::fragment_processors(&predicted.other_model, &f.name, &at);
         let mut vars: BTreeMap<String, f64> = at.into_iter().collect();
         vars.insert("p".into(), p_f);

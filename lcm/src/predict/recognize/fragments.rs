@@ -46,7 +46,11 @@ impl Recognizer<'_> {
                 {
                     vars.push((category.clone(), expr.clone()))
                 }
-                Annotation::Input(_) | Annotation::Output(_) | Annotation::Range(_) => self.warn(
+                Annotation::Input(_)
+                | Annotation::Output(_)
+                | Annotation::Range(_)
+                | Annotation::Like(_)
+                | Annotation::Contention(_) => self.warn(
                     *l,
                     format!("`{a}` is not in a fragment's annotation block: ignored"),
                 ),
@@ -131,6 +135,8 @@ impl Recognizer<'_> {
                 Annotation::Processors(e) => p = Some(e.clone()),
                 Annotation::Iterations(e) => frag.executions = Some(e.clone()),
                 Annotation::Range(r) => frag.ranges = r.clone(),
+                // Resolved against the models file by `predict::derive`.
+                Annotation::Like(_) | Annotation::Contention(_) => {}
             }
         }
         // Look inside only for channel operations and to name covered parallelism.
