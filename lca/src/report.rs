@@ -291,6 +291,17 @@ pub fn table(h: &Header, r: &Ranking) -> String {
             pct(r.scores[i])
         );
     }
+    s.push_str(&order_lines(r));
+    if let Some(best) = models.get(r.selected) {
+        let printed = crate::precision::justified_expr(best);
+        let _ = writeln!(s, "Selected: {} = {printed}", h.category);
+    }
+    s
+}
+
+/// The table's lines that say how the models are ordered and selected, and what `?` means.
+fn order_lines(r: &Ranking) -> String {
+    let mut s = String::new();
     match r.criterion {
         Criterion::LooCv => {
             let _ = writeln!(
@@ -315,15 +326,11 @@ pub fn table(h: &Header, r: &Ranking) -> String {
             );
         }
     }
-    if models.iter().any(|m| m.has_needless_term()) {
+    if r.models.iter().any(|m| m.has_needless_term()) {
         let _ = writeln!(
             s,
             "?: the coefficient's 90% confidence interval contains 0: the term may be needless."
         );
-    }
-    if let Some(best) = models.get(r.selected) {
-        let printed = crate::precision::justified_expr(best);
-        let _ = writeln!(s, "Selected: {} = {printed}", h.category);
     }
     s
 }

@@ -40,8 +40,6 @@ pub fn weigh(
     work: Option<&Expr>,
     formulae: &[Hypothesis],
 ) -> Option<Weighing> {
-    // 0 ("noise") competes only for a category too small to matter.
-    let allow_zero = share_of_time(records, category) < MATERIAL_SHARE;
     let user = |o: &Observations| -> Vec<Candidate> {
         formulae
             .iter()
@@ -65,38 +63,10 @@ pub fn weigh(
             ranked,
         });
     }
+    // 0 ("noise") competes only for a category too small to matter.
+    let allow_zero = share_of_time(records, category) < MATERIAL_SHARE;
     if has_p && VANISHING.contains(&category) {
-        let pi = obs
-            .data
-            .variables
-            .iter()
-            .position(|v| v == PROCESSORS)
-            .unwrap_or(0);
-        let above = obs.filter(|pt| pt.x[pi] > 1.0);
-        if above.is_empty() || above.data.points.iter().all(|pt| pt.y == 0.0) {
-            return None;
-        }
-        // Idle and spinning time is never negative; memory loss can be (the run was
-        // faster than the baseline), but not below minus the work itself.
-        let floor = |b: &Bindings| -> Option<f64> {
-            if category != "ml" {
-                return Some(0.0);
-            }
-            Some(-work?.eval(b).ok()?)
-        };
-        let cands = || {
-            let mut c = overhead_candidates(&above, work);
-            c.extend(user(&above));
-            c
-        };
-        let mut ranked = rank(&above, cands(), allow_zero, &floor);
-        if ranked.weighed.is_empty() {
-            ranked = rank(&above, cands(), true, &floor);
-        }
-        return Some(Weighing {
-            observations: above,
-            ranked,
-        });
+        return weigh_overhead(category, obs, allow_zero, work, &user);
     }
     let obs = if has_p {
         obs.collapse_copies(PROCESSORS, 1.0).unwrap_or(obs)
@@ -115,6 +85,48 @@ pub fn weigh(
     }
     Some(Weighing {
         observations: obs,
+        ranked,
+    })
+}
+
+/// An overhead of running in parallel: fitted on the p > 1 observations, never negative
+/// (`ml` never below minus the work). None when it is 0 at every p > 1.
+fn weigh_overhead(
+    category: &str,
+    obs: Observations,
+    allow_zero: bool,
+    work: Option<&Expr>,
+    user: &dyn Fn(&Observations) -> Vec<Candidate>,
+) -> Option<Weighing> {
+    let pi = obs
+        .data
+        .variables
+        .iter()
+        .position(|v| v == PROCESSORS)
+        .unwrap_or(0);
+    let above = obs.filter(|pt| pt.x[pi] > 1.0);
+    if above.is_empty() || above.data.points.iter().all(|pt| pt.y == 0.0) {
+        return None;
+    }
+    // Idle and spinning time is never negative; memory loss can be (the run was faster
+    // than the baseline), but not below minus the work itself.
+    let floor = |b: &Bindings| -> Option<f64> {
+        if category != "ml" {
+            return Some(0.0);
+        }
+        Some(-work?.eval(b).ok()?)
+    };
+    let cands = || {
+        let mut c = overhead_candidates(&above, work);
+        c.extend(user(&above));
+        c
+    };
+    let mut ranked = rank(&above, cands(), allow_zero, &floor);
+    if ranked.weighed.is_empty() {
+        ranked = rank(&above, cands(), true, &floor);
+    }
+    Some(Weighing {
+        observations: above,
         ranked,
     })
 }
@@ -220,6 +232,26 @@ pub fn chosen(category: &str, w: &Weighing) -> Option<CategoryModel> {
     })
 }
 
+/// The fragment's work model (`pc`, else `rt`) as the policy chooses it; None when the
+/// records carry neither or it cannot be fitted.
+fn work_model(
+    records: &[&Record],
+    source: &str,
+    variables: &[String],
+) -> Result<Option<Expr>, crate::record::RecordError> {
+    let Some(k) = ["pc", "rt"]
+        .into_iter()
+        .find(|k| records.iter().any(|r| r.has(k)))
+    else {
+        return Ok(None);
+    };
+    let obs = Observations::from_records(records, source, k, variables)?;
+    let has_p = variables.iter().any(|v| v == PROCESSORS);
+    Ok(weigh(k, obs, records, has_p, None, &[])
+        .and_then(|w| chosen(k, &w))
+        .map(|c| c.model.expr))
+}
+
 /// One category fitted by the policy, with every candidate it weighed
 /// ([`fit_category`]).
 #[derive(Debug, Clone)]
@@ -266,18 +298,11 @@ pub fn fit_category(
         category: category.into(),
         observations,
     };
-    let mut work = None;
-    if has_p && VANISHING.contains(&category) {
-        let key = ["pc", "rt"]
-            .into_iter()
-            .find(|k| records.iter().any(|r| r.has(k)));
-        if let Some(k) = key {
-            let obs = Observations::from_records(records, source, k, variables).map_err(rec_err)?;
-            work = weigh(k, obs, records, has_p, None, &[])
-                .and_then(|w| chosen(k, &w))
-                .map(|c| c.model.expr);
-        }
-    }
+    let work = if has_p && VANISHING.contains(&category) {
+        work_model(records, source, variables).map_err(rec_err)?
+    } else {
+        None
+    };
     let obs = Observations::from_records(records, source, category, variables).map_err(rec_err)?;
     let n = obs.len();
     let Some(w) = weigh(category, obs, records, has_p, work.as_ref(), formulae) else {

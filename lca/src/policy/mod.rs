@@ -295,44 +295,14 @@ pub fn fit_fragment(
         if obs.data.points.iter().all(|pt| pt.y == 0.0) {
             continue;
         }
-        let note_for = |what: String| format!("fragment {fragment}, category {cat}: {what}");
         let work = out
             .categories
             .iter()
             .find(|c| c.category == "pc" || c.category == "rt")
             .map(|c| c.model.expr.clone());
         let n = obs.len();
-        let Some(w) = category::weigh(cat, obs, &mine, has_p, work.as_ref(), &[]) else {
-            continue;
-        };
-        match category::chosen(cat, &w) {
-            Some(c) if c.model.expr != Expr::Num(0.0) => {
-                if w.ranked.untested {
-                    out.notes.push(note_for(format!(
-                        "only {} observations: no form could be tested on held-out ones; `{}` kept (fewest coefficients)",
-                        c.observations, c.model.label
-                    )));
-                }
-                for note in category::regime_notes(cat, &w) {
-                    out.notes.push(note_for(note));
-                }
-                out.categories.push(c);
-            }
-            Some(c) => out.notes.push(note_for(format!(
-                "left out: no model predicts its {} held-out observations better than 0 (noise at this precision)",
-                c.observations
-            ))),
-            None if cat == "pc" || cat == "rt" => {
-                return Err(PolicyError::NoModel {
-                    source_name: source.into(),
-                    fragment,
-                    category: cat.into(),
-                    observations: n,
-                })
-            }
-            None => out
-                .notes
-                .push(note_for("left out: no model could be fitted".into())),
+        if let Some(w) = category::weigh(cat, obs, &mine, has_p, work.as_ref(), &[]) {
+            keep_choice(&mut out, cat, &w, n, &fragment, source)?;
         }
     }
     if !any {
@@ -343,6 +313,50 @@ pub fn fit_fragment(
         });
     }
     Ok(out)
+}
+
+/// Adds the choice of `w` for category `cat` to `out`: its model, or a note that says why
+/// the category is left out (and what else the user should know). Work without any model
+/// is an error: nothing else can be modelled without it.
+fn keep_choice(
+    out: &mut FragmentModels,
+    cat: &str,
+    w: &category::Weighing,
+    observations: usize,
+    fragment: &str,
+    source: &str,
+) -> Result<(), PolicyError> {
+    let note_for = |what: String| format!("fragment {fragment}, category {cat}: {what}");
+    match category::chosen(cat, w) {
+        Some(c) if c.model.expr != Expr::Num(0.0) => {
+            if w.ranked.untested {
+                out.notes.push(note_for(format!(
+                    "only {} observations: no form could be tested on held-out ones; `{}` kept (fewest coefficients)",
+                    c.observations, c.model.label
+                )));
+            }
+            for note in category::regime_notes(cat, w) {
+                out.notes.push(note_for(note));
+            }
+            out.categories.push(c);
+        }
+        Some(c) => out.notes.push(note_for(format!(
+            "left out: no model predicts its {} held-out observations better than 0 (noise at this precision)",
+            c.observations
+        ))),
+        None if cat == "pc" || cat == "rt" => {
+            return Err(PolicyError::NoModel {
+                source_name: source.into(),
+                fragment: fragment.into(),
+                category: cat.into(),
+                observations,
+            })
+        }
+        None => out
+            .notes
+            .push(note_for("left out: no model could be fitted".into())),
+    }
+    Ok(())
 }
 
 /// Fits every tagged fragment of `records` ([`fit_fragment`] for each tag, in order of
