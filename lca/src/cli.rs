@@ -63,7 +63,7 @@ pub struct Cli {
     pub forms: Option<PathBuf>,
     /// Formulae separated by `;` (variables by name or x0, x1, …): each additive term gets
     /// a coefficient. They replace the default forms (only they are fitted); with --auto
-    /// they are fitted beside the search's models.
+    /// they are weighed beside the policy's candidates (with --zero-at, beside the search's).
     pub formulae: Vec<String>,
 }
 

@@ -207,10 +207,14 @@ fn policy_ranking(
         .collect();
     if ranked.len() > SHOWN {
         notes.push(format!(
-            "{} more candidates weighed, not listed (the {SHOWN} best are)",
+            "{} more candidates weighed, not listed (the {SHOWN} best and the formulae given are)",
             ranked.len() - SHOWN
         ));
-        ranked.truncate(SHOWN);
+        let mut i = 0;
+        ranked.retain(|(m, _)| {
+            i += 1;
+            i <= SHOWN || hyps.iter().any(|h| h.label == m.label)
+        });
     }
     notes.push(format!(
         "{} observations (one per configuration: the median of its repetitions) from {} records, over {}",

@@ -46,6 +46,13 @@ fn emit_annotation_and_json() {
         ip["model"], j["models"][sel]["model"],
         "one policy for both"
     );
+    // A formula given with --auto is weighed beside the policy's candidates and listed.
+    let (code, out, err) = lca_words("-c ip -v p -f tests/data/runfast.pp --auto --json p^3");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let models = j["models"].as_array().unwrap();
+    assert!(models.iter().any(|m| m["form"] == "p^3"), "{out}");
+    assert_eq!(j["models"][0]["model"], "0.002*(p - 1)");
 }
 
 #[test]
