@@ -27,7 +27,9 @@
 //! each with `form` (the hypothesis), `model` (explicit expression), `r2`, `adj_r2`, `cv`
 //! (relative LOO error, fraction; null when undefined), `score` (penalized), `selected`
 //! (bool), `nonlinear`, and `coefficients` (`name`, `term` or null, `value`, `half_width`
-//! (90%), `contains_zero`).
+//! (90%), `contains_zero`). The `lca` binary adds `skipped` (formulae that could not be
+//! fitted, with why) and `notes` (what the fitting policy decided that a user should know:
+//! observations used, categories left out, regime changes).
 
 use crate::expr::{format_number, BinOp, Expr};
 use crate::fit::{round_sig, FittedModel};
