@@ -8,9 +8,10 @@ Examples:
   lca -c li -v p -f runfast.pp                     default forms for li(p), Figure 5.2 style
   lca -c li -v p -f runfast.pp -x \"n=1024 && tag=cols\" -g li.svg
   lca -c rt -v n -f fft.pp \"n^2*log2(n) + n; n^2\"   only these formulae (one coefficient per term)
-  lca -c li -v n,p -f fft.pp --auto                search c0 + sum c_k x^i log2(x)^j
+  lca -c li -v n,p -f fft.pp --tag cols --auto     the fitting policy of `lca model`
   lca -c li -v n,p -f fft.pp --auto --emit annotation --tag cols
-  lca -c ip -v p -f runfast.pp --auto --zero-at p=1   no constant: the model is 0 at p = 1
+  lca -c ip -v p -f runfast.pp --auto --zero-at p=1   plain search c0 + sum c_k x^i log2(x)^j,
+                                                      no constant: the model is 0 at p = 1
   lca model -f fft.pp -v n,p --tag cols            every category, T(n,p) = sum C(n,p)/p
   lca model -f fft.pp -v n,p --tag cols --emit annotation > cols.lcm
   lca model -f fft.pp -v n,p --all-tags --emit annotation > fft.models   for lcm --models
@@ -22,6 +23,10 @@ Input: profile records (`pp -l`), Extra-P text (PARAMETER/POINTS/REGION/METRIC/D
 Extra-P JSON Lines; detected from the first line, or named with --format.
 
 Categories: li fj ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
+Which fitting uses what: `lca model` and `lca -c C --auto` choose by the fitting policy
+(lca::policy: held-out and extrapolation error, coefficients bounded by the data);
+`lca -c C` fits the default forms (or --forms, or the formulae given) and `--auto
+--zero-at` the plain normal-form search, both ranked by penalized LOO-CV on every point.
 Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage error.
 Plots: .svg or .png, with their text on every machine (the font is compiled in).";
 
@@ -40,11 +45,16 @@ pub struct Cli {
     /// Plot file (.svg or .png): data, each model's curve, residuals.
     #[arg(short = 'g', long = "plot")]
     pub plot: Option<PathBuf>,
-    /// Search the normal form c0 + Σ c_k x^i log2(x)^j (up to 3 terms).
+    /// Choose the model by the fitting policy of `lca model` (lca::policy): one observation
+    /// per configuration, pc from the p = 1 records, overheads (ml li sl ip wc) from p > 1
+    /// as forms that vanish at p = 1, candidates (normal-form search, power law, typical
+    /// forms) ranked by held-out error including the largest size and p left out.
     #[arg(long)]
     pub auto: bool,
-    /// With --auto: the quantity is known to be 0 where VAR = VALUE (`p=1` for ip, li, sl,
-    /// ml): the search fits no free constant and the model vanishes there.
+    /// With --auto: instead of the policy, the plain normal-form search c0 + Σ c_k x^i
+    /// log2(x)^j constrained to vanish where VAR = VALUE (no free constant), ranked by
+    /// penalized LOO-CV on every point, for a quantity with a known zero the policy does
+    /// not know of.
     #[arg(long = "zero-at", value_name = "VAR=VALUE", requires = "auto")]
     pub zero_at: Option<String>,
     /// Forms file replacing the shipped default forms (not with formulae, nor with --auto,
@@ -53,7 +63,7 @@ pub struct Cli {
     pub forms: Option<PathBuf>,
     /// Formulae separated by `;` (variables by name or x0, x1, …): each additive term gets
     /// a coefficient. They replace the default forms (only they are fitted); with --auto
-    /// they are fitted beside the search's models.
+    /// they are weighed beside the policy's candidates (with --zero-at, beside the search's).
     pub formulae: Vec<String>,
 }
 

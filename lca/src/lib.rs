@@ -65,7 +65,8 @@
 //!
 //! # The fitting policy of `lca model`
 //!
-//! `lca model` ([`runtime::fit_runtime`]) and programs that model every fragment
+//! `lca model` ([`runtime::fit_runtime`]), `lca -c CATEGORY --auto`
+//! ([`policy::fit_category`]) and programs that model every fragment
 //! ([`policy::fit_fragments`], used by the end-to-end study) choose each category's model
 //! by one policy, [`policy`]: one observation per configuration (the median of its
 //! repetitions; pure computation `pc`, which `pp` copies from the p = 1 baseline into every

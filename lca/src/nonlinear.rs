@@ -323,6 +323,65 @@ fn optimize(p: &Problem<'_>, starts: &[Vec<f64>], iters: u64) -> (Vec<f64>, f64)
     best
 }
 
+/// 90 % confidence half-widths of the parameters `k` from the linearized covariance
+/// (central-difference Jacobian at `k`, Student t); infinite where it is singular.
+fn half_widths(p: &Problem<'_>, k: &[f64], fitted: &[f64]) -> Vec<f64> {
+    let (m, q) = (p.y.len(), k.len());
+    let rss: f64 = p.y.iter().zip(fitted).map(|(a, b)| (a - b).powi(2)).sum();
+    let dof = (m - q).max(1) as f64;
+    let s2 = rss / dof;
+    let t = t_quantile(0.95, dof);
+    let mut jac = DMatrix::<f64>::zeros(m, q);
+    for j in 0..q {
+        let h = if k[j] != 0.0 { 1e-6 * k[j].abs() } else { 1e-8 };
+        let mut kp = k.to_vec();
+        let mut km = k.to_vec();
+        kp[j] += h;
+        km[j] -= h;
+        for (i, x) in p.xs.iter().enumerate() {
+            jac[(i, j)] = (eval_at(p.form, p.params, &kp, p.vars, x)
+                - eval_at(p.form, p.params, &km, p.vars, x))
+                / (2.0 * h);
+        }
+    }
+    let jtj = jac.transpose() * &jac;
+    let inv = jtj.clone().try_inverse();
+    (0..q)
+        .map(|j| match &inv {
+            Some(inv) if jtj[(j, j)] > 0.0 && inv[(j, j)] >= 0.0 => t * (s2 * inv[(j, j)]).sqrt(),
+            _ => f64::INFINITY,
+        })
+        .collect()
+}
+
+/// Leave-one-out predictions: the form refitted without each point in turn (started from
+/// `k`), evaluated there; the fitted values themselves beyond 200 points (too costly).
+fn leave_one_out(p: &Problem<'_>, k: &[f64], fitted: &[f64]) -> Vec<f64> {
+    let m = p.y.len();
+    if m > 200 {
+        return fitted.to_vec();
+    }
+    (0..m)
+        .map(|i| {
+            let xs_i: Vec<Vec<f64>> = (0..m)
+                .filter(|&j| j != i)
+                .map(|j| p.xs[j].clone())
+                .collect();
+            let y_i: Vec<f64> = (0..m).filter(|&j| j != i).map(|j| p.y[j]).collect();
+            let pi = Problem {
+                form: p.form,
+                params: p.params,
+                xs: &xs_i,
+                vars: p.vars,
+                y: &y_i,
+                norm: p.norm,
+            };
+            let (ki, _) = nelder_mead(&pi, k, 1500);
+            eval_at(p.form, p.params, &ki, p.vars, &p.xs[i])
+        })
+        .collect()
+}
+
 /// Fits a nonlinear form (see the module docs).
 pub fn fit_nonlinear(
     label: &str,
@@ -380,54 +439,8 @@ pub fn fit_nonlinear(
             label: label.into(),
         });
     }
-    // Linearized covariance.
-    let rss: f64 = y.iter().zip(&fitted).map(|(a, b)| (a - b).powi(2)).sum();
-    let dof = (m - q).max(1) as f64;
-    let s2 = rss / dof;
-    let t = t_quantile(0.95, dof);
-    let mut jac = DMatrix::<f64>::zeros(m, q);
-    for j in 0..q {
-        let h = if k[j] != 0.0 { 1e-6 * k[j].abs() } else { 1e-8 };
-        let mut kp = k.clone();
-        let mut km = k.clone();
-        kp[j] += h;
-        km[j] -= h;
-        for (i, x) in xs.iter().enumerate() {
-            jac[(i, j)] = (eval_at(form, params, &kp, &data.variables, x)
-                - eval_at(form, params, &km, &data.variables, x))
-                / (2.0 * h);
-        }
-    }
-    let jtj = jac.transpose() * &jac;
-    let inv = jtj.clone().try_inverse();
-    let half: Vec<f64> = (0..q)
-        .map(|j| match &inv {
-            Some(inv) if jtj[(j, j)] > 0.0 && inv[(j, j)] >= 0.0 => t * (s2 * inv[(j, j)]).sqrt(),
-            _ => f64::INFINITY,
-        })
-        .collect();
-    // Leave-one-out by refitting.
-    let loo: Vec<f64> = if m <= 200 {
-        (0..m)
-            .map(|i| {
-                let xs_i: Vec<Vec<f64>> =
-                    (0..m).filter(|&j| j != i).map(|j| xs[j].clone()).collect();
-                let y_i: Vec<f64> = (0..m).filter(|&j| j != i).map(|j| y[j]).collect();
-                let p = Problem {
-                    form,
-                    params,
-                    xs: &xs_i,
-                    vars: &data.variables,
-                    y: &y_i,
-                    norm,
-                };
-                let (ki, _) = nelder_mead(&p, &k, 1500);
-                eval_at(form, params, &ki, &data.variables, &xs[i])
-            })
-            .collect()
-    } else {
-        fitted.clone()
-    };
+    let half = half_widths(&problem, &k, &fitted);
+    let loo = leave_one_out(&problem, &k, &fitted);
     let quality = Quality::new(&y, &fitted, &loo, q);
     let coefficients = params
         .iter()

@@ -13,14 +13,23 @@
 //!   `penalty` per extra term. It is marked `*` in the table; when it is not the first
 //!   row, a more complex model has a lower CV error that does not pay for its terms.
 //!
+//! With `lca -c CATEGORY --auto` the models are the fitting policy's candidates
+//! ([`crate::policy`], the one `lca model` uses), listed in its order and the first
+//! selected ([`Criterion::Policy`]): `cv` is then the held-out score (configurations left
+//! out one at a time, and the largest values of each variable left out, relative to the
+//! fragment's time) and `score` the penalized one.
+//!
 //! JSON fields (`--json`): `datafile`, `category`, `variables`, `extraction`, `points`,
 //! `zero_at` (the `--zero-at` text, or null),
-//! `order` (`"loo_cv"`), `selection` (`"penalized_loo_cv"`), `term_penalty` (the factor),
+//! `order` (`"loo_cv"`, or `"policy"`), `selection` (`"penalized_loo_cv"`, or `"policy"`),
+//! `term_penalty` (the factor),
 //! `selected` (index into `models` of the selected model), `models` (ordered by `cv`),
 //! each with `form` (the hypothesis), `model` (explicit expression), `r2`, `adj_r2`, `cv`
 //! (relative LOO error, fraction; null when undefined), `score` (penalized), `selected`
 //! (bool), `nonlinear`, and `coefficients` (`name`, `term` or null, `value`, `half_width`
-//! (90%), `contains_zero`).
+//! (90%), `contains_zero`). The `lca` binary adds `skipped` (formulae that could not be
+//! fitted, with why) and `notes` (what the fitting policy decided that a user should know:
+//! observations used, categories left out, regime changes).
 
 use crate::expr::{format_number, BinOp, Expr};
 use crate::fit::{round_sig, FittedModel};
@@ -64,15 +73,32 @@ pub fn rank(mut models: Vec<FittedModel>) -> Vec<FittedModel> {
     models
 }
 
+/// How a [`Ranking`] orders its models and selects one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Criterion {
+    /// Listed by LOO-CV error, selected by the penalized LOO-CV [`score`] (forms fitted to
+    /// every point; `lca -c` with default forms or formulae, and with `--zero-at`).
+    LooCv,
+    /// The fitting policy's order ([`crate::policy`]): by penalized held-out score (leave
+    /// one configuration out, and the largest size and p left out), the first selected
+    /// (`lca -c --auto`, `lca model`).
+    Policy,
+}
+
 /// Models ordered by cross-validation error, and the one selected by penalized score.
 #[derive(Debug, Clone)]
 pub struct Ranking {
-    /// Best first by LOO-CV error.
+    /// Best first by LOO-CV error ([`Criterion::LooCv`]) or by the policy's penalized
+    /// held-out score ([`Criterion::Policy`]).
     pub models: Vec<FittedModel>,
-    /// Index in `models` of the selected model (lowest [`score`]).
+    /// Index in `models` of the selected model (lowest score).
     pub selected: usize,
     /// The per-term penalty factor of the selection.
     pub penalty: f64,
+    /// Each model's selection score, same order as `models`.
+    pub scores: Vec<f64>,
+    /// How the models are ordered and selected.
+    pub criterion: Criterion,
 }
 
 impl Ranking {
@@ -80,9 +106,10 @@ impl Ranking {
     /// first of equal scores wins.
     pub fn new(models: Vec<FittedModel>, penalty: f64) -> Ranking {
         let models = rank(models);
+        let scores: Vec<f64> = models.iter().map(|m| score(m, penalty)).collect();
         let mut selected = 0;
-        for (i, m) in models.iter().enumerate() {
-            if score(m, penalty) < score(&models[selected], penalty) {
+        for (i, s) in scores.iter().enumerate() {
+            if *s < scores[selected] {
                 selected = i;
             }
         }
@@ -90,6 +117,21 @@ impl Ranking {
             models,
             selected,
             penalty,
+            scores,
+            criterion: Criterion::LooCv,
+        }
+    }
+
+    /// The fitting policy's candidates (at least one), best first with their penalized
+    /// held-out scores (`quality.cv` = the held-out score): the first is selected.
+    pub fn policy(ranked: Vec<(FittedModel, f64)>, penalty: f64) -> Ranking {
+        let (models, scores) = ranked.into_iter().unzip();
+        Ranking {
+            models,
+            selected: 0,
+            penalty,
+            scores,
+            criterion: Criterion::Policy,
         }
     }
 
@@ -118,8 +160,13 @@ fn coef_text(value: f64, hw: f64, flagged: bool) -> String {
 }
 
 /// The model with every coefficient written `(value +/- half-width)`, `?` marking an
-/// interval that contains 0.
+/// interval that contains 0; a model whose coefficients are not those of its expression
+/// (none: a power law, a share of the work; or those of an inner form, as in the policy's
+/// `(p − 1)·f`) as its expression.
 pub fn model_with_intervals(m: &FittedModel) -> String {
+    if m.coefficients.is_empty() || (!m.nonlinear && !coefficients_make(m)) {
+        return m.expr.to_string();
+    }
     if !m.nonlinear {
         let mut s = String::new();
         for (i, c) in m.coefficients.iter().enumerate() {
@@ -158,6 +205,19 @@ pub fn model_with_intervals(m: &FittedModel) -> String {
     crate::expr::parse(&m.label)
         .map(|e| e.substitute(&subst).to_string())
         .unwrap_or_else(|_| m.label.clone())
+}
+
+/// Whether the linear model's coefficients times their terms are its expression.
+fn coefficients_make(m: &FittedModel) -> bool {
+    let terms: Option<Vec<(f64, Expr)>> = m
+        .coefficients
+        .iter()
+        .map(|c| {
+            let t = crate::expr::parse(c.term.as_deref()?).ok()?;
+            Some((round_sig(c.value, 6), t))
+        })
+        .collect();
+    terms.is_some_and(|t| Expr::linear_combination(&t).to_string() == m.expr.to_string())
 }
 
 /// What the table header says about the data.
@@ -204,10 +264,14 @@ pub fn table(h: &Header, r: &Ranking) -> String {
         .map(|m| (model_with_intervals(m), m))
         .collect();
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(5).max(5);
+    let cv_name = match r.criterion {
+        Criterion::LooCv => "LOO-CV",
+        Criterion::Policy => "held-out",
+    };
     let _ = writeln!(
         s,
         " #   {:<w$}  {:>8}  {:>8}  {:>8}  {:>8}",
-        "model", "R2", "adj R2", "LOO-CV", "score"
+        "model", "R2", "adj R2", cv_name, "score"
     );
     for (i, (text, m)) in rows.iter().enumerate() {
         let pct = |v: f64| {
@@ -226,27 +290,49 @@ pub fn table(h: &Header, r: &Ranking) -> String {
             m.quality.r2,
             m.quality.adj_r2,
             pct(m.quality.cv),
-            pct(score(m, r.penalty))
+            pct(r.scores[i])
         );
     }
-    let _ = writeln!(
-        s,
-        "Order: leave-one-out cross-validation error (LOO-CV, relative RMS), lowest first."
-    );
-    let _ = writeln!(
-        s,
-        "*: selected by score = LOO-CV x {:.3}^terms: each term must lower LOO-CV {:.3}-fold.",
-        r.penalty, r.penalty
-    );
-    if models.iter().any(|m| m.has_needless_term()) {
+    s.push_str(&order_lines(r));
+    if let Some(best) = models.get(r.selected) {
+        let printed = crate::precision::justified_expr(best);
+        let _ = writeln!(s, "Selected: {} = {printed}", h.category);
+    }
+    s
+}
+
+/// The table's lines that say how the models are ordered and selected, and what `?` means.
+fn order_lines(r: &Ranking) -> String {
+    let mut s = String::new();
+    match r.criterion {
+        Criterion::LooCv => {
+            let _ = writeln!(
+                s,
+                "Order: leave-one-out cross-validation error (LOO-CV, relative RMS), lowest first."
+            );
+            let _ = writeln!(
+                s,
+                "*: selected by score = LOO-CV x {:.3}^terms: each term must lower LOO-CV {:.3}-fold.",
+                r.penalty, r.penalty
+            );
+        }
+        Criterion::Policy => {
+            let _ = writeln!(
+                s,
+                "Order: the fitting policy of `lca model`: score = held-out x {:.3}^coefficients, lowest first.",
+                r.penalty
+            );
+            let _ = writeln!(
+                s,
+                "held-out: mean error, relative to the fragment's time, of configurations left out\n  one at a time and of the largest values of each variable left out (extrapolation)."
+            );
+        }
+    }
+    if r.models.iter().any(|m| m.has_needless_term()) {
         let _ = writeln!(
             s,
             "?: the coefficient's 90% confidence interval contains 0: the term may be needless."
         );
-    }
-    if let Some(best) = models.get(r.selected) {
-        let printed = crate::precision::justified_expr(best);
-        let _ = writeln!(s, "Selected: {} = {printed}", h.category);
     }
     s
 }
@@ -260,8 +346,8 @@ pub fn json(h: &Header, r: &Ranking) -> serde_json::Value {
         "extraction": h.extraction,
         "points": h.points,
         "zero_at": h.zero_at,
-        "order": "loo_cv",
-        "selection": "penalized_loo_cv",
+        "order": match r.criterion { Criterion::LooCv => "loo_cv", Criterion::Policy => "policy" },
+        "selection": match r.criterion { Criterion::LooCv => "penalized_loo_cv", Criterion::Policy => "policy" },
         "term_penalty": r.penalty,
         "selected": r.selected,
         "models": r.models.iter().enumerate().map(|(i, m)| serde_json::json!({
@@ -270,7 +356,7 @@ pub fn json(h: &Header, r: &Ranking) -> serde_json::Value {
             "r2": finite_or_null(m.quality.r2),
             "adj_r2": finite_or_null(m.quality.adj_r2),
             "cv": finite_or_null(m.quality.cv),
-            "score": finite_or_null(score(m, r.penalty)),
+            "score": finite_or_null(r.scores[i]),
             "selected": i == r.selected,
             "nonlinear": m.nonlinear,
             "coefficients": m.coefficients.iter().map(|c| serde_json::json!({

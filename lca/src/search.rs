@@ -217,64 +217,9 @@ fn variable_terms(data: &Dataset, var: usize, limit: usize, shift: Shift) -> Vec
 pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitError> {
     let nv = data.variables.len();
     let y = data.ys();
-    let shift: Shift = match &opts.zero_at {
-        None => None,
-        Some(z) => {
-            let Some(v) = data.variables.iter().position(|n| *n == z.variable) else {
-                return Err(FitError::Constraint {
-                    source_name: data.source.clone(),
-                    message: format!(
-                        "zero_at: expected one of the variables {}, found `{}`",
-                        data.variables.join(", "),
-                        z.variable
-                    ),
-                });
-            };
-            if !z.value.is_finite() {
-                return Err(FitError::Constraint {
-                    source_name: data.source.clone(),
-                    message: format!("zero_at: expected a finite value, found {}", z.value),
-                });
-            }
-            Some((v, z.value))
-        }
-    };
+    let shift = resolve_shift(data, opts.zero_at.as_ref())?;
     // 1. Generation.
-    let terms: Vec<Term> = if nv == 1 {
-        term_pool(0).into_iter().map(|f| Term(vec![f])).collect()
-    } else {
-        let per_var: Vec<Vec<Factor>> = (0..nv)
-            .map(|v| {
-                if data.distinct(v).len() < 2 {
-                    vec![]
-                } else {
-                    variable_terms(data, v, 3, shift)
-                }
-            })
-            .collect();
-        let mut pool: Vec<Term> = Vec::new();
-        // All products choosing zero or one factor per variable (not all zero).
-        let mut combos: Vec<Vec<Factor>> = vec![vec![]];
-        for fs in &per_var {
-            let mut next = Vec::new();
-            for c in &combos {
-                next.push(c.clone());
-                for f in fs {
-                    let mut d = c.clone();
-                    d.push(*f);
-                    next.push(d);
-                }
-            }
-            combos = next;
-        }
-        for c in combos {
-            if !c.is_empty() {
-                pool.push(Term(c));
-            }
-        }
-        pool
-    };
-    let cols_all: Vec<(Term, Vec<f64>)> = terms
+    let cols_all: Vec<(Term, Vec<f64>)> = generate_terms(data, shift)
         .into_iter()
         .filter(|t| t.allowed(shift))
         .map(|t| {
@@ -300,10 +245,91 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
         penalty,
     );
     // 3. Selection.
+    let sets = screened.into_iter().map(|(_, set)| set);
+    let mut models = select(data, &cols_all, sets, shift, penalty)?;
+    models.truncate(opts.keep.max(1));
+    Ok(AutoFit {
+        penalty,
+        scores: models.iter().map(|m| m.0).collect(),
+        ranked: models.into_iter().map(|m| m.1).collect(),
+    })
+}
+
+/// The `zero_at` constraint resolved against the data's variables.
+fn resolve_shift(data: &Dataset, zero_at: Option<&ZeroAt>) -> Result<Shift, FitError> {
+    let Some(z) = zero_at else {
+        return Ok(None);
+    };
+    let Some(v) = data.variables.iter().position(|n| *n == z.variable) else {
+        return Err(FitError::Constraint {
+            source_name: data.source.clone(),
+            message: format!(
+                "zero_at: expected one of the variables {}, found `{}`",
+                data.variables.join(", "),
+                z.variable
+            ),
+        });
+    };
+    if !z.value.is_finite() {
+        return Err(FitError::Constraint {
+            source_name: data.source.clone(),
+            message: format!("zero_at: expected a finite value, found {}", z.value),
+        });
+    }
+    Ok(Some((v, z.value)))
+}
+
+/// The candidate terms: with one variable its whole pool; with several, the products of
+/// zero or one factor per variable (not all zero) among each variable's best factors
+/// (screened on slices).
+fn generate_terms(data: &Dataset, shift: Shift) -> Vec<Term> {
+    let nv = data.variables.len();
+    if nv == 1 {
+        return term_pool(0).into_iter().map(|f| Term(vec![f])).collect();
+    }
+    let per_var: Vec<Vec<Factor>> = (0..nv)
+        .map(|v| {
+            if data.distinct(v).len() < 2 {
+                vec![]
+            } else {
+                variable_terms(data, v, 3, shift)
+            }
+        })
+        .collect();
+    let mut combos: Vec<Vec<Factor>> = vec![vec![]];
+    for fs in &per_var {
+        let mut next = Vec::new();
+        for c in &combos {
+            next.push(c.clone());
+            for f in fs {
+                let mut d = c.clone();
+                d.push(*f);
+                next.push(d);
+            }
+        }
+        combos = next;
+    }
+    combos
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .map(Term)
+        .collect()
+}
+
+/// Refits every screened set of term indices into `cols_all` (fastest-growing term
+/// first, a constant unless constrained), removes needless terms, and returns the
+/// distinct models with their penalized scores, best first.
+fn select(
+    data: &Dataset,
+    cols_all: &[(Term, Vec<f64>)],
+    sets: impl Iterator<Item = Vec<usize>>,
+    shift: Shift,
+    penalty: f64,
+) -> Result<Vec<(f64, FittedModel)>, FitError> {
     let mut models: Vec<(f64, FittedModel)> = Vec::new();
     let mut seen = HashSet::new();
     let mut last_err = None;
-    for (_, mut set) in screened {
+    for mut set in sets {
         set.sort_by(|&a, &b| cols_all[b].0.growth().total_cmp(&cols_all[a].0.growth()));
         let mut chosen: Vec<(Expr, Vec<f64>)> = set
             .iter()
@@ -314,7 +340,7 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
                 )
             })
             .collect();
-        if with_constant {
+        if shift.is_none() {
             chosen.push((Expr::Num(1.0), vec![1.0; data.len()]));
         }
         if chosen.is_empty() {
@@ -341,12 +367,7 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
         }));
     }
     models.sort_by(|a, b| a.0.total_cmp(&b.0));
-    models.truncate(opts.keep.max(1));
-    Ok(AutoFit {
-        penalty,
-        scores: models.iter().map(|m| m.0).collect(),
-        ranked: models.into_iter().map(|m| m.1).collect(),
-    })
+    Ok(models)
 }
 
 /// SVD fit, then backward elimination of terms whose interval contains 0.

@@ -28,10 +28,31 @@ fn emit_annotation_and_json() {
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     let sel = j["selected"].as_u64().unwrap() as usize;
-    assert_eq!(j["models"][sel]["model"], "0.002*p - 0.002");
-    assert_eq!(j["order"], "loo_cv");
-    // Listed by CV: the exact model is also the first row.
+    // --auto is the fitting policy of `lca model`: ip vanishes at p = 1 and is fitted on
+    // p > 1 (15 observations); its order is the policy's, the first selected.
+    assert_eq!(j["models"][sel]["model"], "0.002*(p - 1)");
+    assert_eq!(j["order"], "policy");
+    assert_eq!(j["points"], 15);
     assert_eq!(sel, 0);
+    let model = lca_words("model -f tests/data/runfast.pp -v p --json").1;
+    let model: serde_json::Value = serde_json::from_str(&model).unwrap();
+    let ip = model["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == "ip")
+        .unwrap();
+    assert_eq!(
+        ip["model"], j["models"][sel]["model"],
+        "one policy for both"
+    );
+    // A formula given with --auto is weighed beside the policy's candidates and listed.
+    let (code, out, err) = lca_words("-c ip -v p -f tests/data/runfast.pp --auto --json p^3");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let models = j["models"].as_array().unwrap();
+    assert!(models.iter().any(|m| m["form"] == "p^3"), "{out}");
+    assert_eq!(j["models"][0]["model"], "0.002*(p - 1)");
 }
 
 #[test]

@@ -7,7 +7,9 @@
 //!
 //! Where the measurements cannot give a target, the test holds the policy to the measured
 //! value with a little room instead, and the bound's constant says why it falls short
-//! (`FFT_SHORTFALLS`, `HISTOGRAM_SHORTFALLS`, `QUEENS_SHORTFALLS`).
+//! (`FFT_SHORTFALLS`, `HISTOGRAM_SHORTFALLS`, `QUEENS_SHORTFALLS`): it fails only on a
+//! regression beyond those bounds. Every check's number, target and bound is printed as a
+//! table (`cargo test -p lca --release --test policy_targets -- --nocapture`).
 //!
 //! The 16-core FFT data lives outside the repository (`shared/data/fft-16core`, next to the
 //! workspace); the test prints a message and checks nothing else when it is absent (a fresh
@@ -131,13 +133,6 @@ fn checks(text: &str, size: &str) -> Vec<Checks> {
                 |r| value(r, size) == nmax,
             ),
         };
-        println!(
-            "{:<10} in-sample {:>6.2}%  p > {half}: {:>6.2}%  {size} = {nmax}: {:>6.2}%",
-            c.fragment,
-            100.0 * c.in_sample,
-            100.0 * c.larger_p,
-            100.0 * c.largest_size
-        );
         out.push(c);
     }
     out
@@ -150,28 +145,68 @@ const TARGETS: [f64; 3] = [0.05, 0.10, 0.10];
 /// (the measured value with some room), and why: `(fragment, check index, bound, why)`.
 type Shortfall = (&'static str, usize, f64, &'static str);
 
-/// Asserts every check against its target or its documented shortfall.
-fn assert_targets(all: &[Checks], shortfalls: &[Shortfall]) {
+/// The checks' names, in `Checks` order.
+const CHECK_NAMES: [&str; 3] = [
+    "in-sample",
+    "fitted on small p, larger p",
+    "fitted without largest size",
+];
+
+/// Prints a table of every check (its number, the issue's target and the bound the test
+/// holds it to) under `title`, then asserts every check against its target or its
+/// documented shortfall.
+fn assert_targets(title: &str, all: &[Checks], shortfalls: &[Shortfall]) {
+    println!("{title}");
+    println!(
+        "{:<10}  {:<28}  {:>8}  {:>6}  {:>6}  why short",
+        "fragment", "check", "error", "target", "bound"
+    );
+    let mut failures = Vec::new();
     for c in all {
         let got = [c.in_sample, c.larger_p, c.largest_size];
         for (i, g) in got.iter().enumerate() {
-            if g.is_nan() {
-                continue; // not applicable (see `checks`)
-            }
-            let (bound, why) = shortfalls
-                .iter()
-                .find(|s| s.0 == c.fragment && s.1 == i)
-                .map_or((TARGETS[i], "the issue's target"), |s| (s.2, s.3));
-            assert!(
-                *g <= bound,
-                "{}: check {i}: {g:.4} > {bound} ({why}) {c:?}",
-                c.fragment
+            let short = shortfalls.iter().find(|s| s.0 == c.fragment && s.1 == i);
+            let (bound, why) = short.map_or((TARGETS[i], ""), |s| (s.2, s.3));
+            let shown = if g.is_nan() {
+                "n/a".to_string()
+            } else {
+                format!("{:.2}%", 100.0 * g)
+            };
+            println!(
+                "{:<10}  {:<28}  {:>8}  {:>5.0}%  {:>5.1}%  {}",
+                c.fragment,
+                CHECK_NAMES[i],
+                shown,
+                100.0 * TARGETS[i],
+                100.0 * bound,
+                if g.is_nan() {
+                    "does not apply (fewer than two p > 1 at or below half the largest p)"
+                } else if *g <= TARGETS[i] {
+                    "(meets the target)"
+                } else {
+                    why
+                }
             );
+            if !g.is_nan() && *g > bound {
+                failures.push(format!(
+                    "{}: {}: {g:.4} > {bound} ({})",
+                    c.fragment,
+                    CHECK_NAMES[i],
+                    if why.is_empty() {
+                        "the issue's target"
+                    } else {
+                        why
+                    }
+                ));
+            }
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// FFT on 16 cores: the fragments where the targets are out of reach, and why.
+/// FFT on 16 cores: the fragments where the targets are out of reach, and why. Each bound
+/// is the error measured at the commit that set it plus about 10 % of it (room for the
+/// floating-point differences between machines, not for a worse policy).
 const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("(session)", 0, 0.07, EXCHANGE),
     ("alloc", 0, 0.23, NOISY_SERIAL),
@@ -180,11 +215,11 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("init", 0, 0.075, EXCHANGE),
     ("cols", 0, 0.10, EXCHANGE),
     ("cols", 1, 0.16, SATURATES),
-    ("cols", 2, 0.14, CACHE),
+    ("cols", 2, 0.14, ML_FALLS_BACK),
     ("transpose", 0, 0.10, EXCHANGE),
-    ("transpose", 2, 0.28, CACHE),
+    ("transpose", 2, 0.28, TRANSPOSE_REGIME),
     ("rows", 0, 0.11, EXCHANGE),
-    ("rows", 2, 0.18, CACHE),
+    ("rows", 2, 0.18, ML_FALLS_BACK),
 ];
 
 /// The serial `alloc` fragment: at n = 64 its time varies between 4e-6 and 3.7e-5 s from
@@ -192,33 +227,90 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
 const NOISY_SERIAL: &str = "serial allocation, its time at n = 64 varies 9-fold with p";
 
 /// Categories exchange time from one p to the next (at n = 64, li/(p-1) and ml/(p-1) move
-/// 2-fold in opposite directions between p = 2 and 3) while each is fitted on its own.
+/// 2-fold in opposite directions between p = 2 and 3) while each is fitted on its own: ml
+/// and li each miss the session's time by about 5 % on their own (in-sample) and partly
+/// cancel. A smooth function of p with four free coefficients per size (20 in all)
+/// still misses the session by 2.9 %, init by 4.3 %, cols by 4.0 %, transpose by 3.2 %
+/// and rows by 3.8 %: the noise floor of these records.
 const EXCHANGE: &str = "categories exchange time between neighbouring p; each is fitted alone";
 
 /// Memory loss grows up to p = 8 and then stays flat (memory bandwidth saturates): forms
 /// fitted on p <= 8 keep growing.
 const SATURATES: &str = "ml saturates beyond p = 8";
 
-/// The time per element grows faster from n = 512 to 1024 than below (a 1024 x 1024
-/// complex matrix, 16 MiB, leaves the cache): sizes <= 512 do not show it.
-const CACHE: &str = "a cache cliff between n = 512 and 1024";
+/// Not a cache cliff in the work at n = 1024: cols' work per n²·log2(n) steps up between
+/// n = 256 and 512 (+29 %; rows +21 %: one 512 x 512 complex matrix is 4 MiB) and only
+/// +8 % (rows +15 %) from 512 to 1024. What the model fitted on n <= 512 misses at 1024 is
+/// the memory loss: it grew faster than the work up to n = 512 (0.81 x pc at p = 16) and
+/// then fell back (0.58 x pc for cols, 0.45 for rows, at n = 1024); predicted from n <=
+/// 512 it is over by 15 % (rows 19 %) of the time, the work only 2.5 % (rows 1.9 %).
+const ML_FALLS_BACK: &str = "ml grows faster than the work up to n = 512, then falls back";
 
-#[test]
-fn fft_16_cores_meets_the_targets() {
-    // Beside the repository's checkout; LOST_CYCLES_SHARED names another place.
+/// The transpose's work per element grows 1.26x, 1.73x and 1.97x from one size to the next
+/// from n = 128 on (local exponents of pc along n 1.99, 2.34, 2.78, 2.98): a regime change
+/// that goes on to the largest size (strided access leaving the caches). The work model
+/// chosen from n <= 512 misses pc at n = 1024 by 32 %, and `lca model` says so in a note
+/// (see `fft_transpose_regime_change_is_reported`).
+const TRANSPOSE_REGIME: &str = "the work per element keeps growing with n (caches): regime change";
+
+/// The 16-core FFT records, or None (with a message) when they are absent. They live
+/// beside the repository's checkout; LOST_CYCLES_SHARED names another place.
+fn fft_16_cores() -> Option<String> {
     let shared = std::env::var_os("LOST_CYCLES_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
     let path = shared.join("data/fft-16core/dp-per-execution.pp");
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let text = std::fs::read_to_string(&path).ok();
+    if text.is_none() {
         println!(
             "skipped: {} is absent (it lives beside the repository, not in it)",
             path.display()
         );
+    }
+    text
+}
+
+#[test]
+fn fft_16_cores_meets_the_targets() {
+    let Some(text) = fft_16_cores() else {
         return;
     };
     let all = checks(&text, "n");
-    assert_targets(&all, &FFT_SHORTFALLS);
+    assert_targets("FFT, 16 cores (dp-per-execution.pp)", &all, &FFT_SHORTFALLS);
+}
+
+/// Where the measurements change regime at the largest size, `lca model` says so: the
+/// transpose's work chosen from n <= 512 misses n = 1024 by 32 % (the 16-core data; skipped
+/// when absent), while cols and rows, whose work follows one form, get no such note.
+#[test]
+fn fft_transpose_regime_change_is_reported() {
+    let Some(text) = fft_16_cores() else {
+        return;
+    };
+    let records = parse_records(&text).unwrap();
+    let vars = vec!["n".to_string(), "p".to_string()];
+    let notes = |tag: &str| {
+        fit_runtime(
+            &records,
+            "data",
+            Some(tag),
+            &vars,
+            &Extraction::default(),
+            &SearchOptions::default(),
+        )
+        .unwrap()
+        .notes
+    };
+    let regime = |n: &[String]| {
+        n.iter()
+            .any(|x| x.contains("regime change at the largest n"))
+    };
+    let t = notes("transpose");
+    assert!(regime(&t), "{t:?}");
+    for tag in ["cols", "rows"] {
+        let n = notes(tag);
+        assert!(!regime(&n), "{tag}: {n:?}");
+    }
 }
 
 /// Reads a fixture of `tests/data`.
@@ -259,12 +351,20 @@ const NOISY_2_CORES: &str = "2 shared cores under load 12-20: values not a funct
 fn histogram_2_cores_within_its_bounds() {
     let all = checks(&fixture("histogram-2core.pp"), "n");
     assert_eq!(all.len(), 2);
-    assert_targets(&all, &HISTOGRAM_SHORTFALLS);
+    assert_targets(
+        "histogram, 2 cores (tests/data/histogram-2core.pp)",
+        &all,
+        &HISTOGRAM_SHORTFALLS,
+    );
 }
 
 #[test]
 fn queens_2_cores_within_its_bounds() {
     let all = checks(&fixture("queens-2core.pp"), "k");
     assert_eq!(all.len(), 2);
-    assert_targets(&all, &QUEENS_SHORTFALLS);
+    assert_targets(
+        "queens, 2 cores (tests/data/queens-2core.pp)",
+        &all,
+        &QUEENS_SHORTFALLS,
+    );
 }

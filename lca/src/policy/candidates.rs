@@ -291,6 +291,7 @@ pub fn times_p_minus_1(inner: Vec<Candidate>, p: &str, keep_p: bool) -> Vec<Cand
             let mut m = c.model;
             m.expr = Expr::bin(BinOp::Mul, factor.clone(), m.expr);
             m.label = format!("(p-1)*({})", m.label);
+
             let refit = c.refit;
             let p = p.to_string();
             Candidate {
@@ -433,4 +434,24 @@ pub fn separable(data: &Dataset, scale: &[f64], p: &str, work: Option<&Expr>) ->
         }
     }
     out
+}
+
+/// A user's form as a candidate, not held to [`coefficient_budget`] (the user asked for
+/// it): a linear form fitted to the errors relative to `scale`, a nonlinear one by the
+/// nonlinear solver. None when it cannot be fitted to `data` (a variable it uses is not
+/// one of the data's, too few points).
+pub fn hypothesis(h: &Hypothesis, data: &Dataset, scale: &[f64]) -> Option<Candidate> {
+    let mut model = match &h.kind {
+        HypothesisKind::Linear { terms } => fit_linear_scaled(terms, data, scale).ok()?,
+        HypothesisKind::Nonlinear { .. } => crate::fit::fit(h, data).ok()?,
+    };
+    model.label = h.label.clone();
+    let h = h.clone();
+    Some(Candidate {
+        model,
+        refit: Box::new(move |d: &Dataset, s: &[f64]| match &h.kind {
+            HypothesisKind::Linear { terms } => fit_linear_scaled(terms, d, s).ok().map(|f| f.expr),
+            HypothesisKind::Nonlinear { .. } => crate::fit::fit(&h, d).ok().map(|f| f.expr),
+        }),
+    })
 }

@@ -64,6 +64,21 @@
 //!   which is a product of powers, not an `exp(…)` of a polynomial (those interpolate a
 //!   few sizes and explode beyond them).
 //!
+//! # Where a model stops holding
+//!
+//! The work's chosen form is refitted without the largest value of each variable with four
+//! or more values; when it then misses the observations there by more than
+//! [`category::REGIME_CHANGE`] (10 %) of the fragment's time, the measurements change
+//! regime at the largest value (typically the working set leaving a cache at the largest
+//! size) and the notes say so, with the local growth exponents: the model describes the
+//! measured range, and a prediction beyond it is not to be trusted.
+//!
+//! # One category: `lca -c CATEGORY --auto`
+//!
+//! [`fit_category`] applies the same rules to one category of the selected records (the
+//! work fitted first when the category is an overhead), weighs the user's formulae beside
+//! the policy's candidates and returns them all, best first.
+//!
 //! # Example
 //!
 //! ```
@@ -89,6 +104,8 @@
 //! ```
 
 pub mod candidates;
+pub mod category;
+pub mod choose;
 pub mod heldout;
 pub mod observations;
 
@@ -98,9 +115,8 @@ use crate::extraction::Extraction;
 use crate::fit::FittedModel;
 use crate::range::VarRange;
 use crate::record::{Record, RecordError, CATEGORY_KEYS};
-use crate::search::{term_penalty, ZeroAt, CV_FLOOR, NEGATIVE_PENALTY};
-use candidates::Candidate;
-use heldout::{held_out, HeldOut};
+pub use category::{fit_category, CategoryFit};
+use heldout::HeldOut;
 use observations::Observations;
 
 /// Overheads of running in parallel: zero at p = 1 by definition.
@@ -279,93 +295,14 @@ pub fn fit_fragment(
         if obs.data.points.iter().all(|pt| pt.y == 0.0) {
             continue;
         }
-        let note_for = |what: String| format!("fragment {fragment}, category {cat}: {what}");
-        // 0 ("noise") competes only for a category too small to matter.
-        let allow_zero = share_of_time(&mine, cat) < MATERIAL_SHARE;
-        let chosen = if cat == "pc" || cat == "rt" {
-            let obs = if cat == "pc" && has_p {
-                obs.at(PROCESSORS, 1.0)
-                    .or_else(|| obs.collapse_copies(PROCESSORS, 1.0))
-                    .unwrap_or(obs)
-            } else {
-                obs
-            };
-            // Work is positive wherever the model is trusted.
-            let found = choose(&obs, work_candidates(cat, &obs), false, &|_| {
-                Some(f64::MIN_POSITIVE)
-            });
-            if found.is_none() {
-                return Err(PolicyError::NoModel {
-                    source_name: source.into(),
-                    fragment,
-                    category: cat.into(),
-                    observations: obs.len(),
-                });
-            }
-            found.map(|f| (f, obs))
-        } else if has_p && VANISHING.contains(&cat) {
-            let pi = obs
-                .data
-                .variables
-                .iter()
-                .position(|v| v == PROCESSORS)
-                .unwrap_or(0);
-            let above = obs.filter(|pt| pt.x[pi] > 1.0);
-            if above.is_empty() || above.data.points.iter().all(|pt| pt.y == 0.0) {
-                continue;
-            }
-            let work = out
-                .categories
-                .iter()
-                .find(|c| c.category == "pc" || c.category == "rt")
-                .map(|c| c.model.expr.clone());
-            // Idle and spinning time is never negative; memory loss can be (the run was
-            // faster than the baseline), but not below minus the work itself.
-            let floor = |b: &crate::expr::Bindings| -> Option<f64> {
-                if cat != "ml" {
-                    return Some(0.0);
-                }
-                let w = work.as_ref()?.eval(b).ok()?;
-                Some(-w)
-            };
-            let cands = || overhead_candidates(&above, work.as_ref());
-            choose(&above, cands(), allow_zero, &floor)
-                .or_else(|| choose(&above, cands(), true, &floor))
-                .map(|f| (f, above))
-        } else {
-            let obs = if has_p {
-                obs.collapse_copies(PROCESSORS, 1.0).unwrap_or(obs)
-            } else {
-                obs
-            };
-            let cands = || {
-                let mut c = candidates::searched(&obs.data, &obs.scale, None);
-                c.extend(candidates::power_law(&obs.data, &obs.scale));
-                c
-            };
-            choose(&obs, cands(), allow_zero, &|_| None)
-                .or_else(|| choose(&obs, cands(), true, &|_| None))
-                .map(|f| (f, obs))
-        };
-        match chosen {
-            Some(((c, h), obs)) if c.model.expr != Expr::Num(0.0) => {
-                if !h.score.is_finite() {
-                    out.notes.push(note_for(format!(
-                        "only {} observations: no form could be tested on held-out ones; `{}` kept (fewest coefficients)",
-                        obs.len(),
-                        c.model.label
-                    )));
-                }
-                out.categories
-                    .push(finish(cat, c, h, &obs));
-            }
-            Some((_, obs)) => out.notes.push(note_for(format!(
-                "left out: no model predicts its {} held-out observations better than 0 (noise at this precision)",
-                obs.len()
-            ))),
-            None => out
-                .notes
-                .push(note_for("left out: no model could be fitted".into())),
+        let work = out
+            .categories
+            .iter()
+            .find(|c| c.category == "pc" || c.category == "rt")
+            .map(|c| c.model.expr.clone());
+        let n = obs.len();
+        if let Some(w) = category::weigh(cat, obs, &mine, has_p, work.as_ref(), &[]) {
+            keep_choice(&mut out, cat, &w, n, &fragment, source)?;
         }
     }
     if !any {
@@ -376,6 +313,50 @@ pub fn fit_fragment(
         });
     }
     Ok(out)
+}
+
+/// Adds the choice of `w` for category `cat` to `out`: its model, or a note that says why
+/// the category is left out (and what else the user should know). Work without any model
+/// is an error: nothing else can be modelled without it.
+fn keep_choice(
+    out: &mut FragmentModels,
+    cat: &str,
+    w: &category::Weighing,
+    observations: usize,
+    fragment: &str,
+    source: &str,
+) -> Result<(), PolicyError> {
+    let note_for = |what: String| format!("fragment {fragment}, category {cat}: {what}");
+    match category::chosen(cat, w) {
+        Some(c) if c.model.expr != Expr::Num(0.0) => {
+            if w.ranked.untested {
+                out.notes.push(note_for(format!(
+                    "only {} observations: no form could be tested on held-out ones; `{}` kept (fewest coefficients)",
+                    c.observations, c.model.label
+                )));
+            }
+            for note in category::regime_notes(cat, w) {
+                out.notes.push(note_for(note));
+            }
+            out.categories.push(c);
+        }
+        Some(c) => out.notes.push(note_for(format!(
+            "left out: no model predicts its {} held-out observations better than 0 (noise at this precision)",
+            c.observations
+        ))),
+        None if cat == "pc" || cat == "rt" => {
+            return Err(PolicyError::NoModel {
+                source_name: source.into(),
+                fragment: fragment.into(),
+                category: cat.into(),
+                observations,
+            })
+        }
+        None => out
+            .notes
+            .push(note_for("left out: no model could be fitted".into())),
+    }
+    Ok(())
 }
 
 /// Fits every tagged fragment of `records` ([`fit_fragment`] for each tag, in order of
@@ -403,195 +384,11 @@ fn order() -> Vec<&'static str> {
     v
 }
 
-fn work_candidates(category: &str, obs: &Observations) -> Vec<Candidate> {
-    let (data, scale) = (&obs.data, &obs.scale[..]);
-    let mut c = candidates::searched(data, scale, None);
-    c.extend(candidates::power_law(data, scale));
-    c.extend(candidates::single_terms(data, scale));
-    c.extend(candidates::typical_forms(category, data, scale));
-    c
-}
-
-fn overhead_candidates(obs: &Observations, work: Option<&Expr>) -> Vec<Candidate> {
-    let (data, scale) = (&obs.data, &obs.scale[..]);
-    let mut c = vec![candidates::zero(data)];
-    let pi = data
-        .variables
-        .iter()
-        .position(|v| v == PROCESSORS)
-        .unwrap_or(0);
-    // Fewer than three p > 1 cannot show how an overhead grows with p: then only Amdahl's
-    // `p − 1` (a cost per extra processor), the typical form with no growth of its own.
-    let keep_p = data.distinct(pi).len() >= 3;
-    if keep_p {
-        c.extend(candidates::searched(
-            data,
-            scale,
-            Some(ZeroAt::new(PROCESSORS, 1.0)),
-        ));
-    }
-    if let Some((scaled, s)) = candidates::per_extra_processor(data, scale, PROCESSORS, keep_p) {
-        let mut inner = Vec::new();
-        if !scaled.variables.is_empty() {
-            inner.extend(candidates::searched(&scaled, &s, None));
-            inner.extend(candidates::power_law(&scaled, &s));
-            inner.extend(candidates::single_terms(&scaled, &s));
-        }
-        inner.extend(candidates::constant(&scaled, &s));
-        c.extend(candidates::times_p_minus_1(inner, PROCESSORS, keep_p));
-    }
-    if let Some(w) = work {
-        c.extend(candidates::shares_of_work(data, scale, PROCESSORS, w));
-    }
-    if keep_p {
-        c.extend(candidates::separable(data, scale, PROCESSORS, work));
-    }
-    c
-}
-
-/// A candidate with its held-out errors.
-type Scored = (Candidate, HeldOut);
-
-/// The candidate with the best penalized held-out score (see the module docs); `allow_zero`
-/// lets the model 0 win.
 /// A category that holds at least this share of a fragment's processor-time (summed over
 /// its records) is never left out as noise: leaving it out would drop a real part of the
 /// fragment's time (a serial fragment's `ip` at p > 1 is half of it at p = 2), whatever
 /// the held-out error of its models.
-const MATERIAL_SHARE: f64 = 0.02;
-
-/// `cat`'s share of the processor-time `tt` over `records` (absolute values, so a
-/// negative `ml` counts by its size); 0 when there is no `tt`.
-fn share_of_time(records: &[&Record], cat: &str) -> f64 {
-    let (mut part, mut total) = (0.0, 0.0);
-    for r in records {
-        if let (Ok(Some(v)), Ok(Some(tt))) = (r.category(cat), r.category("tt")) {
-            part += v.abs();
-            total += tt;
-        }
-    }
-    if total > 0.0 {
-        part / total
-    } else {
-        0.0
-    }
-}
-
-fn choose(
-    obs: &Observations,
-    cands: Vec<Candidate>,
-    allow_zero: bool,
-    floor: &dyn Fn(&crate::expr::Bindings) -> Option<f64>,
-) -> Option<(Candidate, HeldOut)> {
-    let grid = grid(&obs.data);
-    let (scored, untested): (Vec<Scored>, Vec<Scored>) = cands
-        .into_iter()
-        .filter(|c| allow_zero || c.model.expr != Expr::Num(0.0))
-        .filter(|c| plausible(&c.model.expr, &grid, floor))
-        .map(|c| {
-            let h = held_out(obs, &*c.refit);
-            (c, h)
-        })
-        .partition(|(_, h)| h.score.is_finite());
-    if scored.iter().all(|(c, _)| c.model.expr == Expr::Num(0.0)) {
-        // Too few observations to refit any form without one of them: the form with the
-        // fewest coefficients that misses them least (its held-out score stays infinite,
-        // and the caller says so); 0 only when nothing else is plausible, as nothing shows
-        // that the measured values are noise.
-        let key = |c: &Candidate| {
-            (
-                c.model.quality.coefficients,
-                heldout::in_sample(obs, &c.model.expr),
-            )
-        };
-        let some = untested.iter().any(|(c, _)| c.model.expr != Expr::Num(0.0));
-        return untested
-            .into_iter()
-            .filter(|(c, _)| !some || c.model.expr != Expr::Num(0.0))
-            .min_by(|a, b| {
-                let (ka, kb) = (key(&a.0), key(&b.0));
-                ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
-            });
-    }
-    let per_coefficient = term_penalty(obs.len(), obs.data.variables.len());
-    let penalized = |c: &Candidate, h: &HeldOut| {
-        let m = &c.model;
-        let cancel = m.coefficients.len() > 1
-            && m.coefficients
-                .iter()
-                .any(|k| k.term.as_deref().is_some_and(|t| t != "1") && k.value < 0.0);
-        let factor = if cancel { NEGATIVE_PENALTY } else { 1.0 };
-        factor * (h.score + CV_FLOOR) * per_coefficient.powi(m.quality.coefficients as i32)
-    };
-    scored
-        .into_iter()
-        .min_by(|a, b| penalized(&a.0, &a.1).total_cmp(&penalized(&b.0, &b.1)))
-}
-
-/// The bindings where a model must be plausible: every measured value of each variable
-/// and twice the largest (the range a model is trusted to extrapolate to).
-fn grid(data: &crate::dataset::Dataset) -> Vec<crate::expr::Bindings> {
-    let mut out = vec![crate::expr::Bindings::new()];
-    for (i, v) in data.variables.iter().enumerate() {
-        let mut values = data.distinct(i);
-        if let Some(top) = values.last().copied() {
-            values.push(2.0 * top);
-        }
-        out = out
-            .into_iter()
-            .flat_map(|b| {
-                values.iter().map(move |x| {
-                    let mut b = b.clone();
-                    b.insert(v.clone(), *x);
-                    b
-                })
-            })
-            .collect();
-    }
-    out
-}
-
-/// Whether `expr` is finite and not below `floor` (when it gives one) at every binding.
-fn plausible(
-    expr: &Expr,
-    grid: &[crate::expr::Bindings],
-    floor: &dyn Fn(&crate::expr::Bindings) -> Option<f64>,
-) -> bool {
-    grid.iter().all(|b| match expr.eval(b) {
-        Ok(v) => v.is_finite() && floor(b).is_none_or(|f| v >= f),
-        Err(_) => false,
-    })
-}
-
-/// The chosen candidate as a category model: R² on the observations, cv = held-out score.
-fn finish(category: &str, c: Candidate, h: HeldOut, obs: &Observations) -> CategoryModel {
-    let mut model = c.model;
-    let y = obs.data.ys();
-    let fitted: Vec<f64> = obs
-        .data
-        .points
-        .iter()
-        .map(|pt| model.expr.eval(&obs.data.bindings(pt)).unwrap_or(f64::NAN))
-        .collect();
-    let mean = y.iter().sum::<f64>() / y.len().max(1) as f64;
-    let ss_tot: f64 = y.iter().map(|v| (v - mean).powi(2)).sum();
-    let ss_res: f64 = y.iter().zip(&fitted).map(|(a, b)| (a - b).powi(2)).sum();
-    model.quality.r2 = if ss_tot > 0.0 {
-        1.0 - ss_res / ss_tot
-    } else {
-        f64::NAN
-    };
-    model.quality.cv = h.score;
-    model.fitted = fitted;
-    CategoryModel {
-        category: category.into(),
-        model,
-        held_out: h,
-        variables: obs.data.variables.clone(),
-        observations: obs.len(),
-        records: obs.records,
-    }
-}
+pub const MATERIAL_SHARE: f64 = 0.02;
 
 #[cfg(test)]
 mod tests {

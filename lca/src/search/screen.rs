@@ -290,26 +290,24 @@ pub(super) fn screen(
     out
 }
 
-/// Term sets of one variable (1 or 2 factors) ranked by their score pooled over slices,
-/// with or without a constant.
-pub(super) fn pooled_rank(
+/// One slice prepared for pooled screening: every column orthonormalized against the base
+/// once (`u`, column-major, `ok` where it is independent), the base's residual `r0` and
+/// hat diagonal `h0`; a single is then scored from `u_a` and a pair (a, b) from `u_b`
+/// projected off `u_a`: one projection per candidate.
+struct Slice {
+    m: usize,
+    u: Vec<f64>,
+    ok: Vec<bool>,
+    r0: Vec<f64>,
+    h0: Vec<f64>,
+}
+
+fn prepare_slices(
     prepared: &[(Vec<f64>, Vec<Vec<f64>>)],
     np: usize,
-    max_terms: usize,
     with_constant: bool,
-    penalty: f64,
-) -> Vec<(f64, Vec<usize>)> {
-    // Per slice: every column orthonormalized against the base once (u_a), the base's
-    // residual r0 and hat diagonal h0; then a single is scored from u_a and a pair (a, b)
-    // from u_b projected off u_a: one projection per candidate.
-    struct Slice {
-        m: usize,
-        u: Vec<f64>,
-        ok: Vec<bool>,
-        r0: Vec<f64>,
-        h0: Vec<f64>,
-    }
-    let slices: Vec<Slice> = prepared
+) -> Vec<Slice> {
+    prepared
         .iter()
         .map(|(y, cols)| {
             let scr = Screen::new(y);
@@ -333,13 +331,18 @@ pub(super) fn pooled_rank(
                 h0: base.hat.clone(),
             }
         })
-        .collect();
-    // Sum over points of the squared relative LOO error for residual r and hat h.
-    fn sq(r: &[f64], h: &[f64]) -> f64 {
-        loo_mean_square(r, h).unwrap_or(f64::INFINITY)
-    }
+        .collect()
+}
+
+/// Sum over points of the squared relative LOO error for residual r and hat h.
+fn sq(r: &[f64], h: &[f64]) -> f64 {
+    loo_mean_square(r, h).unwrap_or(f64::INFINITY)
+}
+
+/// Per column: its single-term squared LOO error summed over the slices.
+fn single_scores(slices: &[Slice], np: usize) -> Vec<f64> {
     let mut single = vec![0.0f64; np];
-    for sl in &slices {
+    for sl in slices {
         let m = sl.m;
         let mut r = vec![0.0; m];
         let mut h = vec![0.0; m];
@@ -357,6 +360,67 @@ pub(super) fn pooled_rank(
             single[a] += sq(&r, &h);
         }
     }
+    single
+}
+
+/// Per first term `firsts[ia]` and column b: the pair's squared LOO error summed over the
+/// slices (`ia * np + b`; infinite where b repeats a or is dependent on it).
+fn pair_scores(slices: &[Slice], np: usize, firsts: &[usize]) -> Vec<f64> {
+    let mut pair = vec![0.0f64; firsts.len() * np];
+    for sl in slices {
+        let m = sl.m;
+        let mut ra = vec![0.0; m];
+        let mut ha = vec![0.0; m];
+        let mut w = vec![0.0; m];
+        let mut r = vec![0.0; m];
+        let mut h = vec![0.0; m];
+        for (ia, &a) in firsts.iter().enumerate() {
+            let ua = &sl.u[a * m..(a + 1) * m];
+            let d: f64 = ua.iter().zip(&sl.r0).map(|(x, y)| x * y).sum();
+            for i in 0..m {
+                ra[i] = sl.r0[i] - d * ua[i];
+                ha[i] = sl.h0[i] + ua[i] * ua[i];
+            }
+            for b in 0..np {
+                let cell = &mut pair[ia * np + b];
+                if b == a || !sl.ok[b] {
+                    *cell = f64::INFINITY;
+                    continue;
+                }
+                let ub = &sl.u[b * m..(b + 1) * m];
+                let c: f64 = ua.iter().zip(ub).map(|(x, y)| x * y).sum();
+                for i in 0..m {
+                    w[i] = ub[i] - c * ua[i];
+                }
+                let nw = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+                if nw < 1e-7 {
+                    *cell = f64::INFINITY;
+                    continue;
+                }
+                let dw: f64 = w.iter().zip(&ra).map(|(x, y)| x * y).sum::<f64>() / nw;
+                for i in 0..m {
+                    let wi = w[i] / nw;
+                    r[i] = ra[i] - dw * wi;
+                    h[i] = ha[i] + wi * wi;
+                }
+                *cell += sq(&r, &h);
+            }
+        }
+    }
+    pair
+}
+
+/// Term sets of one variable (1 or 2 factors) ranked by their score pooled over slices,
+/// with or without a constant.
+pub(super) fn pooled_rank(
+    prepared: &[(Vec<f64>, Vec<Vec<f64>>)],
+    np: usize,
+    max_terms: usize,
+    with_constant: bool,
+    penalty: f64,
+) -> Vec<(f64, Vec<usize>)> {
+    let slices = prepare_slices(prepared, np, with_constant);
+    let single = single_scores(&slices, np);
     let n_slices = slices.len().max(1) as f64;
     let mut order: Vec<(f64, usize)> = (0..np)
         .filter(|&a| single[a].is_finite())
@@ -369,47 +433,7 @@ pub(super) fn pooled_rank(
     }
     if max_terms >= 2 {
         let firsts: Vec<usize> = order.iter().take(12).map(|r| r.1).collect();
-        let mut pair = vec![0.0f64; firsts.len() * np];
-        for sl in &slices {
-            let m = sl.m;
-            let mut ra = vec![0.0; m];
-            let mut ha = vec![0.0; m];
-            let mut w = vec![0.0; m];
-            let mut r = vec![0.0; m];
-            let mut h = vec![0.0; m];
-            for (ia, &a) in firsts.iter().enumerate() {
-                let ua = &sl.u[a * m..(a + 1) * m];
-                let d: f64 = ua.iter().zip(&sl.r0).map(|(x, y)| x * y).sum();
-                for i in 0..m {
-                    ra[i] = sl.r0[i] - d * ua[i];
-                    ha[i] = sl.h0[i] + ua[i] * ua[i];
-                }
-                for b in 0..np {
-                    let cell = &mut pair[ia * np + b];
-                    if b == a || !sl.ok[b] {
-                        *cell = f64::INFINITY;
-                        continue;
-                    }
-                    let ub = &sl.u[b * m..(b + 1) * m];
-                    let c: f64 = ua.iter().zip(ub).map(|(x, y)| x * y).sum();
-                    for i in 0..m {
-                        w[i] = ub[i] - c * ua[i];
-                    }
-                    let nw = w.iter().map(|x| x * x).sum::<f64>().sqrt();
-                    if nw < 1e-7 {
-                        *cell = f64::INFINITY;
-                        continue;
-                    }
-                    let dw: f64 = w.iter().zip(&ra).map(|(x, y)| x * y).sum::<f64>() / nw;
-                    for i in 0..m {
-                        let wi = w[i] / nw;
-                        r[i] = ra[i] - dw * wi;
-                        h[i] = ha[i] + wi * wi;
-                    }
-                    *cell += sq(&r, &h);
-                }
-            }
-        }
+        let pair = pair_scores(&slices, np, &firsts);
         for (ia, &a) in firsts.iter().enumerate() {
             for b in 0..np {
                 let v = pair[ia * np + b];
