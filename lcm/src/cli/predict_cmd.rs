@@ -1,8 +1,8 @@
 //! `lcm predict`, `compare`, `tree`, `calibrate`: arguments and their translation into
 //! `lcm::predict` calls.
 use clap::Args;
+use lcm::calibrate::{calibrate, CalibrateOptions};
 use lcm::predict::grid::{crossovers, parse_grid, parse_set, Grid};
-use lcm::predict::machine::calibrate;
 use lcm::predict::report;
 use lcm::predict::{PredictError, PredictOptions, Program};
 use std::path::PathBuf;
@@ -141,8 +141,22 @@ const CALIBRATE_EXAMPLES: &str = "Examples:
   lcm calibrate -o machine.txt
   lcm calibrate --quick --json
 
-Measures one-way latency (two threads ping-ponging an atomic) and the bandwidth of copying a
-buffer another thread wrote; writes the machine file lcm predict --machine reads.";
+Measures, with kernels that run no program's code: fork/join latency (broadcast) of a rayon pool of
+q = 1..p threads (fork_join_s_pQ, fitted as fork_join_base_s + fork_join_log2p_s*log2(q)),
+the cost of a task spawned in a scope (task_s) and of a parallel-iterator item (par_item_s,
+processor-seconds beyond a serial loop), hand-off latency between two threads caught
+spinning (handoff_spin_s = latency_s) and woken from sleep (handoff_wake_s), the time to
+read a buffer another thread just wrote at a few sizes from L1 to beyond the last-level
+cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), and the slowdown of a
+STREAM triad when k threads run it at once (mem_slowdown_kK).
+
+Every number is the median of the quiet repetitions of its kernel. A repetition is quiet
+when other processes (and a VM's host, steal time) took under 3% of all processors' time
+while it ran (/proc/stat against /proc/self/stat); one too short for a 10 ms tick, or
+without /proc, counts as quiet (`unknown`). With no quiet repetition the median of all is
+kept and the summary says so. Writes the machine file lcm predict --machine reads (keys and
+units in its comments). JSON (--json): {file, keys{KEY: value}, kept{KEY: {repetitions,
+quiet, unknown}}}.";
 
 /// Arguments of `lcm calibrate`.
 #[derive(Args, Debug)]
@@ -333,7 +347,12 @@ pub fn run_tree(a: TreeArgs) -> i32 {
 
 /// `lcm calibrate`.
 pub fn run_calibrate(a: CalibrateArgs) -> i32 {
-    let c = calibrate(a.quick);
+    let opts = if a.quick {
+        CalibrateOptions::quick()
+    } else {
+        CalibrateOptions::full()
+    };
+    let c = calibrate(&opts);
     let text = c.machine.to_text();
     if let Err(e) = std::fs::write(&a.output, &text) {
         return fail(PredictError::Io {
@@ -341,30 +360,52 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
             source: e,
         });
     }
+    let keys = c.machine.bindings();
     if a.json {
+        let kept: serde_json::Map<String, serde_json::Value> = c
+            .kept
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    serde_json::json!({
+                        "repetitions": v.repetitions,
+                        "quiet": v.quiet,
+                        "unknown": v.unknown,
+                    }),
+                )
+            })
+            .collect();
         println!(
             "{}",
             serde_json::json!({
                 "latency_s": c.machine.latency_s,
                 "bandwidth_bytes_per_s": c.machine.bandwidth_bytes_per_s,
-                "round_trips": c.round_trips,
-                "copy_bytes": c.copy_bytes,
-                "copies": c.copies,
+                "keys": keys,
+                "kept": kept,
                 "file": a.output.display().to_string(),
             })
         );
     } else {
-        println!(
-            "latency: {:.1} ns one way ({} round trips)",
-            c.machine.latency_s * 1e9,
-            c.round_trips
-        );
-        println!(
-            "bandwidth: {:.2} GB/s copying {} MiB written by another thread (median of {})",
-            c.machine.bandwidth_bytes_per_s / 1e9,
-            c.copy_bytes >> 20,
-            c.copies
-        );
+        for (k, v) in &keys {
+            let how = match c.kept.get(k) {
+                Some(x) if x.quiet == 0 => {
+                    format!("  (median of all {}: none quiet)", x.repetitions)
+                }
+                Some(x) => format!(
+                    "  (median of {} quiet of {}{})",
+                    x.quiet,
+                    x.repetitions,
+                    if x.unknown > 0 {
+                        format!(", {} unknown", x.unknown)
+                    } else {
+                        String::new()
+                    }
+                ),
+                None => String::new(),
+            };
+            println!("{k} = {v:.4e}{how}");
+        }
         println!("machine file: {}", a.output.display());
     }
     0
