@@ -116,6 +116,7 @@ pub mod error;
 pub mod grid;
 pub mod machine;
 pub mod nesting;
+pub mod overheads;
 pub mod pipeline;
 pub mod program;
 pub mod recognize;

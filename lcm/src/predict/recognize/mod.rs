@@ -34,6 +34,7 @@ use syn::visit::Visit;
 mod channels;
 mod constructs;
 mod fragments;
+mod items;
 mod loops;
 mod spawns;
 mod syntax;
