@@ -43,6 +43,14 @@ const PREDICT_EXAMPLES: &str = "Examples:
   lcm predict fft_tp.rs --pamela
 
 The last line of a single-point prediction is exactly `predicted: T=SECONDS`.
+With --machine FILE (from `lcm calibrate`) the machine's run-time costs are added as named
+fragments: `machine fork/join` before every parallel construct and data-parallel loop
+(fork_join_base_s + fork_join_log2p_s*log2(min(tasks, p))), `machine task` per task
+(task_s), `machine par items` per data-parallel loop (items * par_item_s / p; items from
+`(0..n)`, a vec![x; n] or collected range, par_chunks(c), or `// lcm: items = EXPR`) and
+`machine hand-off` per item of every pipeline stage after the first (handoff_spin_s).
+Every numeric key of the machine file is a variable of the annotations (--set overrides).
+Without --machine they are not applied and a note on stderr says so.
 A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a
 fragment's models use is warned about on stderr (naming the fragment and categories) and
 in --json (`warnings`: [{fragment, categories, variable, value, min, max}]).
@@ -113,6 +121,7 @@ const TREE_EXAMPLES: &str = "Examples:
   lcm tree fft_tp.rs
   lcm tree fft_dp.rs --models fft.models
   lcm tree fft_tp.rs --pamela
+  lcm tree fft_tp.rs --machine machine.txt
 
 Each node: number (preorder), what it is, file:line, the rule lcm applies, and for
 fragments the model. Warnings (stderr) name what was seen but not modeled.";
@@ -129,6 +138,9 @@ pub struct TreeArgs {
     /// Function the program starts in.
     #[arg(long, default_value = "main", value_name = "NAME")]
     entry: String,
+    /// Machine file (`lcm calibrate`): show the machine-cost overhead nodes it adds.
+    #[arg(long, value_name = "FILE")]
+    machine: Option<PathBuf>,
     /// Also print the composed PAMELA model.
     #[arg(long)]
     pamela: bool,
@@ -190,6 +202,9 @@ fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, Predic
     let prog = Program::load(file, opts)?;
     for w in &prog.warnings {
         eprintln!("{w}");
+    }
+    if let Some(note) = prog.machine.costs_note() {
+        eprintln!("note: {}: {note}", prog.file);
     }
     Ok(prog)
 }
@@ -302,6 +317,7 @@ pub fn run_tree(a: TreeArgs) -> i32 {
         let opts = PredictOptions {
             entry: a.entry.clone(),
             models: a.models.clone(),
+            machine: a.machine.clone(),
             ..PredictOptions::default()
         };
         let text = lcm::read_input(&a.file).map_err(|e| PredictError::Io {
@@ -328,6 +344,16 @@ pub fn run_tree(a: TreeArgs) -> i32 {
         for w in &warnings {
             eprintln!("{w}");
         }
+        let root = match &a.machine {
+            Some(path) => {
+                let m = lcm::predict::machine::Machine::load(path)?;
+                match m.costs {
+                    Some(_) => lcm::predict::overheads::apply(root, &m.origin),
+                    None => root,
+                }
+            }
+            None => root,
+        };
         if a.json {
             println!("{}", report::tree_json(&root));
         } else {

@@ -287,10 +287,14 @@ impl Machine {
     /// What a prediction with this machine leaves out, for a note; None when the run-time
     /// costs are applied.
     pub fn costs_note(&self) -> Option<String> {
+        let why = if self.values.is_empty() {
+            "no machine file".to_string()
+        } else {
+            format!("{} has only communication prices", self.origin)
+        };
         self.costs.is_none().then(|| {
             format!(
-                "machine costs (fork/join, tasks, items, hand-offs) not applied: {} has none (make a machine file with `lcm calibrate` and pass --machine FILE)",
-                self.origin
+                "machine costs (fork/join, tasks, items, hand-offs) not applied: {why} (make one with `lcm calibrate` and pass --machine FILE)"
             )
         })
     }
@@ -375,6 +379,10 @@ mod tests {
             Machine::parse("old.txt", "latency_s = 1e-7\nbandwidth_bytes_per_s = 5e9\n").unwrap();
         assert!(m.costs.is_none());
         assert!(m.costs_note().unwrap().contains("old.txt"));
+        assert!(Machine::default()
+            .costs_note()
+            .unwrap()
+            .contains("no machine file"));
         assert!(full().costs_note().is_none());
     }
 
