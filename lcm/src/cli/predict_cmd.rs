@@ -50,7 +50,8 @@ fragments: `machine fork/join` before every parallel construct and data-parallel
 `(0..n)`, a vec![x; n] or collected range, par_chunks(c), or `// lcm: items = EXPR`) and
 `machine hand-off` per item of every pipeline stage after the first (handoff_spin_s).
 Every numeric key of the machine file is a variable of the annotations (--set overrides).
-Without --machine they are not applied and a note on stderr says so.
+Without --machine they are not applied and, for a source with such constructs, a note on
+stderr says so.
 A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a
 fragment's models use is warned about on stderr (naming the fragment and categories) and
 in --json (`warnings`: [{fragment, categories, variable, value, min, max}]).
@@ -203,10 +204,18 @@ fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, Predic
     for w in &prog.warnings {
         eprintln!("{w}");
     }
+    Ok(prog)
+}
+
+/// Says on stderr when a program with parallel constructs was predicted without machine
+/// costs.
+fn note_machine(prog: &Program) {
+    if !lcm::predict::overheads::has_costed_construct(&prog.root) {
+        return;
+    }
     if let Some(note) = prog.machine.costs_note() {
         eprintln!("note: {}: {note}", prog.file);
     }
-    Ok(prog)
 }
 
 fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
@@ -238,6 +247,7 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         for b in &points {
             preds.push(prog.predict(b)?);
         }
+        note_machine(&prog);
         let warnings: Vec<_> = preds
             .iter()
             .flat_map(|p| p.accounting.range_warnings.iter().cloned())
@@ -278,6 +288,8 @@ pub fn run_compare(a: CompareArgs) -> i32 {
             wa.push(x.accounting.range_warnings);
             wb.push(y.accounting.range_warnings);
         }
+        note_machine(&pa);
+        note_machine(&pb);
         for (prog, w) in [(&pa, &wa), (&pb, &wb)] {
             let all: Vec<_> = w.iter().flatten().cloned().collect();
             for line in report::range_warning_lines(&all) {

@@ -117,10 +117,13 @@ const COST_KEYS: [&str; 6] = [
     "handoff_wake_s",
 ];
 
-/// What a known key's value must be.
-fn key_range(key: &str) -> Option<(&'static str, fn(f64) -> bool)> {
-    let positive: (&'static str, fn(f64) -> bool) = ("a positive number", |x| x > 0.0);
-    let non_negative: (&'static str, fn(f64) -> bool) = ("a number >= 0", |x| x >= 0.0);
+/// What a known key's value must be: the words for messages and the test.
+type ValueRule = (&'static str, fn(f64) -> bool);
+
+/// The rule of a known key (None: an unknown key).
+fn key_range(key: &str) -> Option<ValueRule> {
+    let positive: ValueRule = ("a positive number", |x| x > 0.0);
+    let non_negative: ValueRule = ("a number >= 0", |x| x >= 0.0);
     match key {
         "latency_s"
         | "bandwidth_bytes_per_s"

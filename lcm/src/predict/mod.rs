@@ -104,6 +104,11 @@
 //!   contend (omega) instead of being assumed independent.
 //! - Data moving between fragments whose least common ancestor is parallel costs
 //!   `latency + bytes / bandwidth` from the machine file, added before the reader.
+//! - With a machine file holding run-time costs (`lcm calibrate`), [`overheads`] adds named
+//!   `machine …` fragments before composition: fork/join per parallel construct and
+//!   data-parallel loop, a task cost per task, items × per-item cost / p per data-parallel
+//!   loop, a hand-off per item of each later pipeline stage; every numeric machine key is a
+//!   variable of the annotations (docs/machine.md).
 //!
 //! The composed model text (`lcm predict --pamela`) is compiled once by
 //! [`crate::pamela`]; predictions evaluate it.

@@ -168,6 +168,15 @@ pub fn apply(node: Node, origin: &str) -> Node {
     }
 }
 
+/// Whether the tree has a construct that machine costs would apply to (a parallel node, a
+/// data-parallel loop or a pipeline).
+pub fn has_costed_construct(node: &Node) -> bool {
+    matches!(
+        node.kind,
+        NodeKind::Parallel { .. } | NodeKind::DataParallel { .. } | NodeKind::Pipeline { .. }
+    ) || node.children.iter().any(has_costed_construct)
+}
+
 /// Whether a fragment name is one of the overheads this pass adds.
 pub fn is_overhead(name: &str) -> bool {
     name.starts_with(PREFIX)

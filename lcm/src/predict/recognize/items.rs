@@ -46,7 +46,7 @@ fn range_len(e: &syn::Expr) -> Option<Expr> {
             let end = to_expr(r.end.as_ref()?)?;
             let len = match &r.start {
                 Some(s) => match to_expr(s)? {
-                    Expr::Num(v) if v == 0.0 => end,
+                    Expr::Num(0.0) => end,
                     a => Expr::bin(BinOp::Sub, end, a),
                 },
                 None => end,
