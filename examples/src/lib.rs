@@ -2,6 +2,7 @@
 
 pub mod fft;
 pub mod histogram;
+pub mod nbody;
 pub mod profile;
 pub mod queens;
 pub mod study;

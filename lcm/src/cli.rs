@@ -25,7 +25,7 @@ enum Command {
     Compare(predict_cmd::CompareArgs),
     /// Show the parallel structure lcm recognized in a Rust program.
     Tree(predict_cmd::TreeArgs),
-    /// Measure this machine's copy bandwidth and latency for communication pricing.
+    /// Measure this machine's costs of fork/join, tasks, items, hand-offs, transfers and memory contention.
     Calibrate(predict_cmd::CalibrateArgs),
 }
 

@@ -42,6 +42,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod calibrate;
 pub mod pamela;
 pub mod predict;
 

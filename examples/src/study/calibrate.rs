@@ -1,5 +1,5 @@
-//! Calibrations the study makes besides measuring the programs: the machine's communication
-//! prices (lcm's microbenchmarks) and the co-run slowdown of the fragments when a second
+//! Calibrations the study makes besides measuring the programs: the machine file (lcm's
+//! calibration library, as `lcm calibrate`) and the co-run slowdown of the fragments when a second
 //! instance of the program's kernels shares the machine.
 
 use super::case::{Case, KernelPrices};
@@ -99,42 +99,19 @@ pub fn kernel_prices(
         .then_some(prices)
 }
 
-/// The machine's communication prices with lcm's microbenchmarks, made robust to a shared
-/// host: many short ping-pongs and copies, the best of each kept (other load only ever makes
-/// them slower, as the fastest repetition of a program run is kept).
+/// The machine file, made by lcm's calibration library ([`lcm::calibrate`]: its kernels and
+/// its rule, the median of the quiet repetitions), so the study predicts with the same file
+/// a user's `lcm calibrate` writes (`quick`: [`lcm::calibrate::CalibrateOptions::quick`]).
 pub fn calibrate_machine(quick: bool) -> lcm::predict::machine::Machine {
-    use lcm::predict::machine::{measure_bandwidth, measure_latency, Machine};
-    let (trips, tries, bytes) = if quick {
-        (1_000, 9, 4 << 20)
+    use lcm::calibrate::{calibrate, CalibrateOptions};
+    let opts = if quick {
+        CalibrateOptions::quick()
     } else {
-        (2_000, 15, 16 << 20)
+        CalibrateOptions::full()
     };
-    let latency_s = (0..tries)
-        .map(|_| measure_latency(trips, 1))
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    let bandwidth_bytes_per_s = (0..tries / 2)
-        .map(|_| measure_bandwidth(bytes, 1))
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .fold(0.0, f64::max);
-    let default = Machine::default();
-    Machine {
-        latency_s: if latency_s.is_finite() {
-            latency_s
-        } else {
-            default.latency_s
-        },
-        bandwidth_bytes_per_s: if bandwidth_bytes_per_s > 0.0 {
-            bandwidth_bytes_per_s
-        } else {
-            default.bandwidth_bytes_per_s
-        },
-        origin: format!(
-            "the study: lcm's ping-pong ({trips} round trips, best of {tries}) and copy of {} MiB written by another thread (best of {})",
-            bytes >> 20,
-            tries / 2
-        ),
-    }
+    let mut machine = calibrate(&opts).machine;
+    machine.origin = format!("the study, with {}", machine.origin);
+    machine
 }
 
 /// Smallest pace of the co-runner (iterations per second against the lone run's) for a

@@ -1,9 +1,9 @@
 //! `lcm predict`, `compare`, `tree`, `calibrate`: arguments and their translation into
 //! `lcm::predict` calls.
 use clap::Args;
+use lcm::calibrate::{calibrate, CalibrateOptions};
 use lcm::predict::compare::{parse_uncertainty, Comparison, DEFAULT_RELATIVE_UNCERTAINTY};
 use lcm::predict::grid::{parse_grid, parse_set, Grid};
-use lcm::predict::machine::calibrate;
 use lcm::predict::report;
 use lcm::predict::{PredictError, PredictOptions, Program};
 use std::path::PathBuf;
@@ -50,6 +50,15 @@ A restructured source may derive its fragments' models from the --models file
 docs/models.md, section Derived models); the rules' variables are bound with --set.
 
 The last line of a single-point prediction is exactly `predicted: T=SECONDS`.
+With --machine FILE (from `lcm calibrate`) the machine's run-time costs are added as named
+fragments: `machine fork/join` before every parallel construct and data-parallel loop
+(fork_join_base_s + fork_join_log2p_s*log2(min(tasks, p))), `machine task` per task
+(task_s), `machine par items` per data-parallel loop (items * par_item_s / p; items from
+`(0..n)`, a vec![x; n] or collected range, par_chunks(c), or `// lcm: items = EXPR`) and
+`machine hand-off` per item of every pipeline stage after the first (handoff_spin_s).
+Every numeric key of the machine file is a variable of the annotations (--set overrides).
+Without --machine they are not applied and, for a source with such constructs, a note on
+stderr says so.
 A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a
 fragment's models use is warned about on stderr (naming the fragment and categories) and
 in --json (`warnings`: [{fragment, categories, variable, value, min, max}]).
@@ -136,6 +145,7 @@ const TREE_EXAMPLES: &str = "Examples:
   lcm tree fft_tp.rs
   lcm tree fft_dp.rs --models fft.models
   lcm tree fft_tp.rs --pamela
+  lcm tree fft_tp.rs --machine machine.txt
 
 Each node: number (preorder), what it is, file:line, the rule lcm applies, and for
 fragments the model. Warnings (stderr) name what was seen but not modeled.";
@@ -152,6 +162,9 @@ pub struct TreeArgs {
     /// Function the program starts in.
     #[arg(long, default_value = "main", value_name = "NAME")]
     entry: String,
+    /// Machine file (`lcm calibrate`): show the machine-cost overhead nodes it adds.
+    #[arg(long, value_name = "FILE")]
+    machine: Option<PathBuf>,
     /// Also print the composed PAMELA model.
     #[arg(long)]
     pamela: bool,
@@ -164,8 +177,22 @@ const CALIBRATE_EXAMPLES: &str = "Examples:
   lcm calibrate -o machine.txt
   lcm calibrate --quick --json
 
-Measures one-way latency (two threads ping-ponging an atomic) and the bandwidth of copying a
-buffer another thread wrote; writes the machine file lcm predict --machine reads.";
+Measures, with kernels that run no program's code: fork/join latency (broadcast) of a rayon pool of
+q = 1..p threads (fork_join_s_pQ, fitted as fork_join_base_s + fork_join_log2p_s*log2(q)),
+the cost of a task spawned in a scope (task_s) and of a parallel-iterator item (par_item_s,
+processor-seconds beyond a serial loop), hand-off latency between two threads caught
+spinning (handoff_spin_s = latency_s) and woken from sleep (handoff_wake_s), the time to
+read a buffer another thread just wrote at a few sizes from L1 to beyond the last-level
+cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), and the slowdown of a
+STREAM triad when k threads run it at once (mem_slowdown_kK).
+
+Every number is the median of the quiet repetitions of its kernel. A repetition is quiet
+when other processes (and a VM's host, steal time) took under 3% of all processors' time
+while it ran (/proc/stat against /proc/self/stat); one too short for a 10 ms tick, or
+without /proc, counts as quiet (`unknown`). With no quiet repetition the median of all is
+kept and the summary says so. Writes the machine file lcm predict --machine reads (keys and
+units in its comments). JSON (--json): {file, keys{KEY: value}, kept{KEY: {repetitions,
+quiet, unknown}}}.";
 
 /// Arguments of `lcm calibrate`.
 #[derive(Args, Debug)]
@@ -203,6 +230,17 @@ fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, Predic
     Ok(prog)
 }
 
+/// Says on stderr when a program with parallel constructs was predicted without machine
+/// costs.
+fn note_machine(prog: &Program) {
+    if !lcm::predict::overheads::has_costed_construct(&prog.root) {
+        return;
+    }
+    if let Some(note) = prog.machine.costs_note() {
+        eprintln!("note: {}: {note}", prog.file);
+    }
+}
+
 fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
     let fixed = set
         .iter()
@@ -232,6 +270,7 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         for b in &points {
             preds.push(prog.predict(b)?);
         }
+        note_machine(&prog);
         let warnings: Vec<_> = preds
             .iter()
             .flat_map(|p| p.accounting.range_warnings.iter().cloned())
@@ -276,6 +315,8 @@ pub fn run_compare(a: CompareArgs) -> i32 {
             wa.push(x.accounting.range_warnings);
             wb.push(y.accounting.range_warnings);
         }
+        note_machine(&pa);
+        note_machine(&pb);
         for (prog, w) in [(&pa, &wa), (&pb, &wb)] {
             let all: Vec<_> = w.iter().flatten().cloned().collect();
             for line in report::range_warning_lines(&all) {
@@ -312,6 +353,7 @@ pub fn run_tree(a: TreeArgs) -> i32 {
         let opts = PredictOptions {
             entry: a.entry.clone(),
             models: a.models.clone(),
+            machine: a.machine.clone(),
             ..PredictOptions::default()
         };
         let text = lcm::read_input(&a.file).map_err(|e| PredictError::Io {
@@ -338,6 +380,16 @@ pub fn run_tree(a: TreeArgs) -> i32 {
         for w in &warnings {
             eprintln!("{w}");
         }
+        let root = match &a.machine {
+            Some(path) => {
+                let m = lcm::predict::machine::Machine::load(path)?;
+                match m.costs {
+                    Some(_) => lcm::predict::overheads::apply(root, &m.origin),
+                    None => root,
+                }
+            }
+            None => root,
+        };
         if a.json {
             println!("{}", report::tree_json(&root));
         } else {
@@ -357,7 +409,12 @@ pub fn run_tree(a: TreeArgs) -> i32 {
 
 /// `lcm calibrate`.
 pub fn run_calibrate(a: CalibrateArgs) -> i32 {
-    let c = calibrate(a.quick);
+    let opts = if a.quick {
+        CalibrateOptions::quick()
+    } else {
+        CalibrateOptions::full()
+    };
+    let c = calibrate(&opts);
     let text = c.machine.to_text();
     if let Err(e) = std::fs::write(&a.output, &text) {
         return fail(PredictError::Io {
@@ -365,30 +422,52 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
             source: e,
         });
     }
+    let keys = c.machine.bindings();
     if a.json {
+        let kept: serde_json::Map<String, serde_json::Value> = c
+            .kept
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    serde_json::json!({
+                        "repetitions": v.repetitions,
+                        "quiet": v.quiet,
+                        "unknown": v.unknown,
+                    }),
+                )
+            })
+            .collect();
         println!(
             "{}",
             serde_json::json!({
                 "latency_s": c.machine.latency_s,
                 "bandwidth_bytes_per_s": c.machine.bandwidth_bytes_per_s,
-                "round_trips": c.round_trips,
-                "copy_bytes": c.copy_bytes,
-                "copies": c.copies,
+                "keys": keys,
+                "kept": kept,
                 "file": a.output.display().to_string(),
             })
         );
     } else {
-        println!(
-            "latency: {:.1} ns one way ({} round trips)",
-            c.machine.latency_s * 1e9,
-            c.round_trips
-        );
-        println!(
-            "bandwidth: {:.2} GB/s copying {} MiB written by another thread (median of {})",
-            c.machine.bandwidth_bytes_per_s / 1e9,
-            c.copy_bytes >> 20,
-            c.copies
-        );
+        for (k, v) in &keys {
+            let how = match c.kept.get(k) {
+                Some(x) if x.quiet == 0 => {
+                    format!("  (median of all {}: none quiet)", x.repetitions)
+                }
+                Some(x) => format!(
+                    "  (median of {} quiet of {}{})",
+                    x.quiet,
+                    x.repetitions,
+                    if x.unknown > 0 {
+                        format!(", {} unknown", x.unknown)
+                    } else {
+                        String::new()
+                    }
+                ),
+                None => String::new(),
+            };
+            println!("{k} = {v:.4e}{how}");
+        }
         println!("machine file: {}", a.output.display());
     }
     0

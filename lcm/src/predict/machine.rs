@@ -1,47 +1,153 @@
-//! The machine file: what a data transfer between processors costs here, measured once per
-//! machine by `lcm calibrate` and read by `lcm predict --machine FILE`.
+//! The machine file: what parallel execution costs on a machine, measured once by
+//! `lcm calibrate` and read by `lcm predict --machine FILE`.
 //!
-//! Format: UTF-8 text, one `key = value` per line, `#` starts a comment. Keys:
-//! - `latency_s`: seconds for one cache-line handoff between two threads (one way);
-//! - `bandwidth_bytes_per_s`: bytes per second copying a buffer another thread wrote.
+//! # Format
+//! UTF-8 text, one `key = value` per line; `#` starts a comment. Every value is a number in
+//! the unit its key names (`_s` seconds, `_bytes_per_s` bytes per second, no suffix: a
+//! ratio or a count). Unknown keys are ignored by the format (later versions may add
+//! some); a known key with a value that is not a finite number in its range, or a line
+//! without `=`, is an error naming the line. Every numeric key, known or not, is bound as a
+//! variable of the same name in the annotation expressions of a program predicted with the
+//! file (a value the user sets on the command line wins), so a restructuring rule may say
+//! `// lcm: rt = rt_measured * mem_slowdown_k2`.
 //!
-//! Unknown keys are kept out of the way (ignored) so later versions can add some; a missing
-//! required key, a value that is not a positive finite number, or a line without `=` is an
-//! error naming the line.
+//! ## Communication (required; files of every version have them)
+//! - `latency_s`: one-way latency of a cache-line hand-off between two threads (ping-pong
+//!   of an atomic, both spinning), seconds; prices a data move together with
+//! - `bandwidth_bytes_per_s`: bytes per second copying a buffer another thread just wrote.
+//!
+//! ## Run-time costs (optional; a file without them, as older files are, predicts without
+//! machine costs, as `lcm predict` without `--machine` does)
+//! Present when `fork_join_base_s` is; then the six below are required.
+//! - `fork_join_base_s`, `fork_join_log2p_s`: the fork/join latency of q threads,
+//!   `fork_join_base_s + fork_join_log2p_s * log2(q)` seconds, a least-squares fit (slope at
+//!   least 0) to the measured `fork_join_s_pQ`;
+//! - `fork_join_s_pQ` (Q = 1, 2, … up to `calibrated_p`): seconds of one
+//!   `rayon::broadcast` of an empty closure inside a pool of Q threads (every thread runs
+//!   it, the calling worker waits for all), back to back (workers awake);
+//! - `task_s`: processor-seconds per task spawned in a `rayon::scope` (100 000 empty tasks on
+//!   a pool of `calibrated_p` threads: time times threads over tasks);
+//! - `par_item_s`: processor-seconds per item a parallel iterator adds over a sequential loop
+//!   (`(0..N).into_par_iter().for_each` of an empty body, time times threads, less the
+//!   sequential loop, over N; at least 0);
+//! - `handoff_spin_s`: one-way hand-off latency to a thread that spins on the value (the same
+//!   kernel as `latency_s`);
+//! - `handoff_wake_s`: one-way hand-off latency to a thread asleep on a condition variable;
+//! - `transfer_s_B` (B bytes, a few sizes from L1 to beyond the last-level cache): seconds
+//!   for one thread to read a B-byte buffer another thread has just written;
+//! - `mem_slowdown_kK` (K = 1 … `calibrated_p`): time of a STREAM triad pass (three arrays
+//!   beyond the last-level cache per thread) when K threads run it at once, over its time
+//!   alone (a ratio, 1 for K = 1);
+//! - `calibrated_p`: the threads the measurements went up to (this machine's processors).
+//!
+//! How each number is kept (the median of quiet repetitions) is in [`crate::calibrate`].
 //!
 //! ```
 //! use lcm::predict::machine::Machine;
 //! let m = Machine::parse("m.txt", "# lcm machine\nlatency_s = 1e-7\nbandwidth_bytes_per_s = 5e9\n").unwrap();
 //! assert_eq!(m.latency_s, 1e-7);
+//! assert!(m.costs.is_none());
 //! assert!(m.to_text().contains("bandwidth_bytes_per_s = 5000000000"));
 //! ```
 
 use super::error::PredictError;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::collections::BTreeMap;
 
-/// Communication prices of a machine.
+/// Run-time costs of parallel constructs on a machine (see the module docs for each key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Costs {
+    /// Fork/join latency at one thread, seconds (`fork_join_base_s`).
+    pub fork_join_base_s: f64,
+    /// Growth of the fork/join latency per doubling of threads, seconds (`fork_join_log2p_s`).
+    pub fork_join_log2p_s: f64,
+    /// Measured fork/join latency by threads (`fork_join_s_pQ`).
+    pub fork_join_by_p: Vec<(usize, f64)>,
+    /// Processor-seconds per spawned task (`task_s`).
+    pub task_s: f64,
+    /// Processor-seconds per parallel-iterator item (`par_item_s`).
+    pub par_item_s: f64,
+    /// One-way hand-off to a spinning thread, seconds (`handoff_spin_s`).
+    pub handoff_spin_s: f64,
+    /// One-way hand-off to a sleeping thread, seconds (`handoff_wake_s`).
+    pub handoff_wake_s: f64,
+    /// Seconds to read a buffer of so many bytes another thread wrote (`transfer_s_B`).
+    pub transfer_by_bytes: Vec<(usize, f64)>,
+    /// Memory-bound slowdown with k threads at once (`mem_slowdown_kK`).
+    pub mem_slowdown_by_k: Vec<(usize, f64)>,
+    /// Threads the measurements went up to (`calibrated_p`).
+    pub calibrated_p: usize,
+}
+
+/// The prices of a machine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Machine {
     /// One-way latency of a transfer between two processors, seconds.
     pub latency_s: f64,
     /// Copy bandwidth between processors, bytes per second.
     pub bandwidth_bytes_per_s: f64,
+    /// Run-time costs; None for a file without them (or no file).
+    pub costs: Option<Costs>,
     /// Where the numbers came from (file name, or `default`).
     pub origin: String,
+    /// Every numeric key of the file with its value (bound as variables in predictions).
+    pub values: BTreeMap<String, f64>,
 }
 
 impl Default for Machine {
     /// Typical figures of a current multicore (200 ns, 5 GB/s) for when no machine file is
-    /// given; `lcm calibrate` measures the real ones.
+    /// given, and no run-time costs; `lcm calibrate` measures the real ones.
     fn default() -> Self {
         Machine {
             latency_s: 2e-7,
             bandwidth_bytes_per_s: 5e9,
+            costs: None,
             origin: "default (run `lcm calibrate` for this machine's)".into(),
+            values: BTreeMap::new(),
         }
     }
+}
+
+/// The required cost keys (present when `fork_join_base_s` is).
+const COST_KEYS: [&str; 6] = [
+    "fork_join_base_s",
+    "fork_join_log2p_s",
+    "task_s",
+    "par_item_s",
+    "handoff_spin_s",
+    "handoff_wake_s",
+];
+
+/// What a known key's value must be: the words for messages and the test.
+type ValueRule = (&'static str, fn(f64) -> bool);
+
+/// The rule of a known key (None: an unknown key).
+fn key_range(key: &str) -> Option<ValueRule> {
+    let positive: ValueRule = ("a positive number", |x| x > 0.0);
+    let non_negative: ValueRule = ("a number >= 0", |x| x >= 0.0);
+    match key {
+        "latency_s"
+        | "bandwidth_bytes_per_s"
+        | "fork_join_base_s"
+        | "handoff_spin_s"
+        | "handoff_wake_s" => Some(positive),
+        "fork_join_log2p_s" | "task_s" | "par_item_s" => Some(non_negative),
+        "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
+        _ if family(key).is_some() => Some(positive),
+        _ => None,
+    }
+}
+
+/// A key of the families `fork_join_s_pQ`, `transfer_s_B`, `mem_slowdown_kK`: the family's
+/// prefix and the number.
+fn family(key: &str) -> Option<(&'static str, usize)> {
+    ["fork_join_s_p", "transfer_s_", "mem_slowdown_k"]
+        .into_iter()
+        .find_map(|prefix| {
+            let n = key.strip_prefix(prefix)?;
+            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| n.parse().ok().map(|n| (prefix, n)))
+                .flatten()
+        })
 }
 
 impl Machine {
@@ -52,8 +158,7 @@ impl Machine {
             line,
             message,
         };
-        let mut lat = None;
-        let mut bw = None;
+        let mut values = BTreeMap::new();
         for (i, raw) in text.lines().enumerate() {
             let l = raw.split('#').next().unwrap_or("").trim();
             if l.is_empty() {
@@ -62,40 +167,74 @@ impl Machine {
             let Some((k, v)) = l.split_once('=') else {
                 return Err(err(i + 1, format!("expected `key = value`, found `{l}`")));
             };
-            let k = k.trim();
-            let parse = |v: &str| -> Result<f64, PredictError> {
-                v.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite() && *x > 0.0)
-                    .ok_or_else(|| {
-                        err(
+            let (k, v) = (k.trim(), v.trim());
+            let number = v.parse::<f64>().ok().filter(|x| x.is_finite());
+            match key_range(k) {
+                Some((what, ok)) => match number.filter(|x| ok(*x)) {
+                    Some(x) => {
+                        values.insert(k.to_string(), x);
+                    }
+                    None => {
+                        return Err(err(
                             i + 1,
-                            format!("expected a positive number for `{k}`, found `{}`", v.trim()),
-                        )
-                    })
-            };
-            match k {
-                "latency_s" => lat = Some(parse(v)?),
-                "bandwidth_bytes_per_s" => bw = Some(parse(v)?),
-                _ => {}
+                            format!("expected {what} for `{k}`, found `{v}`"),
+                        ))
+                    }
+                },
+                None => {
+                    if let (Some(x), true) = (number, lca::expr::parse(k).is_ok()) {
+                        values.insert(k.to_string(), x);
+                    }
+                }
             }
         }
         let lines = text.lines().count().max(1);
+        let need = |key: &str| {
+            values.get(key).copied().ok_or_else(|| {
+                err(
+                    lines,
+                    format!("expected a `{key} = NUMBER` line, found none"),
+                )
+            })
+        };
+        let latency_s = need("latency_s")?;
+        let bandwidth_bytes_per_s = need("bandwidth_bytes_per_s")?;
+        let costs = if values.contains_key("fork_join_base_s") {
+            for k in COST_KEYS {
+                need(k)?;
+            }
+            let fam = |prefix: &str| -> Vec<(usize, f64)> {
+                values
+                    .iter()
+                    .filter_map(|(k, v)| match family(k) {
+                        Some((p, n)) if p == prefix => Some((n, *v)),
+                        _ => None,
+                    })
+                    .collect::<BTreeMap<_, _>>()
+                    .into_iter()
+                    .collect()
+            };
+            Some(Costs {
+                fork_join_base_s: values["fork_join_base_s"],
+                fork_join_log2p_s: values["fork_join_log2p_s"],
+                fork_join_by_p: fam("fork_join_s_p"),
+                task_s: values["task_s"],
+                par_item_s: values["par_item_s"],
+                handoff_spin_s: values["handoff_spin_s"],
+                handoff_wake_s: values["handoff_wake_s"],
+                transfer_by_bytes: fam("transfer_s_"),
+                mem_slowdown_by_k: fam("mem_slowdown_k"),
+                calibrated_p: values.get("calibrated_p").map_or(1, |x| *x as usize),
+            })
+        } else {
+            None
+        };
         Ok(Machine {
-            latency_s: lat.ok_or_else(|| {
-                err(
-                    lines,
-                    "expected a `latency_s = SECONDS` line, found none".into(),
-                )
-            })?,
-            bandwidth_bytes_per_s: bw.ok_or_else(|| {
-                err(
-                    lines,
-                    "expected a `bandwidth_bytes_per_s = BYTES_PER_S` line, found none".into(),
-                )
-            })?,
+            latency_s,
+            bandwidth_bytes_per_s,
+            costs,
             origin: name.to_string(),
+            values,
         })
     }
 
@@ -108,160 +247,93 @@ impl Machine {
         Machine::parse(&path.display().to_string(), &text)
     }
 
-    /// The file text (`lcm calibrate` writes it).
-    pub fn to_text(&self) -> String {
-        format!(
-            "# lcm machine file: communication prices for lcm predict --machine\n# measured by: {}\nlatency_s = {}\nbandwidth_bytes_per_s = {}\n",
-            self.origin, self.latency_s, self.bandwidth_bytes_per_s
-        )
-    }
-}
-
-/// Measurements of `lcm calibrate`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Calibration {
-    /// The machine prices (medians).
-    pub machine: Machine,
-    /// Round trips measured for the latency.
-    pub round_trips: u64,
-    /// Bytes per copy measured for the bandwidth.
-    pub copy_bytes: usize,
-    /// Copies timed.
-    pub copies: usize,
-}
-
-/// Ping-pong between two threads through one atomic: median one-way latency in seconds.
-///
-/// Each repeat starts a partner thread and bounces the flag for [`LATENCY_WARM_UP`] before
-/// it times `round_trips` round trips: a new thread often starts on its parent's processor,
-/// and until the scheduler moves it each trip costs a spin budget and a yield (some 6 µs on
-/// a 2-vCPU VM, a hundred times the trip between two processors). The trips are timed in
-/// batches of [`LATENCY_BATCH`] and a repeat's latency is its median batch: one preemption
-/// of either thread (a scheduler tick, milliseconds) spoils one batch, where it would add
-/// microseconds to the mean of every trip. The result is the median over `repeats`.
-pub fn measure_latency(round_trips: u64, repeats: usize) -> f64 {
-    /// The flag's value that tells the partner to stop.
-    const DONE: u64 = u64::MAX;
-    let mut samples = Vec::new();
-    for _ in 0..repeats.max(1) {
-        let flag = Arc::new(AtomicU64::new(0));
-        let f2 = Arc::clone(&flag);
-        let partner = std::thread::spawn(move || {
-            // Answers every odd value with the next even one until told to stop.
-            let mut last = 0;
-            loop {
-                let v = spin_while(&f2, last);
-                if v == DONE {
-                    break;
-                }
-                last = v + 1;
-                f2.store(last, Ordering::Release);
-            }
-        });
-        let mut value = 0;
-        let mut trip = || {
-            flag.store(value + 1, Ordering::Release);
-            value += 2;
-            spin_while(&flag, value - 1);
-        };
-        let warm = Instant::now();
-        while warm.elapsed() < LATENCY_WARM_UP {
-            (0..64).for_each(|_| trip());
+    /// The numeric keys as (name, value), as they are bound in predictions: the file's
+    /// values, and for a machine built in code its known keys.
+    pub fn bindings(&self) -> BTreeMap<String, f64> {
+        let mut b = self.values.clone();
+        for (k, v) in self.key_values() {
+            b.entry(k).or_insert(v);
         }
-        let mut batches = Vec::new();
-        let mut left = round_trips.max(1);
-        while left > 0 {
-            let trips = left.min(LATENCY_BATCH);
-            let start = Instant::now();
-            (0..trips).for_each(|_| trip());
-            batches.push(start.elapsed().as_secs_f64() / (2.0 * trips as f64));
-            left -= trips;
-        }
-        flag.store(DONE, Ordering::Release);
-        let _ = partner.join();
-        samples.push(median(&mut batches));
+        b
     }
-    median(&mut samples)
-}
 
-/// Round trips per timed batch of [`measure_latency`]: some microseconds between two
-/// processors, so the clock readings around it cost under 1 %.
-pub const LATENCY_BATCH: u64 = 64;
-
-/// How long [`measure_latency`] bounces the flag before it times: long enough for the
-/// scheduler to move a new thread off its parent's processor.
-pub const LATENCY_WARM_UP: std::time::Duration = std::time::Duration::from_millis(5);
-
-/// Spins while `flag` holds `value` and returns the value it changed to, yielding now and
-/// then so a loaded machine that runs both threads on one core still makes progress.
-fn spin_while(flag: &AtomicU64, value: u64) -> u64 {
-    let mut spins = 0u32;
-    loop {
-        let v = flag.load(Ordering::Acquire);
-        if v != value {
-            return v;
-        }
-        spins += 1;
-        if spins.is_multiple_of(4096) {
-            std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
-        }
-    }
-}
-
-/// A thread writes a buffer, another copies it: median bytes per second of the copy.
-pub fn measure_bandwidth(bytes: usize, repeats: usize) -> f64 {
-    let words = (bytes / 8).max(1);
-    let mut samples = Vec::new();
-    let mut dst = vec![0u64; words];
-    for r in 0..repeats.max(1) {
-        let src = std::thread::spawn(move || {
-            let v: Vec<u64> = (0..words as u64).map(|i| i ^ r as u64).collect();
-            v
-        })
-        .join()
-        .unwrap_or_default();
-        let start = Instant::now();
-        dst.copy_from_slice(&src);
-        let secs = start.elapsed().as_secs_f64();
-        std::hint::black_box(&dst);
-        if secs > 0.0 {
-            samples.push((words * 8) as f64 / secs);
-        }
-    }
-    median(&mut samples)
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
-/// Runs both microbenchmarks (`quick`: smaller sizes) and returns the machine prices.
-pub fn calibrate(quick: bool) -> Calibration {
-    let (trips, bytes, copies) = if quick {
-        (20_000, 8 << 20, 5)
-    } else {
-        (200_000, 64 << 20, 9)
-    };
-    let latency_s = measure_latency(trips, 5);
-    let bandwidth_bytes_per_s = measure_bandwidth(bytes, copies);
-    Calibration {
-        machine: Machine {
-            latency_s,
-            bandwidth_bytes_per_s,
-            origin: format!(
-                "lcm calibrate (ping-pong {trips} round trips; copy of {} MiB written by another thread, median of {copies})",
-                bytes >> 20
+    /// The known keys with their values, in file order.
+    fn key_values(&self) -> Vec<(String, f64)> {
+        let mut kv = vec![
+            ("latency_s".to_string(), self.latency_s),
+            (
+                "bandwidth_bytes_per_s".to_string(),
+                self.bandwidth_bytes_per_s,
             ),
-        },
-        round_trips: trips,
-        copy_bytes: bytes,
-        copies,
+        ];
+        if let Some(c) = &self.costs {
+            kv.push(("calibrated_p".into(), c.calibrated_p as f64));
+            kv.push(("fork_join_base_s".into(), c.fork_join_base_s));
+            kv.push(("fork_join_log2p_s".into(), c.fork_join_log2p_s));
+            for (p, t) in &c.fork_join_by_p {
+                kv.push((format!("fork_join_s_p{p}"), *t));
+            }
+            kv.push(("task_s".into(), c.task_s));
+            kv.push(("par_item_s".into(), c.par_item_s));
+            kv.push(("handoff_spin_s".into(), c.handoff_spin_s));
+            kv.push(("handoff_wake_s".into(), c.handoff_wake_s));
+            for (b, t) in &c.transfer_by_bytes {
+                kv.push((format!("transfer_s_{b}"), *t));
+            }
+            for (k, s) in &c.mem_slowdown_by_k {
+                kv.push((format!("mem_slowdown_k{k}"), *s));
+            }
+        }
+        kv
+    }
+
+    /// What a prediction with this machine leaves out, for a note; None when the run-time
+    /// costs are applied.
+    pub fn costs_note(&self) -> Option<String> {
+        let why = if self.values.is_empty() {
+            "no machine file".to_string()
+        } else {
+            format!("{} has only communication prices", self.origin)
+        };
+        self.costs.is_none().then(|| {
+            format!(
+                "machine costs (fork/join, tasks, items, hand-offs) not applied: {why} (make one with `lcm calibrate` and pass --machine FILE)"
+            )
+        })
+    }
+
+    /// The file text (`lcm calibrate` writes it): the known keys, each with a comment
+    /// saying what it is.
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "# lcm machine file: prices for lcm predict --machine (keys documented in lcm::predict::machine)\n# measured by: {}\n",
+            self.origin
+        );
+        for (k, v) in self.key_values() {
+            out.push_str(&format!("{k} = {v}   # {}\n", describe(&k)));
+        }
+        out
+    }
+}
+
+/// One line saying what a known key is and its unit.
+fn describe(key: &str) -> String {
+    match (key, family(key)) {
+        ("latency_s", _) => "s, one-way cache-line hand-off between two threads".into(),
+        ("bandwidth_bytes_per_s", _) => "bytes/s, copying a buffer another thread wrote".into(),
+        ("calibrated_p", _) => "threads the measurements went up to".into(),
+        ("fork_join_base_s", _) => "s, fork/join at 1 thread (fit: base + log2p * log2(q))".into(),
+        ("fork_join_log2p_s", _) => "s per doubling of the threads of a fork/join (fit)".into(),
+        ("task_s", _) => "processor-s per task spawned in a rayon scope".into(),
+        ("par_item_s", _) => "processor-s per parallel-iterator item beyond a serial loop".into(),
+        ("handoff_spin_s", _) => "s, one-way hand-off to a spinning thread".into(),
+        ("handoff_wake_s", _) => "s, one-way hand-off to a thread asleep on a condvar".into(),
+        (_, Some(("fork_join_s_p", q))) => format!("s, measured fork/join of {q} thread(s)"),
+        (_, Some(("transfer_s_", b))) => format!("s, reading {b} bytes another thread wrote"),
+        (_, Some(("mem_slowdown_k", k))) => {
+            format!("ratio, triad time with {k} thread(s) at once over alone")
+        }
+        _ => String::new(),
     }
 }
 
@@ -269,10 +341,77 @@ pub fn calibrate(quick: bool) -> Calibration {
 mod tests {
     use super::*;
 
+    fn full() -> Machine {
+        Machine {
+            latency_s: 6e-8,
+            bandwidth_bytes_per_s: 8e9,
+            costs: Some(Costs {
+                fork_join_base_s: 1e-6,
+                fork_join_log2p_s: 2.5e-6,
+                fork_join_by_p: vec![(1, 1e-6), (2, 3.5e-6)],
+                task_s: 1.2e-7,
+                par_item_s: 0.0,
+                handoff_spin_s: 6e-8,
+                handoff_wake_s: 2e-5,
+                transfer_by_bytes: vec![(4096, 3e-7), (67108864, 1e-2)],
+                mem_slowdown_by_k: vec![(1, 1.0), (2, 1.6)],
+                calibrated_p: 2,
+            }),
+            origin: "test".into(),
+            values: BTreeMap::new(),
+        }
+    }
+
     #[test]
-    fn ping_pong_stops_its_partner_and_gives_a_positive_latency() {
-        // Two repeats: each partner thread must see DONE and be joined, or this hangs.
-        let lat = measure_latency(100, 2);
-        assert!(lat.is_finite() && lat > 0.0, "{lat}");
+    fn a_full_machine_file_round_trips() {
+        let m = full();
+        let back = Machine::parse("m.txt", &m.to_text()).unwrap();
+        assert_eq!(back.costs, m.costs);
+        assert_eq!(
+            (back.latency_s, back.bandwidth_bytes_per_s),
+            (m.latency_s, m.bandwidth_bytes_per_s)
+        );
+        assert_eq!(back.bindings(), m.bindings());
+        assert_eq!(back.bindings()["mem_slowdown_k2"], 1.6);
+        assert_eq!(back.bindings()["transfer_s_4096"], 3e-7);
+    }
+
+    #[test]
+    fn an_old_file_reads_without_costs_and_says_so() {
+        let m =
+            Machine::parse("old.txt", "latency_s = 1e-7\nbandwidth_bytes_per_s = 5e9\n").unwrap();
+        assert!(m.costs.is_none());
+        assert!(m.costs_note().unwrap().contains("old.txt"));
+        assert!(Machine::default()
+            .costs_note()
+            .unwrap()
+            .contains("no machine file"));
+        assert!(full().costs_note().is_none());
+    }
+
+    #[test]
+    fn unknown_keys_are_ignored_and_numeric_ones_bound() {
+        let m = Machine::parse(
+            "m.txt",
+            "latency_s = 1e-7\nbandwidth_bytes_per_s = 5e9\nfuture_key = 3\nlabel = fast box\n",
+        )
+        .unwrap();
+        assert_eq!(m.bindings()["future_key"], 3.0);
+        assert!(!m.bindings().contains_key("label"));
+    }
+
+    #[test]
+    fn a_cost_file_missing_a_key_or_with_a_bad_value_names_it() {
+        let text = full().to_text().replace("task_s =", "# task_s =");
+        let e = Machine::parse("m.txt", &text).unwrap_err().to_string();
+        assert!(e.contains("task_s"), "{e}");
+        let text = full()
+            .to_text()
+            .replace("mem_slowdown_k2 = 1.6", "mem_slowdown_k2 = -1");
+        let e = Machine::parse("m.txt", &text).unwrap_err().to_string();
+        assert!(
+            e.contains("mem_slowdown_k2") && e.contains("positive"),
+            "{e}"
+        );
     }
 }

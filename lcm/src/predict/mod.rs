@@ -115,6 +115,11 @@
 //!   contend (omega) instead of being assumed independent.
 //! - Data moving between fragments whose least common ancestor is parallel costs
 //!   `latency + bytes / bandwidth` from the machine file, added before the reader.
+//! - With a machine file holding run-time costs (`lcm calibrate`), [`overheads`] adds named
+//!   `machine …` fragments before composition: fork/join per parallel construct and
+//!   data-parallel loop, a task cost per task, items × per-item cost / p per data-parallel
+//!   loop, a hand-off per item of each later pipeline stage; every numeric machine key is a
+//!   variable of the annotations (docs/machine.md).
 //!
 //! # Comparing versions (see [`compare`])
 //! `lcm compare` calls a **tie** where two predictions differ by less than their relative
@@ -134,6 +139,7 @@ pub mod error;
 pub mod grid;
 pub mod machine;
 pub mod nesting;
+pub mod overheads;
 pub mod pipeline;
 pub mod program;
 pub mod recognize;

@@ -208,6 +208,10 @@ fn prepare(name: &str, text: &str, opts: &PredictOptions) -> Result<Prepared, Pr
         Some(p) => Machine::load(p)?,
         None => Machine::default(),
     };
+    let root = match &machine.costs {
+        Some(_) => super::overheads::apply(root, &machine.origin),
+        None => root,
+    };
     let measured = match &opts.measured {
         Some(p) => {
             let t = read(p)?;
@@ -307,7 +311,11 @@ impl Program {
     }
 
     /// Predicts the run time at `bindings` (seconds).
-    pub fn predict(&self, bindings: &Bindings) -> Result<Prediction, PredictError> {
+    pub fn predict(&self, user: &Bindings) -> Result<Prediction, PredictError> {
+        // The machine file's keys are variables too; the user's values win.
+        let mut bindings = self.machine.bindings();
+        bindings.extend(user.iter().map(|(k, v)| (k.clone(), *v)));
+        let bindings = &bindings;
         for p in &self.model.parameters {
             if !bindings.contains_key(p) {
                 return Err(PredictError::Unbound {
@@ -347,7 +355,7 @@ impl Program {
             total_s: total,
         };
         Ok(Prediction {
-            bindings: bindings.clone(),
+            bindings: user.clone(),
             seconds: total,
             contributions,
             accounting: acc,

@@ -6,6 +6,7 @@ use super::super::tree::{Node, NodeKind, SyncOp};
 use super::spawns::split_spawns;
 use super::syntax::{expr_name, literal_range, path_last, start_line};
 use super::{Hint, Recognizer, PAR_METHODS, SCOPE_FNS, SPAWN_LABEL};
+use lca::annotation::Annotation;
 use lca::expr::Expr;
 
 /// pplib's wrappers that run their closure argument immediately on the calling thread
@@ -161,18 +162,15 @@ impl Recognizer<'_> {
                 );
                 return Ok(pre);
             }
-            let count = match &hint.count {
-                Some(c) => c.clone(),
-                None => match literal_range(root) {
-                    Some(n) => Expr::Num(n as f64),
-                    None => {
-                        self.warn(
-                            line,
-                            format!("parallel iterator `{construct}` with fragments in its closure: item count unknown (use `// lcm: iterations = EXPR`); assumed p"),
-                        );
-                        Expr::Var("p".into())
-                    }
-                },
+            let count = match self.item_count(hint, root, par, line) {
+                Some(c) => c,
+                None => {
+                    self.warn(
+                        line,
+                        format!("parallel iterator `{construct}` with fragments in its closure: item count unknown (use `// lcm: items = EXPR`); assumed p"),
+                    );
+                    Expr::Var("p".into())
+                }
             };
             let body: Vec<Node> = bodies.into_iter().filter(Node::has_fragment).collect();
             pre.push(
@@ -234,6 +232,32 @@ impl Recognizer<'_> {
             v.extend(self.follow(&method, line)?);
         }
         Ok(v)
+    }
+
+    /// The item count of a parallel iterator chain starting at `line`: `// lcm: iterations
+    /// = EXPR` or `// lcm: items = EXPR` on its statement, else a literal range, else what
+    /// [`super::items::par_items`] reads from the source.
+    fn item_count(
+        &self,
+        hint: &Hint,
+        root: &syn::Expr,
+        par: &syn::ExprMethodCall,
+        line: usize,
+    ) -> Option<Expr> {
+        if let Some(c) = &hint.count {
+            return Some(c.clone());
+        }
+        let annotated = self
+            .src
+            .block_above(line)
+            .into_iter()
+            .find_map(|(_, a)| match a {
+                Annotation::Model { category, expr } if category == "items" => Some(expr),
+                _ => None,
+            });
+        annotated
+            .or_else(|| literal_range(root).map(|n| Expr::Num(n as f64)))
+            .or_else(|| super::items::par_items(root, par, &self.src.syntax))
     }
 
     pub(super) fn parallel(

@@ -40,6 +40,7 @@ use syn::visit::Visit;
 mod channels;
 mod constructs;
 mod fragments;
+mod items;
 mod loops;
 mod pplib_calls;
 mod pplib_structure;

@@ -1,0 +1,253 @@
+//! `lcm calibrate`: microbenchmarks of what parallel execution costs on this machine, kept
+//! as the machine file that `lcm predict --machine` reads ([`crate::predict::machine`]
+//! documents its keys and units).
+//!
+//! Kernels (each one repetition; [`quiet::median_of_quiet`] repeats it and keeps the median
+//! of the quiet repetitions):
+//! - [`pool`]: fork/join of a rayon pool by its threads q = 1 … p, the cost of a task
+//!   spawned in a scope, the cost of an item of a parallel iterator;
+//! - [`handoff`]: hand-off latency between two threads, caught spinning and woken from sleep;
+//! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), copy
+//!   bandwidth, and the slowdown of a STREAM triad when k of p threads run it at once.
+//!
+//! None of them runs a program's own code: they price the runtime and the machine, so one
+//! file serves every program. The clock is behind [`clock::Clock`] (tests drive the kernels'
+//! arithmetic with a fake one) and the load probe behind [`quiet::LoadProbe`].
+//!
+//! ```no_run
+//! let c = lcm::calibrate::calibrate(&lcm::calibrate::CalibrateOptions::quick());
+//! println!("{}", c.machine.to_text());
+//! ```
+
+pub mod clock;
+pub mod handoff;
+pub mod memory;
+pub mod pool;
+pub mod quiet;
+
+use crate::predict::machine::{Costs, Machine};
+use clock::{Clock, MonotonicClock};
+use quiet::{median_of_quiet, Kept, LoadProbe, ProcProbe};
+use std::collections::BTreeMap;
+
+/// What to measure and how long.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalibrateOptions {
+    /// Repetitions of each kernel (the median of the quiet ones is kept).
+    pub repetitions: usize,
+    /// Threads to measure up to (fork/join by q, memory slowdown by k).
+    pub max_threads: usize,
+    /// Back-to-back fork/joins per repetition.
+    pub fork_joins: usize,
+    /// Tasks spawned per repetition.
+    pub tasks: usize,
+    /// Parallel-iterator items per repetition.
+    pub items: usize,
+    /// Spinning hand-off round trips per repetition.
+    pub spin_trips: u64,
+    /// Sleeping hand-off round trips per repetition.
+    pub wake_trips: u64,
+    /// Buffer sizes of the transfer kernel, bytes.
+    pub transfer_bytes: Vec<usize>,
+    /// Bytes of the copy-bandwidth buffer.
+    pub copy_bytes: usize,
+    /// Doubles per triad array (three arrays per thread).
+    pub triad_len: usize,
+}
+
+impl CalibrateOptions {
+    /// The full calibration (some seconds on 2 cores).
+    pub fn full() -> CalibrateOptions {
+        CalibrateOptions {
+            repetitions: 9,
+            max_threads: available_threads(),
+            fork_joins: 4_000,
+            tasks: 100_000,
+            items: 20_000_000,
+            spin_trips: 20_000,
+            wake_trips: 2_000,
+            transfer_bytes: vec![4 << 10, 256 << 10, 4 << 20, 64 << 20],
+            copy_bytes: 64 << 20,
+            triad_len: 4 << 20,
+        }
+    }
+
+    /// A shorter calibration (about a second on 2 cores).
+    pub fn quick() -> CalibrateOptions {
+        CalibrateOptions {
+            repetitions: 5,
+            fork_joins: 1_000,
+            tasks: 20_000,
+            items: 2_000_000,
+            spin_trips: 5_000,
+            wake_trips: 500,
+            transfer_bytes: vec![4 << 10, 256 << 10, 4 << 20, 64 << 20],
+            copy_bytes: 16 << 20,
+            triad_len: 2 << 20,
+            ..CalibrateOptions::full()
+        }
+    }
+}
+
+/// The processors this process may use (1 when unknown).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The result of a calibration: the machine file and how each number was kept.
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    /// The machine prices.
+    pub machine: Machine,
+    /// Per machine-file key: repetitions run, quiet, unknown, the value kept.
+    pub kept: BTreeMap<String, Kept>,
+}
+
+/// Runs every kernel with the real clock and the `/proc` load probe.
+pub fn calibrate(opts: &CalibrateOptions) -> Calibration {
+    calibrate_with(opts, &MonotonicClock::new(), &ProcProbe)
+}
+
+/// Runs every kernel on `clock`, judging quiet with `probe`.
+pub fn calibrate_with(
+    opts: &CalibrateOptions,
+    clock: &dyn Clock,
+    probe: &dyn LoadProbe,
+) -> Calibration {
+    let mut kept = BTreeMap::new();
+    let reps = opts.repetitions;
+    let mut keep = |key: String, k: Kept| -> f64 {
+        let v = k.value;
+        kept.insert(key, k);
+        v
+    };
+    let pmax = opts.max_threads.max(1);
+    let mut fork_join_by_p = Vec::new();
+    for q in 1..=pmax {
+        if let Some(pool) = pool::pool(q) {
+            let k = median_of_quiet(reps, probe, || {
+                pool::fork_join_once(clock, &pool, opts.fork_joins)
+            });
+            fork_join_by_p.push((q, keep(format!("fork_join_s_p{q}"), k)));
+        }
+    }
+    let (base, slope) = pool::fit_log2p(&fork_join_by_p);
+    let (task_s, par_item_s) = match pool::pool(pmax) {
+        Some(pool) => (
+            keep(
+                "task_s".into(),
+                median_of_quiet(reps, probe, || pool::task_once(clock, &pool, opts.tasks)),
+            ),
+            keep(
+                "par_item_s".into(),
+                median_of_quiet(reps, probe, || pool::item_once(clock, &pool, opts.items)),
+            ),
+        ),
+        None => (f64::NAN, f64::NAN),
+    };
+    let spin = keep(
+        "handoff_spin_s".into(),
+        median_of_quiet(reps, probe, || handoff::spin_once(clock, opts.spin_trips)),
+    );
+    let wake = keep(
+        "handoff_wake_s".into(),
+        median_of_quiet(reps, probe, || handoff::wake_once(clock, opts.wake_trips)),
+    );
+    let mut transfer_by_bytes = Vec::new();
+    for &b in &opts.transfer_bytes {
+        // At least 64 MiB read per repetition, at least 2 rounds.
+        let rounds = ((64usize << 20) / b.max(1)).clamp(2, 4096);
+        let k = median_of_quiet(reps, probe, || memory::transfer_once(clock, b, rounds));
+        transfer_by_bytes.push((b, keep(format!("transfer_s_{b}"), k)));
+    }
+    let mut seed = 0u64;
+    let bandwidth = keep(
+        "bandwidth_bytes_per_s".into(),
+        median_of_quiet(reps, probe, || {
+            seed += 1;
+            memory::copy_bandwidth_once(clock, opts.copy_bytes, seed)
+        }),
+    );
+    let mut mem_slowdown_by_k = vec![(1, 1.0)];
+    for k in 2..=pmax {
+        let kk = median_of_quiet(reps, probe, || {
+            memory::triad_slowdown_once(clock, k, opts.triad_len)
+        });
+        mem_slowdown_by_k.push((k, keep(format!("mem_slowdown_k{k}"), kk)));
+    }
+    let positive = |x: f64, floor: f64| if x.is_finite() && x > 0.0 { x } else { floor };
+    let machine = Machine {
+        latency_s: positive(spin, 1e-9),
+        bandwidth_bytes_per_s: positive(bandwidth, 1e9),
+        costs: Some(Costs {
+            fork_join_base_s: positive(base, 1e-9),
+            fork_join_log2p_s: if slope.is_finite() { slope } else { 0.0 },
+            fork_join_by_p: fork_join_by_p
+                .into_iter()
+                .map(|(q, t)| (q, positive(t, 1e-9)))
+                .collect(),
+            task_s: if task_s.is_finite() {
+                task_s.max(0.0)
+            } else {
+                0.0
+            },
+            par_item_s: if par_item_s.is_finite() {
+                par_item_s.max(0.0)
+            } else {
+                0.0
+            },
+            handoff_spin_s: positive(spin, 1e-9),
+            handoff_wake_s: positive(wake, 1e-9),
+            transfer_by_bytes: transfer_by_bytes
+                .into_iter()
+                .map(|(b, t)| (b, positive(t, 1e-12)))
+                .collect(),
+            mem_slowdown_by_k: mem_slowdown_by_k
+                .into_iter()
+                .map(|(k, s)| (k, positive(s, 1.0)))
+                .collect(),
+            calibrated_p: pmax,
+        }),
+        origin: format!(
+            "lcm calibrate ({} threads; median of the quiet ones of {} repetitions per number)",
+            pmax, reps
+        ),
+        values: BTreeMap::new(),
+    };
+    Calibration { machine, kept }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_calibration_writes_every_key_and_reads_back() {
+        let opts = CalibrateOptions {
+            repetitions: 1,
+            max_threads: 2,
+            fork_joins: 10,
+            tasks: 100,
+            items: 1000,
+            spin_trips: 64,
+            wake_trips: 10,
+            transfer_bytes: vec![4096],
+            copy_bytes: 1 << 16,
+            triad_len: 1 << 12,
+        };
+        let c = calibrate(&opts);
+        let back = Machine::parse("m.txt", &c.machine.to_text()).unwrap();
+        let costs = back.costs.unwrap();
+        assert_eq!(costs.fork_join_by_p.len(), 2);
+        assert_eq!(costs.mem_slowdown_by_k.len(), 2);
+        assert_eq!(costs.transfer_by_bytes[0].0, 4096);
+        for key in [
+            "fork_join_s_p1",
+            "task_s",
+            "handoff_wake_s",
+            "transfer_s_4096",
+        ] {
+            assert_eq!(c.kept[key].repetitions, 1, "{key}");
+        }
+    }
+}

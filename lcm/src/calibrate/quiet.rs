@@ -1,0 +1,221 @@
+//! The repetition rule of `lcm calibrate`: every number is the **median of the quiet
+//! repetitions** of its kernel.
+//!
+//! A repetition is *quiet* when, while it ran, other processes (and, in a virtual machine,
+//! the host: steal time) took less than [`QUIET_SHARE`] of all processors' time, as the
+//! kernel's counters say (`/proc/stat` for the machine, `/proc/self/stat` for this process
+//! with all its threads). Counters tick every 10 ms, so a repetition too short for a tick,
+//! or a system without `/proc`, gives no verdict: such a repetition counts as quiet (it is
+//! reported as `unknown`). The median of the quiet repetitions is kept; when none was quiet
+//! the median of all of them is kept and the summary says so (`quiet = 0`), so a number
+//! measured on a busy machine is never passed off as a quiet one.
+//!
+//! The median, not the least: a kernel whose repetitions settle in one of several honest
+//! states (a waiting thread that catches the hand-off spinning in some, sleeping in others)
+//! should give the usual state, not the rarest.
+
+/// Largest share of the machine that other load may take during a repetition for it to
+/// count as quiet (one 10 ms tick of a 2-core machine over 0.17 s).
+pub const QUIET_SHARE: f64 = 0.03;
+
+/// Watches the other load on the machine during one repetition.
+pub trait LoadProbe {
+    /// A reading of the counters now (None: cannot be read here).
+    fn sample(&self) -> Option<CpuSample>;
+}
+
+/// A reading of the machine's and this process's processor time, in clock ticks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuSample {
+    /// Ticks all processors spent not idle (user, nice, system, irq, softirq, steal).
+    pub busy: u64,
+    /// Ticks all processors spent in total (busy, idle, iowait).
+    pub total: u64,
+    /// Ticks this process (all its threads) ran.
+    pub own: u64,
+}
+
+impl CpuSample {
+    /// Share (0 to 1) of all processor time between `self` and `later` taken by other load;
+    /// None when no tick passed.
+    pub fn foreign_share(&self, later: &CpuSample) -> Option<f64> {
+        let total = later.total.checked_sub(self.total)?;
+        if total == 0 {
+            return None;
+        }
+        let busy = later.busy.saturating_sub(self.busy) as f64;
+        let own = later.own.saturating_sub(self.own) as f64;
+        Some(((busy - own) / total as f64).clamp(0.0, 1.0))
+    }
+}
+
+/// The Linux probe: `/proc/stat` and `/proc/self/stat`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcProbe;
+
+impl LoadProbe for ProcProbe {
+    fn sample(&self) -> Option<CpuSample> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+        parse_proc(&stat, &own)
+    }
+}
+
+/// Parses the `cpu` line of `/proc/stat` and utime + stime of `/proc/self/stat`.
+pub fn parse_proc(stat: &str, self_stat: &str) -> Option<CpuSample> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v = line
+        .split_whitespace()
+        .skip(1)
+        .map(|x| x.parse::<u64>().ok())
+        .collect::<Option<Vec<u64>>>()?;
+    if v.len() < 5 {
+        return None;
+    }
+    let idle = v[3] + v[4];
+    let busy = v[0] + v[1] + v[2] + v.get(5..8).map_or(0, |x| x.iter().sum::<u64>());
+    // The command name (field 2) may hold spaces: count the fields after its `)`.
+    let rest = &self_stat[self_stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    Some(CpuSample {
+        busy,
+        total: busy + idle,
+        own: utime + stime,
+    })
+}
+
+/// A number measured by repetitions, with how it was kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// The median of the quiet repetitions (of all when none was quiet).
+    pub value: f64,
+    /// Repetitions run.
+    pub repetitions: usize,
+    /// Repetitions found quiet (unknown ones included).
+    pub quiet: usize,
+    /// Repetitions the probe could not judge.
+    pub unknown: usize,
+}
+
+/// The median of `xs` (NaN when empty; the mean of the middle two for an even count).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        k if k % 2 == 1 => v[k / 2],
+        k => 0.5 * (v[k / 2 - 1] + v[k / 2]),
+    }
+}
+
+/// Runs `once` `repetitions` times, each watched by `probe`, and keeps the median of the
+/// quiet ones (see the module docs).
+pub fn median_of_quiet(
+    repetitions: usize,
+    probe: &dyn LoadProbe,
+    mut once: impl FnMut() -> f64,
+) -> Kept {
+    let (mut all, mut quiet, mut unknown) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..repetitions.max(1) {
+        let before = probe.sample();
+        let x = once();
+        let share = before.and_then(|b| b.foreign_share(&probe.sample()?));
+        all.push(x);
+        match share {
+            Some(s) if s >= QUIET_SHARE => {}
+            Some(_) => quiet.push(x),
+            None => {
+                unknown += 1;
+                quiet.push(x);
+            }
+        }
+    }
+    let value = if quiet.is_empty() {
+        median(&all)
+    } else {
+        median(&quiet)
+    };
+    Kept {
+        value,
+        repetitions: all.len(),
+        quiet: quiet.len(),
+        unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// Replays a list of samples; each repetition reads two.
+    struct Replay {
+        samples: Vec<CpuSample>,
+        at: Cell<usize>,
+    }
+
+    impl LoadProbe for Replay {
+        fn sample(&self) -> Option<CpuSample> {
+            let i = self.at.get();
+            self.at.set(i + 1);
+            self.samples.get(i).copied()
+        }
+    }
+
+    fn s(busy: u64, total: u64, own: u64) -> CpuSample {
+        CpuSample { busy, total, own }
+    }
+
+    #[test]
+    fn a_busy_repetition_is_left_out_of_the_median() {
+        // Repetitions 1 and 3: only own load (quiet); repetition 2: 50 of 100 ticks foreign.
+        let probe = Replay {
+            samples: vec![
+                s(0, 0, 0),
+                s(50, 100, 50),
+                s(50, 100, 50),
+                s(150, 200, 100),
+                s(150, 200, 100),
+                s(200, 300, 150),
+            ],
+            at: Cell::new(0),
+        };
+        let mut xs = [1.0, 100.0, 3.0].into_iter();
+        let k = median_of_quiet(3, &probe, || xs.next().unwrap());
+        assert_eq!((k.repetitions, k.quiet, k.unknown), (3, 2, 0));
+        assert_eq!(k.value, 2.0);
+    }
+
+    #[test]
+    fn with_no_quiet_repetition_the_median_of_all_is_kept_and_said() {
+        let probe = Replay {
+            samples: vec![s(0, 0, 0), s(90, 100, 0), s(90, 100, 0), s(180, 200, 0)],
+            at: Cell::new(0),
+        };
+        let mut xs = [5.0, 7.0].into_iter();
+        let k = median_of_quiet(2, &probe, || xs.next().unwrap());
+        assert_eq!((k.quiet, k.value), (0, 6.0));
+    }
+
+    #[test]
+    fn a_repetition_without_a_tick_counts_as_quiet_but_unknown() {
+        struct NoProc;
+        impl LoadProbe for NoProc {
+            fn sample(&self) -> Option<CpuSample> {
+                None
+            }
+        }
+        let k = median_of_quiet(3, &NoProc, || 4.0);
+        assert_eq!((k.quiet, k.unknown, k.value), (3, 3, 4.0));
+    }
+
+    #[test]
+    fn proc_files_parse() {
+        let stat = "cpu  10 1 5 100 4 1 1 2 0 0\ncpu0 1 1 1 1 1\n";
+        let own = "123 (a b) S 1 2 3 4 5 6 7 8 9 10 17 3 0 0";
+        let c = parse_proc(stat, own).unwrap();
+        assert_eq!(c, s(20, 124, 20));
+    }
+}
