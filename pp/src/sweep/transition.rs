@@ -144,6 +144,7 @@ impl Sweep {
     /// the branch it replaces.
     #[inline(always)]
     pub(super) fn close_segment_flat(&mut self, slot: usize) {
+        self.catch_up_snapshot(slot);
         let nw = self.windows.len();
         let s = &mut self.slots[slot];
         if s.seg.len() < nw {
