@@ -18,7 +18,7 @@ use std::time::Duration;
 use pplib::log::binary::{ChunkEncoder, LogWriter};
 use pplib::log::{EventKind, Header, Nanos, ThreadId};
 
-use limits::run_pp;
+use limits::{field, run_pp};
 
 const TASKS: u64 = 10;
 
@@ -85,16 +85,6 @@ fn many_threads_log(dir: &Path, threads: u64) -> (String, String) {
         bin.to_str().unwrap().to_owned(),
         txt.to_str().unwrap().to_owned(),
     )
-}
-
-/// The value of `key` in a record line.
-fn field(record: &str, key: &str) -> f64 {
-    record
-        .split(' ')
-        .find_map(|t| t.strip_prefix(key)?.strip_prefix('='))
-        .unwrap_or_else(|| panic!("no {key} in {record}"))
-        .parse()
-        .unwrap()
 }
 
 /// The record line checks: p, rt and tt as the module docs compute them, and the sum.

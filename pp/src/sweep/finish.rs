@@ -60,8 +60,7 @@ impl Sweep {
         let s = &mut self.slots[slot];
         s.snap_epoch = self.snap_epoch;
         if s.seg.is_empty() {
-            s.seg.push(SegStart::default());
-            s.acc.push(ThreadTotals::default());
+            s.widen(1);
         }
         let (seg, acc) = (&mut s.seg[0], &mut s.acc[0]);
         match s.present.then_some(s.state) {

@@ -441,8 +441,7 @@ impl Sweep {
         let s = &mut self.slots[slot];
         let nw = self.windows.len();
         if s.seg.len() < nw {
-            s.seg.resize(nw, SegStart::default());
-            s.acc.resize(nw, ThreadTotals::default());
+            s.widen(nw);
         }
         let windows = &self.windows[..nw];
         let segs = &mut s.seg[..nw];
