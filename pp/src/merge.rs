@@ -207,12 +207,22 @@ struct Feed {
     ended: bool,
 }
 
+/// The decoded events all the feeds of a [`BatchMerge`] hold at most, together: a merge
+/// over T threads reads at most `BATCH_BUDGET / T` events of a thread at a time (but at
+/// least [`MIN_BATCH`], at most [`EventBatch::CAPACITY`]), so that a log of very many
+/// threads, each with many events, does not take a full batch per thread.
+pub const BATCH_BUDGET: usize = 1 << 21;
+/// The fewest events a merge reads of a thread at a time.
+pub const MIN_BATCH: usize = 16;
+
 /// Merges batch sources by event time.
 #[derive(Debug)]
 pub struct BatchMerge<S> {
     sources: Vec<S>,
     feeds: Vec<Feed>,
     tree: LoserTree,
+    /// The most events read of a thread at a time (see [`BATCH_BUDGET`]).
+    batch_limit: usize,
 }
 
 impl<S: BatchSource> BatchMerge<S> {
@@ -233,6 +243,7 @@ impl<S: BatchSource> BatchMerge<S> {
                 })
                 .collect(),
             tree: LoserTree::new(n),
+            batch_limit: (BATCH_BUDGET / n.max(1)).clamp(MIN_BATCH, EventBatch::CAPACITY),
         }
     }
 
@@ -248,19 +259,21 @@ impl<S: BatchSource> BatchMerge<S> {
         feed.value_at = 0;
         if let Some(e) = feed.error.take() {
             feed.ended = true;
-            feed.batch.clear();
+            feed.batch = EventBatch::default();
             consumer(Merged::Error(slot, e))?;
             return Ok(LoserTree::DONE);
         }
         if feed.ended {
-            feed.batch.clear();
+            feed.batch = EventBatch::default();
             return Ok(LoserTree::DONE);
         }
-        let result = self.sources[slot].next_batch(&mut feed.batch);
+        let result = self.sources[slot].next_batch_up_to(&mut feed.batch, self.batch_limit);
         match (result, feed.batch.events().first()) {
             (Ok(()), Some(first)) => Ok(LoserTree::key(first.time.0, slot)),
             (Ok(()), None) => {
                 feed.ended = true;
+                // The thread is done: its batch's room goes back.
+                feed.batch = EventBatch::default();
                 consumer(Merged::Ended(slot))?;
                 Ok(LoserTree::DONE)
             }

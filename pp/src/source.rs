@@ -9,6 +9,14 @@ pub trait BatchSource {
     /// end of the stream; `Err` (the stream's final error) after the events in `batch`.
     fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError>;
 
+    /// [`BatchSource::next_batch`] with at most `limit` (> 0) events, for merges over so
+    /// many threads that full batches would take too much memory. The default gives a
+    /// full batch.
+    fn next_batch_up_to(&mut self, batch: &mut EventBatch, limit: usize) -> Result<(), LogError> {
+        let _ = limit;
+        self.next_batch(batch)
+    }
+
     /// Hands the thread's next events, at least one unless the stream has ended, to `sink`
     /// (see [`ThreadStream::next_into`]), stopping after an event for which it returns
     /// `false`; returns how many it took (0: the end). `Err`: the stream's final error,
@@ -35,6 +43,12 @@ impl BatchSource for ThreadStream {
     #[inline]
     fn next_batch(&mut self, batch: &mut EventBatch) -> Result<(), LogError> {
         ThreadStream::next_batch(self, batch)
+    }
+
+    #[inline]
+    fn next_batch_up_to(&mut self, batch: &mut EventBatch, limit: usize) -> Result<(), LogError> {
+        batch.clear();
+        ThreadStream::next_into(self, batch, limit).map(|_| ())
     }
 
     /// Straight from the decoder into `sink` (`batch` is not used).

@@ -29,7 +29,7 @@ use crate::sweep::{Observer, Rates};
 pub struct Timeline {
     path: PathBuf,
     out: BufWriter<File>,
-    names: Vec<String>,
+    names: SliceNames,
     threads: Vec<ThreadId>,
     origin: Option<u64>,
     first: bool,
@@ -42,6 +42,59 @@ pub struct Timeline {
 }
 
 const PID: u32 = 1;
+
+/// A name outside the string table, as a JSON string.
+const UNDEFINED: &str = "\"<undefined>\"";
+const UNDEFINED_WAIT: &str = "\"wait <undefined>\"";
+
+/// The state slices' names, as JSON strings.
+const BUSY: &str = "\"Busy\"";
+const WASTED: &str = "\"Wasted\"";
+const IDLE: &str = "\"Idle\"";
+const SPINNING: &str = "\"Spinning\"";
+
+/// The names of construct slices, as JSON strings.
+#[derive(Debug, Default)]
+struct SliceNames {
+    /// Per name id: the fragment slice's name...
+    frags: Vec<String>,
+    /// ...and the wait slice's (`wait KIND`).
+    waits: Vec<String>,
+}
+
+impl SliceNames {
+    fn new(names: &[String]) -> SliceNames {
+        SliceNames {
+            frags: names.iter().map(|n| json_string(n)).collect(),
+            waits: names
+                .iter()
+                .map(|n| json_string(&format!("wait {n}")))
+                .collect(),
+        }
+    }
+
+    /// The name of a construct's slice.
+    fn of(&self, c: Construct, wasted: bool) -> &str {
+        match c {
+            Construct::Session => "\"session\"",
+            Construct::Frag(n) => self.frags.get(n.0 as usize).map_or(UNDEFINED, |s| s),
+            Construct::Par => "\"par\"",
+            Construct::Task if wasted => "\"task (wasted)\"",
+            Construct::Task => "\"task\"",
+            Construct::Wait(n) => self.waits.get(n.0 as usize).map_or(UNDEFINED_WAIT, |s| s),
+        }
+    }
+}
+
+/// A JSON string of `s`.
+fn json_string(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+/// Writes `x` as `serde_json` writes an `f64`.
+fn write_number(out: &mut impl Write, x: f64) -> std::io::Result<()> {
+    serde_json::to_writer(out, &x).map_err(std::io::Error::other)
+}
 
 impl Timeline {
     /// Creates `path` and writes the metadata (track names) for `threads`.
@@ -57,8 +110,8 @@ impl Timeline {
         })?;
         let mut t = Timeline {
             path: path.to_owned(),
-            out: BufWriter::new(file),
-            names,
+            out: BufWriter::with_capacity(1 << 20, file),
+            names: SliceNames::new(&names),
             pending: vec![Vec::new(); threads.len()],
             threads,
             origin: None,
@@ -109,10 +162,17 @@ impl Timeline {
         }
     }
 
-    fn emit(&mut self, v: serde_json::Value) {
+    /// The separator before the next trace event.
+    fn separate(&mut self) {
         let sep = if self.first { "" } else { ",\n" };
         self.first = false;
-        let text = format!("{sep}{v}");
+        self.raw(sep);
+    }
+
+    /// Writes a trace event built as a JSON value (metadata: a few per thread).
+    fn emit(&mut self, v: serde_json::Value) {
+        self.separate();
+        let text = v.to_string();
         self.raw(&text);
     }
 
@@ -121,29 +181,27 @@ impl Timeline {
         t.saturating_sub(origin) as f64 / 1e3
     }
 
+    /// Writes a complete event (`"ph":"X"`). The bulk of a timeline: written straight to
+    /// the file, with the bytes `serde_json` gives for the same object (keys in order, numbers
+    /// and the name in its formatting); `name` is already a JSON string.
     fn slice(&mut self, tid: usize, name: &str, cat: &str, start: u64, end: u64) {
         let ts = self.us(start);
         let dur = end.saturating_sub(start) as f64 / 1e3;
-        self.emit(
-            json!({"name": name, "cat": cat, "ph": "X", "ts": ts, "dur": dur,
-                         "pid": PID, "tid": tid}),
-        );
-    }
-
-    fn construct_name(&self, c: Construct, wasted: bool) -> String {
-        let name = |id: pplib::log::NameId| {
-            self.names
-                .get(id.0 as usize)
-                .cloned()
-                .unwrap_or_else(|| "<undefined>".to_owned())
-        };
-        match c {
-            Construct::Session => "session".to_owned(),
-            Construct::Frag(n) => name(n),
-            Construct::Par => "par".to_owned(),
-            Construct::Task if wasted => "task (wasted)".to_owned(),
-            Construct::Task => "task".to_owned(),
-            Construct::Wait(n) => format!("wait {}", name(n)),
+        self.separate();
+        if self.error.is_none() {
+            let result = write!(self.out, "{{\"cat\":\"{cat}\",\"dur\":")
+                .and_then(|()| write_number(&mut self.out, dur))
+                .and_then(|()| {
+                    write!(
+                        self.out,
+                        ",\"name\":{name},\"ph\":\"X\",\"pid\":{PID},\"tid\":{tid},\"ts\":"
+                    )
+                })
+                .and_then(|()| write_number(&mut self.out, ts))
+                .and_then(|()| self.out.write_all(b"}"));
+            if let Err(e) = result {
+                self.error = Some(e);
+            }
         }
     }
 
@@ -192,11 +250,11 @@ impl Observer for Timeline {
         match state {
             ThreadState::Busy if in_task => match self.pending[slot].last_mut() {
                 Some(buf) => buf.push((start.0, end.0)),
-                None => self.slice(tid, "Busy", "state", start.0, end.0),
+                None => self.slice(tid, BUSY, "state", start.0, end.0),
             },
-            ThreadState::Busy => self.slice(tid, "Busy", "state", start.0, end.0),
-            ThreadState::Idle => self.slice(tid, "Idle", "state", start.0, end.0),
-            ThreadState::Spinning => self.slice(tid, "Spinning", "state", start.0, end.0),
+            ThreadState::Busy => self.slice(tid, BUSY, "state", start.0, end.0),
+            ThreadState::Idle => self.slice(tid, IDLE, "state", start.0, end.0),
+            ThreadState::Spinning => self.slice(tid, SPINNING, "state", start.0, end.0),
         }
     }
 
@@ -210,19 +268,21 @@ impl Observer for Timeline {
     fn closed(&mut self, slot: usize, frame: &Frame, end: Nanos, wasted: bool) {
         if frame.construct == Construct::Task {
             let buf = self.pending[slot].pop().unwrap_or_default();
-            let name = if wasted { "Wasted" } else { "Busy" };
+            let name = if wasted { WASTED } else { BUSY };
             for (s, e) in buf {
                 self.slice(Self::state_tid(slot), name, "state", s, e);
             }
         }
-        let name = self.construct_name(frame.construct, wasted);
+        // The names are taken out of `self` while the slice is written through it.
+        let names = std::mem::take(&mut self.names);
         self.slice(
             Self::construct_tid(slot),
-            &name,
+            names.of(frame.construct, wasted),
             "construct",
             frame.begin.0,
             end.0,
         );
+        self.names = names;
     }
 
     fn rates(&mut self, time: Nanos, r: Rates) {

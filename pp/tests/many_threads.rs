@@ -8,9 +8,7 @@
 //! thread 0 closes the `par` at `E = 1000 + 97·13 + 100·K + 10` and the session at
 //! `E + 10`. With p = T nobody is oversubscribed and, by docs/predicates.md, Busy time is
 //! thread 0's serial 1 ns and 10 ns plus every task: rt = (11 + 50·T·K) ns, and
-//! tt = p·(E + 10) ns. Before the lanes were capped at `pp::analysis::MAX_LANES` threads
-//! and text traces were indexed per thread, 20 000 such threads took 17-33 s and
-//! 1.5 GiB, 100 000 more than 300 s.
+//! tt = p·(E + 10) ns.
 
 mod limits;
 
@@ -20,7 +18,7 @@ use std::time::Duration;
 use pplib::log::binary::{ChunkEncoder, LogWriter};
 use pplib::log::{EventKind, Header, Nanos, ThreadId};
 
-use limits::run_pp;
+use limits::{field, run_pp};
 
 const TASKS: u64 = 10;
 
@@ -89,16 +87,6 @@ fn many_threads_log(dir: &Path, threads: u64) -> (String, String) {
     )
 }
 
-/// The value of `key` in a record line.
-fn field(record: &str, key: &str) -> f64 {
-    record
-        .split(' ')
-        .find_map(|t| t.strip_prefix(key)?.strip_prefix('='))
-        .unwrap_or_else(|| panic!("no {key} in {record}"))
-        .parse()
-        .unwrap()
-}
-
 /// The record line checks: p, rt and tt as the module docs compute them, and the sum.
 fn check_record(record: &str, threads: u64) {
     let rt = (11 + 50 * threads * TASKS) as f64 * 1e-9;
@@ -156,22 +144,28 @@ fn a_hundred_thousand_threads_on_every_path() {
 }
 
 #[test]
-fn twenty_thousand_threads_timeline() {
-    // The timeline writes every interval of every thread (about 100 bytes each): linear
-    // in the log, slower per event than the profile itself.
+fn a_hundred_thousand_threads_timeline() {
+    // The timeline writes every interval of every thread (about 80 bytes each, 290 MB for
+    // 100 000 threads): linear in the log, slower per event than the profile itself.
     let dir = tempfile::tempdir().unwrap();
-    let threads = 20_000;
+    let threads = 100_000;
     let (bin, txt) = many_threads_log(dir.path(), threads);
     for log in [&bin, &txt] {
         let out = dir.path().join("timeline.json");
         let args = ["-l", "", "--timeline", out.to_str().unwrap(), log];
-        let o = run_pp(&args, &[], dir.path(), Duration::from_secs(120));
-        o.within(&format!("pp --timeline {log}"), 30.0, MIB);
+        let o = run_pp(&args, &[], dir.path(), Duration::from_secs(180));
+        o.within(&format!("pp --timeline {log}"), 2.0 * SECONDS, MIB);
         assert!(o.status.success(), "{}", o.stderr);
         check_record(o.stdout.trim(), threads);
         let json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-        assert!(json["traceEvents"].as_array().unwrap().len() > (threads * TASKS) as usize);
+        let events = json["traceEvents"].as_array().unwrap();
+        // Per thread: 10 task slices and their 10 Busy slices at least.
+        let tasks = events.iter().filter(|e| e["name"] == "task").count();
+        assert_eq!(tasks as u64, threads * TASKS);
+        let busy = events.iter().filter(|e| e["name"] == "Busy").count();
+        assert!(busy as u64 >= threads * TASKS, "{busy} Busy slices");
+        std::fs::remove_file(&out).unwrap();
     }
 }
 
@@ -179,9 +173,10 @@ fn twenty_thousand_threads_timeline() {
 fn a_session_per_thread() {
     // 100 000 threads, thread t with a session of its own from 10·t to 10·t + 5 ns (p = 16):
     // one session end per thread, each of which snapshots the session window. The window
-    // runs from the first begin to the last end (999 995 ns), Busy 5 ns per thread.
-    // (Per-thread rows, `--json` and `--per-thread`, still close every thread's segment
-    // at each session end: T² for such a log.)
+    // runs from the first begin to the last end (999 995 ns), Busy 5 ns per thread. The
+    // per-thread rows (`--json`, `--per-thread`) are those of the last snapshot: each
+    // thread's rt is its 5 ns, and the threads' idle shares with the unattributed idle
+    // time add up to the session's ip.
     let dir = tempfile::tempdir().unwrap();
     let threads: u64 = 100_000;
     let mut text = String::from("pptrace 1\nprocessors 16\n");
@@ -195,18 +190,39 @@ fn a_session_per_thread() {
     let log = dir.path().join("sessions.pptrace");
     std::fs::write(&log, text).unwrap();
     let log = log.to_str().unwrap();
-    let runs: [&[&str]; 2] = [&["-l", "", log], &["--histograms", log]];
+    let runs: [&[&str]; 4] = [
+        &["-l", "", log],
+        &["--histograms", log],
+        &["--per-thread", log],
+        &["--json", log],
+    ];
+    let tt = 16.0 * (10 * threads - 5) as f64 * 1e-9;
+    let rt = (5 * threads) as f64 * 1e-9;
     for args in runs {
         let o = run_pp(args, &[], dir.path(), Duration::from_secs(120));
         o.within(&format!("pp {args:?}"), SECONDS, MIB);
         assert!(o.status.success(), "{}", o.stderr);
-        if !args.contains(&"-l") {
-            continue;
+        if args[0] == "-l" {
+            let record = o.stdout.trim();
+            assert!((field(record, "tt") - tt).abs() <= 1e-9 * tt, "{record}");
+            assert!((field(record, "rt") - rt).abs() <= 1e-9 * rt, "{record}");
         }
-        let record = o.stdout.trim();
-        let tt = 16.0 * (10 * threads - 5) as f64 * 1e-9;
-        assert!((field(record, "tt") - tt).abs() <= 1e-9 * tt, "{record}");
-        let rt = (5 * threads) as f64 * 1e-9;
-        assert!((field(record, "rt") - rt).abs() <= 1e-9 * rt, "{record}");
+        if args[0] == "--per-thread" {
+            assert!(o.stdout.lines().count() > threads as usize);
+        }
+        if args[0] == "--json" {
+            let json: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+            let session = &json["logs"][0]["profiles"][0];
+            let rows = session["threads"].as_array().unwrap();
+            assert_eq!(rows.len() as u64, threads);
+            for row in rows {
+                let row_rt = row["rt"].as_f64().unwrap();
+                assert!((row_rt - 5e-9).abs() < 1e-15, "{row}");
+            }
+            let ip: f64 = rows.iter().map(|r| r["ip"].as_f64().unwrap()).sum::<f64>()
+                + session["unattributed"][1].as_f64().unwrap();
+            let want = session["ip"].as_f64().unwrap();
+            assert!((ip - want).abs() <= 1e-9 * want, "ip {ip} vs {want}");
+        }
     }
 }

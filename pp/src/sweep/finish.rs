@@ -2,8 +2,10 @@
 
 use pplib::log::{Nanos, ThreadId};
 
-use super::{SessionSnapshot, Sweep, SweepResult, ThreadCounts, ThreadTotals, WindowResult};
-use crate::stack::{Construct, Frame};
+use super::{
+    SegStart, SessionSnapshot, Sweep, SweepResult, ThreadCounts, ThreadTotals, WindowResult,
+};
+use crate::stack::{Construct, Frame, ThreadState};
 use crate::sweep::Observer;
 
 impl Sweep {
@@ -26,16 +28,62 @@ impl Sweep {
 
     pub(super) fn snapshot_session(&mut self) {
         self.snapshot_due = false;
-        // The window totals are up to date; the threads' segments need closing only for
-        // their rows (a log with a session end per thread would otherwise cost T² here).
+        // The window totals are up to date. The threads' rows at this instant are taken
+        // lazily, each when the thread's amounts next change (`catch_up_snapshot`): a log
+        // with a session end per thread would cost T² if every row were taken here.
         if self.per_thread {
-            self.flush_all();
+            self.snap_epoch += 1;
+            self.snap_reading = SegStart::of(&self.windows[0].totals);
         }
         self.snapshot = Some(SessionSnapshot {
             totals: self.windows[0].totals,
-            threads: self.thread_totals(0),
             durations: self.windows[0].durations.clone(),
         });
+    }
+
+    /// If a session snapshot was taken since `slot` last closed a segment, closes the
+    /// thread's session-window segment at that snapshot (as if it had been closed then,
+    /// with the snapshot's clocks) and keeps the thread's session row as of the snapshot.
+    /// Called before anything changes the thread's amounts: its state, and so what the
+    /// segment adds, has not changed since the segment began.
+    #[inline(always)]
+    pub(super) fn catch_up_snapshot(&mut self, slot: usize) {
+        if self.slots[slot].snap_epoch != self.snap_epoch {
+            self.close_at_snapshot(slot);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn close_at_snapshot(&mut self, slot: usize) {
+        let r = self.snap_reading;
+        let s = &mut self.slots[slot];
+        s.snap_epoch = self.snap_epoch;
+        if s.seg.is_empty() {
+            s.widen(1);
+        }
+        let (seg, acc) = (&mut s.seg[0], &mut s.acc[0]);
+        match s.present.then_some(s.state) {
+            Some(ThreadState::Busy) => {
+                let d = r.unit - seg.unit;
+                acc.busy += d;
+                acc.busy_wall += r.span - seg.span;
+                // The owning task's session charge, or the unowned slot 0.
+                let at = match s.tasks.last() {
+                    Some(&(off, width)) if width > 0 => off,
+                    _ => 0,
+                };
+                s.pending[at] += d;
+            }
+            Some(ThreadState::Spinning) => acc.sl += r.unit - seg.unit,
+            Some(ThreadState::Idle) => {
+                acc.li += r.g_li - seg.g_li;
+                acc.ip += r.g_ip - seg.g_ip;
+            }
+            None => {}
+        }
+        *seg = r;
+        s.snap_row = *acc;
     }
 
     /// A thread's stream ended. The thread stays present (its state, Idle with an empty
@@ -105,7 +153,11 @@ impl Sweep {
             (Some(snap), 0) => WindowResult {
                 tag: None,
                 totals: snap.totals,
-                threads: snap.threads.clone(),
+                // Every thread caught up with the snapshot in `flush_all`.
+                threads: match self.per_thread {
+                    true => self.slots.iter().map(|s| (s.id, s.snap_row)).collect(),
+                    false => Vec::new(),
+                },
                 durations: snap.durations.clone(),
             },
             _ => WindowResult {

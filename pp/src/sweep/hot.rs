@@ -15,7 +15,7 @@
 
 use pplib::log::EventCode;
 
-use super::{SegStart, Sweep, ThreadTotals};
+use super::Sweep;
 use crate::accum::ThreadNanos;
 use crate::lane::Transition;
 use crate::stack::ThreadState;
@@ -150,8 +150,7 @@ impl Sweep {
             let new = tr.state();
             let s = &mut self.slots[tr.slot()];
             if s.seg.is_empty() {
-                s.seg.resize(1, SegStart::default());
-                s.acc.resize(1, ThreadTotals::default());
+                s.widen(1);
             }
             let old = s.state;
             let present = s.present;

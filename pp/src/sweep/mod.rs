@@ -136,6 +136,10 @@ struct Slot {
     was_busy: bool,
     /// Start of the current state interval (for observers).
     seg_time: u64,
+    /// The session snapshot (see [`Sweep::snap_epoch`]) this thread's `snap_row` is of.
+    snap_epoch: u64,
+    /// The thread's session-window amounts at the snapshot `snap_epoch`.
+    snap_row: ThreadTotals,
 }
 
 /// `x as f64` (the same value), with the cheap signed conversion when `x < 2^63`.
@@ -182,10 +186,11 @@ struct Window {
     durations: Option<Durations>,
 }
 
+/// The session window as it was at the last `session_end` that closed every session. The
+/// threads' rows at that instant are taken lazily (see `Sweep::catch_up_snapshot`).
 #[derive(Debug, Clone)]
 struct SessionSnapshot {
     totals: WindowTotals,
-    threads: Vec<(ThreadId, ThreadTotals)>,
     durations: Option<Durations>,
 }
 
@@ -219,6 +224,12 @@ pub struct Sweep {
     session_open: u64,
     snapshot: Option<SessionSnapshot>,
     snapshot_due: bool,
+    /// How many session snapshots with per-thread rows were taken: a thread whose
+    /// `snap_epoch` is behind has not yet closed its session-window segment at the latest
+    /// one, which it does, against `snap_reading`, before its amounts next change.
+    snap_epoch: u64,
+    /// The session window's clocks at the latest snapshot.
+    snap_reading: SegStart,
     cpu_sampled: bool,
     misses_sampled: bool,
     switches_sampled: bool,
@@ -273,6 +284,8 @@ impl Sweep {
                     ran_task: false,
                     was_busy: false,
                     seg_time: 0,
+                    snap_epoch: 0,
+                    snap_row: ThreadTotals::default(),
                 })
                 .collect(),
             config,
@@ -287,6 +300,8 @@ impl Sweep {
             session_open: 0,
             snapshot: None,
             snapshot_due: false,
+            snap_epoch: 0,
+            snap_reading: SegStart::default(),
             cpu_sampled: false,
             misses_sampled: false,
             switches_sampled: false,
@@ -422,11 +437,11 @@ impl Sweep {
     /// the same as adding an exact zero, as an unspecialized loop would.
     #[inline(always)]
     pub(super) fn close_segment(&mut self, slot: usize) {
+        self.catch_up_snapshot(slot);
         let s = &mut self.slots[slot];
         let nw = self.windows.len();
         if s.seg.len() < nw {
-            s.seg.resize(nw, SegStart::default());
-            s.acc.resize(nw, ThreadTotals::default());
+            s.widen(nw);
         }
         let windows = &self.windows[..nw];
         let segs = &mut s.seg[..nw];

@@ -144,11 +144,11 @@ impl Sweep {
     /// the branch it replaces.
     #[inline(always)]
     pub(super) fn close_segment_flat(&mut self, slot: usize) {
+        self.catch_up_snapshot(slot);
         let nw = self.windows.len();
         let s = &mut self.slots[slot];
         if s.seg.len() < nw {
-            s.seg.resize(nw, SegStart::default());
-            s.acc.resize(nw, ThreadTotals::default());
+            s.widen(nw);
         }
         let busy = s.present & (s.state == ThreadState::Busy);
         let spin = s.present & (s.state == ThreadState::Spinning);
@@ -186,8 +186,7 @@ impl Sweep {
         let nw = self.windows.len();
         let s = &mut self.slots[slot];
         if s.seg.len() < nw {
-            s.seg.resize(nw, SegStart::default());
-            s.acc.resize(nw, ThreadTotals::default());
+            s.widen(nw);
         }
         let busy = s.present & (s.state == ThreadState::Busy);
         let busy_mask = u128::from(busy).wrapping_neg();
@@ -280,6 +279,16 @@ impl Sweep {
 }
 
 impl Slot {
+    /// Gives the thread a segment start and amounts for each of `nw` windows, with no
+    /// room to spare (a log may have a hundred thousand threads and one window).
+    #[cold]
+    pub(super) fn widen(&mut self, nw: usize) {
+        self.seg.reserve_exact(nw - self.seg.len());
+        self.seg.resize(nw, SegStart::default());
+        self.acc.reserve_exact(nw.saturating_sub(self.acc.len()));
+        self.acc.resize(nw, ThreadTotals::default());
+    }
+
     /// The index in `pending` of the session-window charge of the innermost of `tasks`,
     /// or 0 (the unowned charge) when no task is open.
     pub(super) fn owner_of(tasks: &[(usize, usize)]) -> usize {

@@ -98,3 +98,14 @@ pub fn run_pp(args: &[&str], envs: &[(&str, &str)], dir: &Path, kill_after: Dura
         stderr: read(&err_path),
     }
 }
+
+/// The value of `key` in a record line (not every test binary reads record lines).
+#[allow(dead_code)]
+pub fn field(record: &str, key: &str) -> f64 {
+    record
+        .split(' ')
+        .find_map(|t| t.strip_prefix(key)?.strip_prefix('='))
+        .unwrap_or_else(|| panic!("no {key} in {record}"))
+        .parse()
+        .unwrap()
+}

@@ -10,8 +10,9 @@
 //! [`LogReader::open`] tells them apart by content (the binary magic, or a first non-comment
 //! line `pptrace 1`). A reader gives the [`Header`], the string table ([`LogReader::name`])
 //! and one [`ThreadStream`] per thread, which yields that thread's events in time order and
-//! holds only a bounded amount of the log in memory at a time (binary logs are read chunk
-//! by chunk, lazily).
+//! holds only a bounded amount of the log in memory at a time (binary logs are read lazily,
+//! in windows of at most [`binary::MAX_WINDOW`] bytes per stream, whatever the size of
+//! their chunks; see [`LogReader::set_stream_window`]).
 //!
 //! ```
 //! use pplib::log::{EventKind, LogReader};
@@ -90,6 +91,8 @@ pub struct LogReader {
     header: Header,
     names: Vec<String>,
     source: Source,
+    /// The most bytes of the file a binary log's stream holds (`None`: the default).
+    window: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -120,6 +123,7 @@ impl LogReader {
                 header,
                 names,
                 source: Source::Binary(Arc::new(log)),
+                window: None,
             });
         }
         // Not binary: look at the start before reading a large file whole.
@@ -186,6 +190,7 @@ impl LogReader {
                 header,
                 names,
                 source: Source::Binary(Arc::new(log)),
+                window: None,
             });
         }
         if !text::looks_like_text(&bytes) && std::str::from_utf8(&bytes).is_err() {
@@ -202,7 +207,18 @@ impl LogReader {
             header,
             names,
             source: Source::Text(Arc::new(log)),
+            window: None,
         })
+    }
+
+    /// Sets the most bytes of the file each stream of a binary log holds at a time (at
+    /// least 1; a `counters` event longer than that is held whole). By default the
+    /// streams of a log share [`binary::WINDOW_BUDGET`], each holding between
+    /// [`binary::MIN_WINDOW`] and [`binary::MAX_WINDOW`] bytes, whatever the size of the
+    /// log and its chunks. Streams give the same events and errors with any window; a
+    /// smaller one reads in more, smaller pieces. Applies to the streams made after it.
+    pub fn set_stream_window(&mut self, bytes: usize) {
+        self.window = Some(bytes.max(1));
     }
 
     /// The path (or name) the log was opened from.
@@ -273,9 +289,11 @@ impl LogReader {
                     Source::Text(log) => {
                         StreamInner::Text(text::TextStream::new(Arc::clone(log), thread))
                     }
-                    Source::Binary(log) => {
-                        StreamInner::Binary(binary::BinaryStream::new(Arc::clone(log), thread))
-                    }
+                    Source::Binary(log) => StreamInner::Binary(binary::BinaryStream::new(
+                        Arc::clone(log),
+                        thread,
+                        self.window,
+                    )),
                 },
             })
             .collect()

@@ -235,6 +235,79 @@ fn batches_give_the_same_errors_on_cut_and_corrupt_logs() {
     }
 }
 
+/// Windows (bytes each stream holds) down to a byte: events straddle the window's end,
+/// chunk heads too, and the 10-byte counter varints need a window of their own.
+const WINDOWS: [usize; 6] = [1, 2, 5, 13, 64, 4096];
+
+/// `bytes` read with every window of [`WINDOWS`] gives what the default window gives, by
+/// events, batches and sinks.
+fn same_with_small_windows(bytes: &[u8], what: &str) {
+    let Ok(reader) = LogReader::from_bytes(bytes.to_vec(), "w.pplog") else {
+        return;
+    };
+    let want = by_events(&reader);
+    for window in WINDOWS {
+        let mut small = LogReader::from_bytes(bytes.to_vec(), "w.pplog").unwrap();
+        small.set_stream_window(window);
+        assert_eq!(by_events(&small), want, "{what}, window {window}");
+        assert_eq!(by_batches(&small), want, "{what}, window {window}, batches");
+        assert_eq!(by_sink(&small, 3), want, "{what}, window {window}, sink");
+    }
+}
+
+#[test]
+fn small_windows_give_what_whole_chunks_give() {
+    for (rounds, per_chunk) in [(1, 3), (40, 7), (300, 5000)] {
+        let bytes = log_bytes(rounds, per_chunk, TimeScale::IDENTITY);
+        same_with_small_windows(&bytes, &format!("{rounds} rounds, {per_chunk} per chunk"));
+    }
+}
+
+#[test]
+fn small_windows_give_the_same_errors_on_cut_and_corrupt_logs() {
+    let bytes = log_bytes(3, 9, TimeScale::IDENTITY);
+    for cut in (0..bytes.len()).step_by(3) {
+        same_with_small_windows(&bytes[..cut], &format!("cut at {cut}"));
+    }
+    for i in 14..bytes.len() {
+        let mut b = bytes.clone();
+        b[i] ^= 0x80;
+        same_with_small_windows(&b, &format!("byte {i} ^ 0x80"));
+    }
+}
+
+#[test]
+fn a_stream_holds_at_most_its_window_of_a_large_chunk() {
+    // One chunk of 200 000 events (about 600 KB): a stream holds a window of it.
+    let mut w = LogWriter::new(Vec::new(), &header(0)).unwrap();
+    let work = w.name("work").unwrap();
+    let mut c = ChunkEncoder::new(ThreadId(0));
+    for i in 0..100_000u64 {
+        c.event(Nanos(2 * i), &EventKind::FragBegin(work));
+        c.event(Nanos(2 * i + 1), &EventKind::FragEnd(work));
+    }
+    w.chunk(&c).unwrap();
+    let bytes = w.finish().unwrap();
+    assert!(bytes.len() > 500_000);
+    let mut reader = LogReader::from_bytes(bytes, "large.pplog").unwrap();
+    reader.set_stream_window(8192);
+    let mut stream = reader.streams().pop().unwrap();
+    let mut batch = EventBatch::new();
+    let mut events = 0;
+    loop {
+        stream.next_batch(&mut batch).unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        events += batch.len();
+        let StreamInner::Binary(b) = &stream.inner else {
+            panic!("a binary stream")
+        };
+        assert!(b.held() <= 8192, "{} bytes held", b.held());
+    }
+    assert_eq!(events, 200_000);
+}
+
 #[test]
 fn batches_of_a_text_trace() {
     let text = "pptrace 1\nprocessors 2\n0 0 session_begin\n3 1 task_begin\n5 0 counters a=1 b=2\n\

@@ -92,7 +92,7 @@ mod stream;
 mod write;
 
 pub use read::BinaryLog;
-pub use stream::BinaryStream;
+pub use stream::{BinaryStream, MAX_WINDOW, MIN_WINDOW, READAHEAD, WINDOW_BUDGET};
 pub use write::{ChunkEncoder, LogWriter};
 
 /// The first 8 bytes of every binary log.

@@ -6,6 +6,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use super::stream::{MAX_WINDOW, MIN_WINDOW, WINDOW_BUDGET};
 use super::{
     Cursor, DecodeError, TimeScale, MAGIC, MAX_PAYLOAD, REC_CHUNK, REC_END, REC_NAME, REC_THREAD,
     VERSION,
@@ -48,7 +49,7 @@ impl Data {
         }
     }
 
-    fn len(&self) -> std::io::Result<u64> {
+    pub(super) fn len(&self) -> std::io::Result<u64> {
         match self {
             Data::Bytes(bytes) => Ok(bytes.len() as u64),
             Data::File(file) => Ok(file.metadata()?.len()),
@@ -56,7 +57,7 @@ impl Data {
     }
 }
 
-/// One `CHUNK` record of a thread.
+/// One `CHUNK` record of a thread, as a stream reads it (see `stream.rs`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ChunkRef {
     /// Offset of the first event (after the chunk's thread and base time).
@@ -69,10 +70,24 @@ pub(super) struct ChunkRef {
     pub(super) cut: bool,
 }
 
+/// A thread of the log: its name and where its chunks are.
 #[derive(Debug, Default)]
 pub(super) struct ThreadIndex {
-    pub(super) chunks: Vec<ChunkRef>,
+    /// The offsets of the thread's `CHUNK` records in file order, each as a `uvarint`: its
+    /// distance from the end of the thread's previous chunk record (the first: from 0).
+    /// Chunks of a thread mostly follow each other closely, so this takes a byte or two
+    /// per chunk: the index of a log of many small chunks stays small beside the log.
+    pub(super) chunks: Vec<u8>,
+    /// The end of the last chunk record listed.
+    last_end: u64,
     name: Option<String>,
+}
+
+impl ThreadIndex {
+    fn push_chunk(&mut self, at: u64, end: u64) {
+        super::put_uvarint(&mut self.chunks, at - self.last_end);
+        self.last_end = end;
+    }
 }
 
 /// An opened binary log: the index that [`super::BinaryStream`]s read from.
@@ -83,7 +98,15 @@ pub struct BinaryLog {
     pub(super) names: usize,
     pub(super) counters: usize,
     pub(super) counter_rules: std::sync::Arc<CounterRules>,
-    pub(super) threads: BTreeMap<ThreadId, ThreadIndex>,
+    /// The threads in id order.
+    pub(super) threads: Vec<(ThreadId, ThreadIndex)>,
+    /// The file's length when it was opened.
+    pub(super) len: u64,
+    /// The most bytes of the file a stream holds at a time (see `stream.rs`).
+    pub(super) window: usize,
+    /// The longest an event of this log can be, in bytes: code, delta and a name id, or a
+    /// `counters` event with a value of every counter.
+    pub(super) max_event: u64,
     pub(super) truncated: Option<(u64, String)>,
     pub(super) scale: TimeScale,
 }
@@ -187,17 +210,28 @@ impl BinaryLog {
             names: 0,
             counters: header.counters.len(),
             counter_rules: CounterRules::new(&header.counters),
-            threads: BTreeMap::new(),
+            threads: Vec::new(),
+            len: file_len,
+            window: MAX_WINDOW,
+            max_event: 1 + 10 + 10 + 20 * header.counters.len() as u64,
             truncated: None,
             scale,
         };
-        let names = log.index(14 + u64::from(header_len), file_len)?;
+        let mut threads = BTreeMap::new();
+        let names = log.index(14 + u64::from(header_len), file_len, &mut threads)?;
         log.names = names.len();
+        log.threads = threads.into_iter().collect();
+        log.window = (WINDOW_BUDGET / log.threads.len().max(1)).clamp(MIN_WINDOW, MAX_WINDOW);
         Ok((header, names, log))
     }
 
-    /// Reads every record header from `at` on; returns the string table.
-    fn index(&mut self, mut at: u64, file_len: u64) -> Result<Vec<String>, LogError> {
+    /// Reads every record header from `at` on into `threads`; returns the string table.
+    fn index(
+        &mut self,
+        mut at: u64,
+        file_len: u64,
+        threads: &mut BTreeMap<ThreadId, ThreadIndex>,
+    ) -> Result<Vec<String>, LogError> {
         let path = self.path.clone();
         let io = |source| LogError::Io {
             path: path.clone(),
@@ -285,7 +319,7 @@ impl BinaryLog {
                         let name = c
                             .rest_str()
                             .map_err(|e| decode_err(&path, at, "a thread name", e))?;
-                        self.threads.entry(thread).or_default().name = Some(name.to_owned());
+                        threads.entry(thread).or_default().name = Some(name.to_owned());
                     }
                 }
                 REC_CHUNK => {
@@ -296,7 +330,7 @@ impl BinaryLog {
                         .map_err(io)?;
                     let mut c = Cursor::new(&head[..got]);
                     let parsed = c.uvarint().and_then(|t| Ok((t, c.uvarint()?)));
-                    let (thread, base) = match parsed {
+                    let (thread, _base) = match parsed {
                         Ok(v) => v,
                         Err(DecodeError::Short) if cut => {
                             self.truncated = Some((
@@ -310,17 +344,10 @@ impl BinaryLog {
                         }
                     };
                     let thread = thread_id(&path, at, thread)?;
-                    let skip = c.at as u32;
-                    self.threads
+                    threads
                         .entry(thread)
                         .or_default()
-                        .chunks
-                        .push(ChunkRef {
-                            events_at: payload_at + u64::from(skip),
-                            events_len: avail - skip,
-                            base: Nanos(base),
-                            cut,
-                        });
+                        .push_chunk(at, payload_at + u64::from(len));
                     if cut {
                         self.truncated = Some((
                             payload_at + u64::from(avail),
@@ -344,12 +371,18 @@ impl BinaryLog {
 
     /// The threads present, in id order.
     pub(crate) fn threads(&self) -> Vec<ThreadId> {
-        self.threads.keys().copied().collect()
+        self.threads.iter().map(|(t, _)| *t).collect()
+    }
+
+    /// Where `thread` is in [`BinaryLog::threads`].
+    pub(super) fn thread_index(&self, thread: ThreadId) -> Option<usize> {
+        self.threads.binary_search_by_key(&thread, |(t, _)| *t).ok()
     }
 
     /// A thread's recorded name.
     pub(crate) fn thread_name(&self, thread: ThreadId) -> Option<&str> {
-        self.threads.get(&thread)?.name.as_deref()
+        let i = self.thread_index(thread)?;
+        self.threads[i].1.name.as_deref()
     }
 
     /// Where the readable data of a truncated log stops.

@@ -1,25 +1,64 @@
 //! Decoding one thread's events of a binary log, chunk by chunk (see the spec in the
 //! parent module).
+//!
+//! A stream holds a window of the file, at most [`BinaryLog::window`] bytes (a longer
+//! chunk is read in parts as its events are decoded), so that the memory a reader needs
+//! does not grow with the size of the log or its chunks: all the streams of a log together
+//! hold about [`WINDOW_BUDGET`]. Small chunks are read with some bytes after them
+//! ([`READAHEAD`]): the thread's next chunks, when they follow closely, are then read in
+//! the same system call.
 
 use std::sync::Arc;
 
 use super::read::{decode_err, malformed, BinaryLog, ChunkRef};
-use super::{code, Cursor, DecodeError, TimeScale};
+use super::{code, Cursor, DecodeError, TimeScale, REC_CHUNK};
 use crate::log::batch::{CompactEvent, EventCode, EventSink};
 use crate::log::counter_check::{counter_error, CounterTrack};
 use crate::log::{CounterId, Event, EventKind, LogError, NameId, Nanos, Position, ThreadId};
 
-/// The events of one thread of a binary log, read one chunk at a time.
+/// The bytes of the file all the streams of a log hold at most, together (about: each
+/// holds at least [`MIN_WINDOW`], and an event longer than its window, a `counters` event
+/// with thousands of values, gets a window of its size).
+pub const WINDOW_BUDGET: usize = 64 << 20;
+/// The largest window a stream holds.
+pub const MAX_WINDOW: usize = 1 << 20;
+/// The smallest window a stream holds, however many threads the log has.
+pub const MIN_WINDOW: usize = 1 << 10;
+/// The least a stream reads at once, when its window is at least four times that (a log
+/// of at most [`WINDOW_BUDGET`] / (4 · `READAHEAD`) threads); with more threads, streams
+/// read one chunk at a time.
+pub const READAHEAD: usize = 4 << 10;
+/// How much a stream reads at its first chunk (whose length it does not know yet).
+const FIRST_READ: u64 = 64;
+
+/// The longest a `CHUNK` record's head may be: type, length, thread and base time.
+const CHUNK_HEAD: u64 = 5 + 10 + 10;
+
+/// The events of one thread of a binary log, read one window of the file at a time.
 #[derive(Debug)]
 pub struct BinaryStream {
     log: Arc<BinaryLog>,
     thread: ThreadId,
-    next_chunk: usize,
+    /// Where the thread is in the log's index (`None`: it has no chunks).
+    index: Option<usize>,
+    /// The next entry of the thread's chunk list (a byte offset into it)...
+    list_at: usize,
+    /// ...whose distance counts from here: the end of the previous chunk record.
+    list_end: u64,
+    /// The length of the previous chunk record (how much to read at the next one).
+    hint: u64,
+    /// The most bytes of the file the stream holds (but for an event longer than that).
+    window: u64,
     chunk: Option<ChunkRef>,
+    /// A window of the file: its bytes from offset `buf_at` on.
     buf: Vec<u8>,
+    buf_at: u64,
+    /// Index in `buf` of the current chunk's next undecoded byte...
+    at: usize,
+    /// ...and of the end of the chunk's bytes in the window (the chunk may go on beyond).
+    end: usize,
     /// The counter values of the `counters` event being decoded.
     values: Vec<(CounterId, u64)>,
-    at: usize,
     time: Nanos,
     last: Option<Nanos>,
     /// The thread's previous counter samples (see `counter_check`).
@@ -27,19 +66,37 @@ pub struct BinaryStream {
 }
 
 impl BinaryStream {
-    pub(crate) fn new(log: Arc<BinaryLog>, thread: ThreadId) -> BinaryStream {
+    /// The stream of `thread`, holding at most `window` bytes of the file (default: the
+    /// log's [`BinaryLog::window`]).
+    pub(crate) fn new(
+        log: Arc<BinaryLog>,
+        thread: ThreadId,
+        window: Option<usize>,
+    ) -> BinaryStream {
         BinaryStream {
+            window: window.unwrap_or(log.window).max(1) as u64,
             counters: CounterTrack::new(Arc::clone(&log.counter_rules)),
+            index: log.thread_index(thread),
             log,
             thread,
-            next_chunk: 0,
+            list_at: 0,
+            list_end: 0,
+            hint: FIRST_READ,
             chunk: None,
             buf: Vec::new(),
-            values: Vec::new(),
+            buf_at: 0,
             at: 0,
+            end: 0,
+            values: Vec::new(),
             time: Nanos(0),
             last: None,
         }
+    }
+
+    /// The bytes of the file the stream holds (its window's room).
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        self.buf.capacity()
     }
 
     fn truncated(&self, pos: u64, detail: String) -> LogError {
@@ -50,59 +107,172 @@ impl BinaryStream {
         }
     }
 
+    /// The error for a file that no longer holds what it held when it was indexed.
+    fn changed(&self, pos: u64) -> LogError {
+        self.truncated(pos, "the file changed while it was read".to_owned())
+    }
+
+    /// Makes the window hold the file's bytes `pos .. pos + want` (`want` bytes must be in
+    /// the file), reading `size` bytes (at least `want`, at most what the file has) from
+    /// `pos` on unless it holds them already.
+    fn fill(&mut self, pos: u64, want: u64, size: u64) -> Result<(), LogError> {
+        let held = self.buf_at + self.buf.len() as u64;
+        if pos >= self.buf_at && pos + want <= held {
+            return Ok(());
+        }
+        let size = size.max(want).min(self.log.len.saturating_sub(pos));
+        let size = usize::try_from(size).map_err(|_| self.changed(pos))?;
+        let window = self.window as usize;
+        if size <= window && self.buf.capacity() > 2 * window {
+            // A long event needed a larger window once: give the room back.
+            self.buf = Vec::new();
+        }
+        // Every byte is read over (or the window is not used): only new room is zeroed.
+        self.buf.resize(size, 0);
+        match self.log.data.read_at(pos, &mut self.buf) {
+            Ok(n) if n as u64 >= want => self.buf.truncate(n),
+            Ok(_) => return Err(self.changed(pos)),
+            Err(source) => {
+                return Err(LogError::Io {
+                    path: self.log.path.clone(),
+                    source,
+                })
+            }
+        }
+        self.buf_at = pos;
+        Ok(())
+    }
+
+    /// Points `at` and `end` at the current chunk's bytes from file offset `pos` on (which
+    /// the window holds).
+    fn place(&mut self, pos: u64, chunk: ChunkRef) {
+        let chunk_end = chunk.events_at + u64::from(chunk.events_len);
+        let held = self.buf_at + self.buf.len() as u64;
+        self.at = (pos - self.buf_at) as usize;
+        self.end = (chunk_end.min(held) - self.buf_at) as usize;
+    }
+
+    /// How much to read from `pos` on in a chunk ending at `chunk_end`.
+    fn read_size(&self, pos: u64, chunk_end: u64) -> u64 {
+        self.read_ahead(chunk_end - pos)
+    }
+
+    /// How much to read for `bytes` of a chunk: those, at least [`READAHEAD`] if the window
+    /// is large, at most the window.
+    fn read_ahead(&self, bytes: u64) -> u64 {
+        let ahead = READAHEAD as u64;
+        let least = if self.window >= 4 * ahead { ahead } else { 0 };
+        bytes.max(least).min(self.window)
+    }
+
+    /// Makes sure the window holds the whole event at `at` (as much as the chunk has, up to
+    /// the longest event the log can hold), so that decoding it gives what decoding the
+    /// whole chunk would. Returns whether it read the file.
+    fn hold_event(&mut self, chunk: ChunkRef) -> Result<bool, LogError> {
+        let pos = self.buf_at + self.at as u64;
+        let chunk_end = chunk.events_at + u64::from(chunk.events_len);
+        let need = (chunk_end - pos).min(self.log.max_event);
+        if (self.end - self.at) as u64 >= need {
+            return Ok(false);
+        }
+        self.fill(pos, need, self.read_size(pos, chunk_end))?;
+        self.place(pos, chunk);
+        Ok(true)
+    }
+
+    /// The thread's next chunk from the index, with the window at its start; `None` after
+    /// the last.
+    fn next_chunk(&mut self) -> Result<Option<ChunkRef>, LogError> {
+        let Some(i) = self.index else {
+            return Ok(None);
+        };
+        let log = Arc::clone(&self.log);
+        let list = &log.threads[i].1.chunks;
+        if self.list_at >= list.len() {
+            return Ok(None);
+        }
+        let mut c = Cursor {
+            bytes: list,
+            at: self.list_at,
+        };
+        let at = c
+            .uvarint()
+            .ok()
+            .and_then(|d| self.list_end.checked_add(d))
+            .ok_or_else(|| self.changed(self.list_end))?;
+        self.list_at = c.at;
+        let head = CHUNK_HEAD.min(log.len.saturating_sub(at));
+        self.fill(at, head, self.read_ahead(self.hint))?;
+        let h = &self.buf[(at - self.buf_at) as usize..];
+        let h = &h[..h.len().min(CHUNK_HEAD as usize)];
+        let mut c = Cursor::new(h);
+        let parsed = (|| {
+            let kind = c.u8()?;
+            let len = c.bytes(4)?;
+            let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+            let thread = c.uvarint()?;
+            let base = c.uvarint()?;
+            Ok::<_, DecodeError>((kind, len, thread, base))
+        })();
+        let (len, base) = match parsed {
+            Ok((REC_CHUNK, len, thread, base)) if thread == u64::from(self.thread.0) => (len, base),
+            _ => return Err(self.changed(at)),
+        };
+        let payload_at = at + 5;
+        let avail = u64::from(len).min(log.len.saturating_sub(payload_at));
+        let skip = c.at as u64 - 5;
+        if avail < skip {
+            return Err(self.changed(at));
+        }
+        self.list_end = payload_at + u64::from(len);
+        self.hint = 5 + u64::from(len);
+        Ok(Some(ChunkRef {
+            events_at: payload_at + skip,
+            events_len: (avail - skip) as u32,
+            base: Nanos(base),
+            cut: avail < u64::from(len),
+        }))
+    }
+
     /// Makes a chunk with undecoded events current: `Ok(true)` when there is one,
     /// `Ok(false)` at the end of a complete log's thread, `Err` for the stream's final error.
     fn load(&mut self) -> Result<bool, LogError> {
         loop {
             if let Some(chunk) = self.chunk {
-                if self.at < self.buf.len() {
+                if self.at < self.end {
                     return Ok(true);
+                }
+                let pos = self.buf_at + self.at as u64;
+                let chunk_end = chunk.events_at + u64::from(chunk.events_len);
+                if pos < chunk_end {
+                    // The window ends inside the chunk: its next part.
+                    self.fill(pos, 1, self.read_size(pos, chunk_end))?;
+                    self.place(pos, chunk);
+                    continue;
                 }
                 self.chunk = None;
                 if chunk.cut {
-                    let end = chunk.events_at + u64::from(chunk.events_len);
+                    self.buf = Vec::new();
                     return Err(self.truncated(
-                        end,
+                        chunk_end,
                         format!(
-                            "thread {}'s last chunk is cut after byte {end}",
+                            "thread {}'s last chunk is cut after byte {chunk_end}",
                             self.thread
                         ),
                     ));
                 }
             }
-            let log = Arc::clone(&self.log);
-            let Some(next) = log
-                .threads
-                .get(&self.thread)
-                .and_then(|t| t.chunks.get(self.next_chunk))
-                .copied()
-            else {
-                return match &log.truncated {
+            let Some(next) = self.next_chunk()? else {
+                // The thread's last chunk was read: its window is not needed any more.
+                self.buf = Vec::new();
+                return match &self.log.truncated {
                     Some((at, detail)) => Err(self.truncated(*at, detail.clone())),
                     None => Ok(false),
                 };
             };
-            self.next_chunk += 1;
-            // Every byte is read over (or the chunk is not used): only new room is zeroed.
-            self.buf.resize(next.events_len as usize, 0);
-            match log.data.read_at(next.events_at, &mut self.buf) {
-                Ok(n) if n == self.buf.len() => {}
-                Ok(_) => {
-                    return Err(self.truncated(
-                        next.events_at,
-                        "the file shrank while it was read".to_owned(),
-                    ));
-                }
-                Err(source) => {
-                    return Err(LogError::Io {
-                        path: log.path.clone(),
-                        source,
-                    })
-                }
-            }
-            self.at = 0;
             self.time = next.base;
             self.chunk = Some(next);
+            self.place(next.events_at, next);
         }
     }
 
@@ -111,6 +281,9 @@ impl BinaryStream {
         match self.load() {
             Ok(true) => {
                 let chunk = self.chunk.expect("load makes a chunk current");
+                if let Err(e) = self.hold_event(chunk) {
+                    return Some(Err(e));
+                }
                 Some(self.decode(chunk))
             }
             Ok(false) => None,
@@ -157,9 +330,9 @@ impl BinaryStream {
         let counters = self.log.counters as u64;
         let scale = self.log.scale;
         let identity = scale == TimeScale::IDENTITY;
-        let base = chunk.events_at;
         loop {
-            let buf = &self.buf[..];
+            let base = self.buf_at;
+            let buf = &self.buf[..self.end];
             let values = &mut self.values;
             let track = &mut self.counters;
             let mut at = self.at;
@@ -243,6 +416,11 @@ impl BinaryStream {
             if !slow {
                 return Ok(false);
             }
+            // The event may go on past the window: with all of it there, the fast path
+            // again; else the slow one says what is wrong.
+            if self.hold_event(chunk)? {
+                continue;
+            }
             let event = self.decode(chunk)?;
             *n += 1;
             let (code, arg) = EventCode::of(&event.kind);
@@ -253,7 +431,7 @@ impl BinaryStream {
             if !sink.event(CompactEvent::at(event.time, code, arg, event.pos), values) {
                 return Ok(true);
             }
-            if self.at >= self.buf.len() || *n >= limit {
+            if self.at >= self.end || *n >= limit {
                 return Ok(false);
             }
         }
@@ -261,11 +439,11 @@ impl BinaryStream {
 
     fn decode(&mut self, chunk: ChunkRef) -> Result<Event, LogError> {
         let start = self.at;
-        let offset = chunk.events_at + start as u64;
+        let offset = self.buf_at + start as u64;
         let pos = Position::Offset(offset);
         let path = &self.log.path;
         let mut c = Cursor {
-            bytes: &self.buf,
+            bytes: &self.buf[..self.end],
             at: start,
         };
         let short = |e: DecodeError, what: &str| -> LogError {
