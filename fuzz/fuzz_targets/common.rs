@@ -4,36 +4,45 @@
 use pp::{analyze_bytes, Options, TagSelection};
 
 /// Reading a log in batches gives exactly what reading it event by event gives: the same
-/// events, positions and final errors.
+/// events, positions and final errors; and so does reading it with a window of a few bytes
+/// per stream (events and chunk heads cut by the window's end).
 fn batches_match_events(bytes: &[u8]) {
-    use pplib::log::{EventBatch, LogReader};
+    use pplib::log::{EventBatch, LogReader, ThreadStream};
     let Ok(reader) = LogReader::from_bytes(bytes.to_vec(), "fuzz.pplog") else {
         return;
     };
+    let mut small =
+        LogReader::from_bytes(bytes.to_vec(), "fuzz.pplog").expect("the same bytes read twice");
+    small.set_stream_window(1 + bytes.len() % 13);
     let mut batch = EventBatch::new();
-    for (mut by_batch, by_event) in reader.streams().into_iter().zip(reader.streams()) {
-        let mut from_batches = Vec::new();
+    let mut by_batches = |mut stream: ThreadStream| {
+        let mut items = Vec::new();
         loop {
-            let result = by_batch.next_batch(&mut batch);
+            let result = stream.next_batch(&mut batch);
             for (e, values) in batch.iter() {
-                from_batches.push(Ok((e.time, e.kind(values), e.pos())));
+                items.push(Ok((e.time, e.kind(values), e.pos())));
             }
             match result {
                 Err(e) => {
-                    from_batches.push(Err(e.to_string()));
+                    items.push(Err(e.to_string()));
                     break;
                 }
                 Ok(()) if batch.is_empty() => break,
                 Ok(()) => {}
             }
         }
+        items
+    };
+    let streams = reader.streams().into_iter().zip(reader.streams());
+    for ((by_batch, by_event), windowed) in streams.zip(small.streams()) {
         let from_events: Vec<_> = by_event
             .map(|r| {
                 r.map(|e| (e.time, e.kind, e.pos))
                     .map_err(|e| e.to_string())
             })
             .collect();
-        assert_eq!(from_batches, from_events);
+        assert_eq!(by_batches(by_batch), from_events);
+        assert_eq!(by_batches(windowed), from_events, "small window");
     }
 }
 

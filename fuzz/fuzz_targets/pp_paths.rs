@@ -56,6 +56,7 @@ fn options(bytes: &[u8]) -> Options {
         miss_latency_ns: Some(100.0),
         histograms: false,
         allow_truncated: bytes.len() % 2 == 0,
+        strict: bytes.len() % 5 == 0,
         sequential: false,
     }
 }

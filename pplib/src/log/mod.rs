@@ -77,7 +77,7 @@ pub use header::{Header, ProcessInfo};
 
 /// The largest text trace [`LogReader::open`] reads (bytes): a text trace is held in memory
 /// whole (with an index of its lines), so its size is capped; larger logs should be binary
-/// ([`binary::LogWriter`]), which are read chunk by chunk.
+/// ([`binary::LogWriter`]), which are read a window at a time.
 pub const MAX_TEXT_BYTES: u64 = 1 << 30;
 
 /// How much of a file [`LogReader::open`] looks at to tell a text trace from anything else

@@ -1,5 +1,5 @@
-//! Decoding one thread's events of a binary log, chunk by chunk (see the spec in the
-//! parent module).
+//! Decoding one thread's events of a binary log, a window of the file at a time (see the
+//! spec in the parent module).
 //!
 //! A stream holds a window of the file, at most [`BinaryLog::window`] bytes (a longer
 //! chunk is read in parts as its events are decoded), so that the memory a reader needs
