@@ -111,20 +111,20 @@ fn write(path: &Path, text: &str) -> Result<(), StudyError> {
 /// initial mmap threshold.
 const FRESH_ALLOCATION_BYTES: usize = 128 << 10;
 
-/// Per-execution record lines of a run of `iters` iterations: every category of a
-/// fragment's record divided by `iters`, or for the case's [`Case::setup`] fragments by
-/// the number of times the fragment ran.
-fn per_execution_lines(
+/// Per-execution records of a run of `iters` iterations: every category of a fragment's
+/// record divided by `iters`, or for the case's [`Case::setup`] fragments by the number of
+/// times the fragment ran.
+fn per_execution_records(
     analysis: &pp::Analysis,
     note: &[String],
     iters: u64,
     setup: &[&str],
-) -> Vec<String> {
+) -> Vec<pp::ProfileRecord> {
     analysis
         .profiles
         .iter()
-        .zip(analysis.record_lines(note))
-        .map(|(profile, line)| per_execution(&line, executions_per_run(profile, iters, setup)))
+        .zip(analysis.records(note))
+        .map(|(profile, r)| r.divided(executions_per_run(profile, iters, setup)))
         .collect()
 }
 
@@ -135,24 +135,6 @@ fn executions_per_run(profile: &pp::Profile, iters: u64, setup: &[&str]) -> u64 
         (Some(tag), Some(runs)) if setup.contains(&tag.as_str()) => runs,
         _ => iters,
     }
-}
-
-/// Divides every category of a record line by `iters`: per-execution records.
-fn per_execution(line: &str, iters: u64) -> String {
-    let cats = lca::record::CATEGORY_KEYS;
-    let parts = lca::record::PART_KEYS;
-    line.split(' ')
-        .map(|tok| match tok.split_once('=') {
-            Some((k, v)) if cats.contains(&k) || parts.iter().any(|(p, _)| *p == k) => {
-                match v.parse::<f64>() {
-                    Ok(x) => format!("{k}={}", pp::format_seconds(x / iters.max(1) as f64)),
-                    Err(_) => tok.to_string(),
-                }
-            }
-            _ => tok.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Runs the study of `cfg` (see the module docs) and writes its report directory.
@@ -209,6 +191,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         "# {} records per fragment execution (whole-run values / iterations)\n",
         base.name
     );
+    let mut per_exec_records: Vec<pp::ProfileRecord> = Vec::new();
     let mut baselines: BTreeMap<u64, pp::Analysis> = BTreeMap::new();
     let mut calibration_seconds: BTreeMap<(u64, usize), f64> = BTreeMap::new();
     let mut co_runs: Vec<Run> = Vec::new();
@@ -273,8 +256,8 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
                     format!("{}={n}", case.size_var),
                     format!("impl={}-corun", base.name),
                 ];
-                for line in per_execution_lines(&m.analysis, &note, iters, case.setup) {
-                    let _ = writeln!(co_raw, "{line}");
+                for r in per_execution_records(&m.analysis, &note, iters, case.setup) {
+                    let _ = writeln!(co_raw, "{r}");
                 }
                 co_runs.push(m.run);
                 continue;
@@ -309,8 +292,9 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
             for line in m.analysis.record_lines(&note) {
                 let _ = writeln!(raw, "{line}");
             }
-            for line in per_execution_lines(&m.analysis, &note, iters, case.setup) {
-                let _ = writeln!(per_exec, "{line}");
+            for r in per_execution_records(&m.analysis, &note, iters, case.setup) {
+                let _ = writeln!(per_exec, "{r}");
+                per_exec_records.push(r);
             }
             warnings.extend(m.analysis.warnings.iter().map(|w| format!("pp: {w}")));
             calibration_seconds.insert((n, p), m.run.seconds);
@@ -328,8 +312,8 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     )?;
 
     // 2. Fit and annotate.
-    let records =
-        lca::record::parse_records(&per_exec).map_err(|e| StudyError::Records(e.to_string()))?;
+    // The records as lca reads them from the per-execution file (line 1 is its header).
+    let records = lca::record::from_profile_records(2, &per_exec_records);
     let variables = vec![case.size_var.to_string(), "p".to_string()];
     let (fits, notes) = fit::fit_fragments(
         &records,
@@ -649,7 +633,10 @@ mod tests {
             &pp::Options::all_tags(),
         )
         .expect("a valid trace");
-        let lines = per_execution_lines(&a, &["n=1".to_string()], 3, &["alloc"]);
+        let lines: Vec<String> = per_execution_records(&a, &["n=1".to_string()], 3, &["alloc"])
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
         let rt = |tag: &str| {
             let line = lines
                 .iter()
@@ -661,7 +648,10 @@ mod tests {
         assert!((rt("alloc") - 0.001).abs() < 1e-12, "{lines:?}");
         assert!((rt("work") - 0.002).abs() < 1e-12, "{lines:?}");
         // Without the setup list, every fragment is per iteration.
-        let lines = per_execution_lines(&a, &["n=1".to_string()], 3, &[]);
+        let lines: Vec<String> = per_execution_records(&a, &["n=1".to_string()], 3, &[])
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
         assert!(lines
             .iter()
             .any(|l| l.contains("tag=alloc") && l.contains("rt=0.000666")));
@@ -670,7 +660,20 @@ mod tests {
     #[test]
     fn per_execution_divides_parts_of_categories_too() {
         // fj is a part of li: per execution like li, and p and the note stay as they are.
-        let line = per_execution("n=1 p=2 li=0.006 fj=0.004 ip=0 rt=0.012 tt=0.018", 2);
+        use pp::Category::*;
+        let r = pp::ProfileRecord {
+            note: vec![("n".into(), "1".into())],
+            tag: None,
+            processors: 2,
+            categories: vec![
+                (Li, 0.006),
+                (Fj, 0.004),
+                (Ip, 0.0),
+                (Rt, 0.012),
+                (Tt, 0.018),
+            ],
+        };
+        let line = r.divided(2).to_string();
         assert_eq!(line, "n=1 p=2 li=0.003 fj=0.002 ip=0 rt=0.006 tt=0.009");
     }
 }
