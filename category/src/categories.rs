@@ -181,45 +181,26 @@ impl Category {
 
     /// Every category that is not a part of another one ([`Category::part_of`]), in record
     /// order: `li ip sl wc cl rc ml os pc rt tt over`.
-    pub const PRIMARY: [Category; 12] = primary();
+    pub const PRIMARY: [Category; 12] = select(false);
 
     /// Every category that is a part of another one, in record order: `fj` (of `li`).
-    pub const PARTS: [Category; 1] = parts();
+    pub const PARTS: [Category; 1] = select(true);
 }
 
-/// `Category::ALL` without the parts: the categories with `part_of() == None`.
-const fn primary() -> [Category; 12] {
-    let mut out = [Category::Li; 12];
+/// The categories of `Category::ALL` that are parts of another one (`parts`) or not, in
+/// record order; `N` must be their number (checked when the constant is evaluated).
+const fn select<const N: usize>(parts: bool) -> [Category; N] {
+    let mut out = [Category::Li; N];
     let (mut i, mut j) = (0, 0);
     while i < Category::ALL.len() {
-        if Category::ALL[i].part_of().is_none() {
+        if Category::ALL[i].part_of().is_some() == parts {
+            assert!(j < N, "more categories than the array holds");
             out[j] = Category::ALL[i];
             j += 1;
         }
         i += 1;
     }
-    assert!(
-        j == out.len(),
-        "PRIMARY's length is the number of non-part categories"
-    );
-    out
-}
-
-/// `Category::ALL` with `part_of() != None` only.
-const fn parts() -> [Category; 1] {
-    let mut out = [Category::Fj; 1];
-    let (mut i, mut j) = (0, 0);
-    while i < Category::ALL.len() {
-        if Category::ALL[i].part_of().is_some() {
-            out[j] = Category::ALL[i];
-            j += 1;
-        }
-        i += 1;
-    }
-    assert!(
-        j == out.len(),
-        "PARTS' length is the number of part categories"
-    );
+    assert!(j == N, "fewer categories than the array holds");
     out
 }
 
