@@ -1,6 +1,7 @@
 //! Evaluating a models file at a point (`lca eval`): each fragment's category models, its
-//! run time `T = (li + ip + sl + wc + rt) / p` (the categories of
-//! [`crate::runtime::PARTITION`] present), and the warnings of [`crate::range`] when the
+//! run time `T = (li + ip + sl + wc + rt) / p` (the categories that
+//! [`category::time::time_terms`] sums, of those present: `pc + ml` where there is no `rt`),
+//! and the warnings of [`crate::range`] when the
 //! point lies beyond 2x the fragment's measured range.
 //!
 //! ```
@@ -18,7 +19,6 @@
 use crate::annotation::FragmentModel;
 use crate::expr::{Bindings, EvalError};
 use crate::range::{check, RangeWarning};
-use crate::runtime::PARTITION;
 use serde::Serialize;
 
 /// One fragment's models evaluated at one point.
@@ -30,8 +30,8 @@ pub struct Evaluation {
     pub at: Bindings,
     /// `(category, processor-seconds)` in file order.
     pub categories: Vec<(String, f64)>,
-    /// `T = (Σ partition categories) / p` in seconds; `None` when `p` has no value or no
-    /// partition category is present.
+    /// `T = (Σ summed categories) / p` in seconds ([`category::time`]); `None` when `p` has
+    /// no value or no category that sums into the time is present.
     pub seconds: Option<f64>,
     /// The variables beyond 2x the measured range, with the models that use them.
     pub warnings: Vec<RangeWarning>,
@@ -44,9 +44,10 @@ pub fn evaluate(fm: &FragmentModel, at: &Bindings) -> Result<Evaluation, EvalErr
         .iter()
         .map(|(c, e)| Ok((c.clone(), e.eval(at)?)))
         .collect::<Result<Vec<_>, EvalError>>()?;
+    let terms = category::time::time_terms_of_keys(categories.iter().map(|(c, _)| c.as_str()));
     let parts: Vec<f64> = categories
         .iter()
-        .filter(|(c, _)| PARTITION.contains(&c.as_str()))
+        .filter(|(c, _)| category::time::counts(&terms, c))
         .map(|(_, v)| *v)
         .collect();
     let seconds = match at.get("p") {

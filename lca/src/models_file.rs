@@ -37,7 +37,7 @@ use crate::extraction::Extraction;
 use crate::precision::justified_expr;
 use crate::range::{self, VarRange};
 use crate::record::{Record, RecordError};
-use crate::runtime::{fit_runtime, ModelError, RuntimeModel, PARTITION};
+use crate::runtime::{fit_runtime, ModelError, RuntimeModel};
 use crate::search::SearchOptions;
 use std::fmt::Write;
 
@@ -89,11 +89,14 @@ pub fn printed_categories(m: &RuntimeModel) -> Vec<(String, Expr)> {
         .collect()
 }
 
-/// `T = (Σ of the printed partition categories) / p`, the run time as printed.
+/// `T = (Σ of the printed categories that sum into the time) / p` ([`category::time`]),
+/// the run time as printed.
 pub fn printed_total(m: &RuntimeModel) -> Expr {
-    let sum = printed_categories(m)
+    let printed = printed_categories(m);
+    let terms = category::time::time_terms_of_keys(printed.iter().map(|(c, _)| c.as_str()));
+    let sum = printed
         .into_iter()
-        .filter(|(c, _)| PARTITION.contains(&c.as_str()))
+        .filter(|(c, _)| category::time::counts(&terms, c))
         .map(|(_, e)| e)
         .reduce(|a, b| Expr::bin(BinOp::Add, a, b))
         .unwrap_or(Expr::Num(0.0));

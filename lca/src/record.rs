@@ -19,25 +19,51 @@
 //! assert_eq!(recs[0].category("time").unwrap(), Some(1.7436 / 4.0));
 //! ```
 
+use category::{Category, ProfileRecord};
 use std::fmt;
 
 /// The category keys `pp` writes, in record order (seconds summed over processors), without
-/// the parts of [`PART_KEYS`].
-pub const CATEGORY_KEYS: [&str; 12] = [
-    "li", "ip", "sl", "wc", "cl", "rc", "ml", "os", "pc", "rt", "tt", "over",
-];
+/// the parts of [`PART_KEYS`]: the keys of [`Category::PRIMARY`].
+pub const CATEGORY_KEYS: [&str; 12] = category::keys(Category::PRIMARY);
 
-/// Keys `pp` writes for a part of a category, with that category: `fj`, fork/join latency,
-/// is the part of `li` during which parallel work was open but no thread ran a task (the
-/// runtime's fork wake-up and join latency). A part is read like any category (`lca -c fj`)
-/// but is never added to the others: `li` already holds it.
-pub const PART_KEYS: [(&str, &str); 1] = [("fj", "li")];
+/// Keys `pp` writes for a part of a category, with that category ([`Category::PARTS`]):
+/// `fj`, fork/join latency, is the part of `li` during which parallel work was open but no
+/// thread ran a task (the runtime's fork wake-up and join latency). A part is read like any
+/// category (`lca -c fj`) but is never added to the others: `li` already holds it.
+pub const PART_KEYS: [(&str, &str); 1] = part_keys();
 
-/// One profile record: ordered `key=value` pairs and the 1-based line it came from.
-#[derive(Debug, Clone, PartialEq)]
+const fn part_keys() -> [(&'static str, &'static str); 1] {
+    let mut out = [("", ""); 1];
+    let mut i = 0;
+    while i < out.len() {
+        let part = Category::PARTS[i];
+        if let Some(whole) = part.part_of() {
+            out[i] = (part.key(), whole.key());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// One profile record: ordered `key=value` pairs and the 1-based line it came from. A
+/// record read from text keeps its values as text and parses them on demand; a record made
+/// from `pp`'s [`ProfileRecord`] ([`Record::from_profile`]) keeps the numbers as given
+/// beside their text form.
+#[derive(Debug, Clone)]
 pub struct Record {
     line: usize,
     fields: Vec<(String, String)>,
+    /// The number of each field when the record was made from numbers (parallel to
+    /// `fields`; empty for a record read from text).
+    numbers: Vec<Option<f64>>,
+}
+
+impl PartialEq for Record {
+    /// Records are equal when their lines and fields are: the numbers of a record made from
+    /// a [`ProfileRecord`] are what its text reads back as.
+    fn eq(&self, other: &Record) -> bool {
+        self.line == other.line && self.fields == other.fields
+    }
 }
 
 /// A record that could not be read, or a value that is not what was asked for.
@@ -99,6 +125,17 @@ fn valid_key(k: &str) -> bool {
         && c.all(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch))
 }
 
+/// The records of `pp`'s profile records, numbered as the lines of a data file that holds
+/// them in order from line `first_line` on (after `first_line − 1` header lines): what
+/// [`parse_records`] gives for that file's text, without the text round trip.
+pub fn from_profile_records(first_line: usize, records: &[ProfileRecord]) -> Vec<Record> {
+    records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Record::from_profile(first_line + i, r))
+        .collect()
+}
+
 /// Parses a whole data file. Errors name the line (and column for a malformed token).
 pub fn parse_records(text: &str) -> Result<Vec<Record>, RecordError> {
     let mut out = Vec::new();
@@ -145,7 +182,7 @@ pub fn parse_record_line(raw: &str, line: usize) -> Result<Option<Record>, Recor
         }
         fields.push((k.to_string(), v.to_string()));
     }
-    Ok(Some(Record { line, fields }))
+    Ok(Some(Record::new(line, fields)))
 }
 
 /// At most [`EXCERPT_CHARS`] characters of input text for an error message, with `…` when
@@ -195,7 +232,38 @@ impl Record {
     /// A record from ordered pairs (for tests and generated data); `line` is the 1-based
     /// line number used in error messages.
     pub fn new(line: usize, fields: Vec<(String, String)>) -> Record {
-        Record { line, fields }
+        Record {
+            line,
+            fields,
+            numbers: Vec::new(),
+        }
+    }
+
+    /// The record of `pp`'s profile record `r`, as if read from `line` of a data file that
+    /// holds `r`'s line (docs/records.md): the same keys and text, and the processor count
+    /// and category values as the numbers `pp` computed (no text in between).
+    pub fn from_profile(line: usize, r: &ProfileRecord) -> Record {
+        let mut fields = Vec::with_capacity(r.note.len() + r.categories.len() + 2);
+        let mut numbers = Vec::with_capacity(fields.capacity());
+        for (k, v) in &r.note {
+            fields.push((k.clone(), v.clone()));
+            numbers.push(None);
+        }
+        if let Some(tag) = r.tag_token() {
+            fields.push(("tag".to_owned(), tag));
+            numbers.push(None);
+        }
+        fields.push(("p".to_owned(), r.processors.to_string()));
+        numbers.push(Some(f64::from(r.processors)));
+        for (c, v) in &r.categories {
+            fields.push((c.key().to_owned(), category::format_seconds(*v)));
+            numbers.push(Some(*v));
+        }
+        Record {
+            line,
+            fields,
+            numbers,
+        }
     }
 
     /// The 1-based line of the data file this record came from.
@@ -228,12 +296,14 @@ impl Record {
 
     /// The value as a finite number; `Missing` or `NotNumeric` (naming the line) otherwise.
     pub fn number(&self, key: &str) -> Result<f64, RecordError> {
-        match self.get(key) {
+        let at = self.fields.iter().position(|(k, _)| k == key);
+        let given = at.and_then(|i| self.numbers.get(i).copied().flatten());
+        match at.map(|i| self.fields[i].1.as_str()) {
             None => Err(RecordError::Missing {
                 line: self.line,
                 key: key.to_string(),
             }),
-            Some(v) => match v.parse::<f64>() {
+            Some(v) => match given.map_or_else(|| v.parse::<f64>(), Ok) {
                 Ok(x) if x.is_finite() => Ok(x),
                 _ => Err(RecordError::NotNumeric {
                     line: self.line,
@@ -337,6 +407,60 @@ mod tests {
         // Records written before pp reported fj have no part.
         let old = &parse_records("p=4 li=0.02 rt=1 tt=1.02").unwrap()[0];
         assert!(old.parts().is_empty());
+    }
+
+    #[test]
+    fn a_profile_record_reads_as_its_line_does() {
+        let r = ProfileRecord {
+            note: vec![("n".into(), "1024".into()), ("impl".into(), "dp".into())],
+            tag: Some("row pass".into()),
+            processors: 4,
+            categories: vec![
+                (Category::Li, 0.1 + 0.2),
+                (Category::Fj, 2.5e-7),
+                (Category::Rt, 1.73),
+                (Category::Tt, 2.0300000000000002),
+            ],
+        };
+        let typed = from_profile_records(2, std::slice::from_ref(&r));
+        let read = parse_records(&format!("# header\n{r}\n")).unwrap();
+        assert_eq!(typed[0].line(), 2);
+        assert_eq!(typed, read);
+        assert_eq!(typed[0].to_string(), r.to_string());
+        assert_eq!(typed[0].tag(), Some("row_pass"));
+        assert_eq!(typed[0].categories(), ["li", "rt", "tt"]);
+        assert_eq!(typed[0].parts(), [("fj", "li")]);
+        for k in ["n", "p", "li", "fj", "rt", "tt"] {
+            assert_eq!(
+                typed[0].number(k).unwrap(),
+                read[0].number(k).unwrap(),
+                "{k}"
+            );
+        }
+        assert_eq!(typed[0].number("li").unwrap(), 0.1 + 0.2);
+        assert_eq!(
+            typed[0].category("time").unwrap(),
+            Some(2.0300000000000002 / 4.0)
+        );
+        // A value that is not finite is refused as if read from text.
+        let bad = ProfileRecord {
+            categories: vec![(Category::Rt, f64::INFINITY)],
+            ..r
+        };
+        let e = Record::from_profile(7, &bad).number("rt").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 7: `rt`: expected a finite number, found `inf`"
+        );
+    }
+
+    #[test]
+    fn category_keys_are_the_vocabulary() {
+        assert_eq!(
+            CATEGORY_KEYS.join(" "),
+            "li ip sl wc cl rc ml os pc rt tt over"
+        );
+        assert_eq!(PART_KEYS, [("fj", "li")]);
     }
 
     #[test]

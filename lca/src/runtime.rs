@@ -2,9 +2,10 @@
 //! fragment (or of the whole session) over the variables and sum them,
 //! `T(n, p) = Σ_C C(n, p) / p` (seconds of wall-clock time).
 //!
-//! The sum runs over the categories that partition the processor-time, `li ip sl wc rt`
-//! (`tt = li + ip + sl + wc + rt`); the carved-out categories (`pc ml cl rc os`) are fitted
-//! and emitted too but not added again. Every record's measured time is `tt / p`.
+//! The sum is the one rule of [`category::time`]: the categories that partition the
+//! processor-time, `li ip sl wc rt` (`tt = li + ip + sl + wc + rt`), with `pc + ml` for a
+//! fitted `rt`'s place; the other categories (`cl rc os`) are fitted and emitted too but
+//! not added again. Every record's measured time is `tt / p`.
 
 use crate::annotation::FragmentModel;
 use crate::dataset::{DataError, Dataset};
@@ -14,8 +15,10 @@ use crate::fit::FitError;
 use crate::record::{Record, CATEGORY_KEYS};
 use crate::search::{AutoFit, SearchOptions};
 
-/// Categories summed into the run time.
-pub const PARTITION: [&str; 5] = ["li", "ip", "sl", "wc", "rt"];
+/// The categories that partition the processor-time (`tt = li + ip + sl + wc + rt`,
+/// [`category::time::TT_PARTITION`]); what is summed into the run time is
+/// [`category::time::time_terms`] of the categories present.
+pub const PARTITION: [&str; 5] = category::keys(category::time::TT_PARTITION);
 
 /// Failure of the run-time model.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -14,7 +14,7 @@ use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
 use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
 use crate::pipeline::{spawn_lane_merger, LaneMerge};
 use crate::profile::Profile;
-use crate::record::format_record;
+use crate::record::{format_record, profile_record, ProfileRecord};
 use crate::sweep::{
     CounterRoles, Observer, Sweep, SweepConfig, SweepError, TagSelection, ThreadCounts,
 };
@@ -154,6 +154,15 @@ impl Analysis {
         self.profiles
             .iter()
             .map(|p| format_record(note, p))
+            .collect()
+    }
+
+    /// The records as values (what [`Analysis::record_lines`] writes), one per profile,
+    /// for `lca` in the same process (`lca::record::Record::from_profile`).
+    pub fn records(&self, note: &[String]) -> Vec<ProfileRecord> {
+        self.profiles
+            .iter()
+            .map(|p| profile_record(note, p))
             .collect()
     }
 }

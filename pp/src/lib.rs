@@ -114,5 +114,5 @@ pub use analysis::{
 pub use category::Category;
 pub use error::PpError;
 pub use profile::{Profile, ThreadProfile};
-pub use record::{format_record, format_seconds, parse_note};
+pub use record::{format_record, format_seconds, parse_note, profile_record, ProfileRecord};
 pub use sweep::{TagSelection, ThreadCounts};

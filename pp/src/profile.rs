@@ -231,9 +231,12 @@ impl Profile {
     }
 
     /// `li + ip + sl + wc + rt − tt` relative to `tt` (0 for an empty window): the check of
-    /// the invariant.
+    /// the invariant (the partition [`crate::category::time::TT_PARTITION`]).
     pub fn invariant_error(&self) -> f64 {
-        let sum = self.li + self.ip + self.sl + self.wc + self.rt;
+        let sum = crate::category::time::TT_PARTITION
+            .iter()
+            .map(|c| self.get(*c).unwrap_or(0.0))
+            .sum::<f64>();
         if self.tt == 0.0 {
             sum.abs()
         } else {

@@ -7,6 +7,7 @@
 //! `li + ip + sl + wc + rt = tt`.
 
 use crate::profile::Profile;
+pub use ::category::ProfileRecord;
 
 /// Why a note cannot head a record: a token that is not `key=value`, or whose key is one
 /// `pp` writes itself or comes twice (a record with two values for a key is ambiguous).
@@ -63,51 +64,33 @@ pub fn parse_note(note: &str) -> Result<Vec<String>, NoteError> {
         .collect()
 }
 
-/// Formats seconds as the shortest decimal that round-trips (`0`, `0.0132`, `1.7436`,
-/// `2.5e-7`): plain notation from 1e-4 to 1e15, exponent notation outside.
-pub fn format_seconds(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 {
-        "0".to_owned()
-    } else if (1e-4..1e15).contains(&a) {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
+pub use ::category::format_seconds;
+
+/// The record of `profile` as a value, with the note's `key=value` tokens first (tokens as
+/// [`parse_note`] accepts them).
+pub fn profile_record(note: &[String], profile: &Profile) -> ProfileRecord {
+    ProfileRecord {
+        note: note
+            .iter()
+            .map(|t| match t.split_once('=') {
+                Some((k, v)) => (k.to_owned(), v.to_owned()),
+                None => (t.clone(), String::new()),
+            })
+            .collect(),
+        tag: profile.tag.clone(),
+        processors: profile.processors,
+        categories: profile.categories(),
     }
 }
 
 /// The record line of `profile` with the note tokens first (no trailing newline).
 pub fn format_record(note: &[String], profile: &Profile) -> String {
-    let mut parts: Vec<String> = note.to_vec();
-    if let Some(tag) = &profile.tag {
-        // A record token cannot hold whitespace: such characters in a name become '_'.
-        let tag: String = tag
-            .chars()
-            .map(|c| if c.is_whitespace() { '_' } else { c })
-            .collect();
-        parts.push(format!("tag={tag}"));
-    }
-    parts.push(format!("p={}", profile.processors));
-    for (c, v) in profile.categories() {
-        parts.push(format!("{}={}", c.key(), format_seconds(v)));
-    }
-    parts.join(" ")
+    profile_record(note, profile).to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shortest_round_trip() {
-        for v in [0.0132, 1.7436, 0.1 + 0.2, 2.5e-7, 123456.789, 1e-9, 3e20] {
-            let s = format_seconds(v);
-            assert_eq!(s.parse::<f64>().unwrap(), v, "{s}");
-        }
-        assert_eq!(format_seconds(0.0), "0");
-        assert_eq!(format_seconds(0.0132), "0.0132");
-        assert_eq!(format_seconds(2.5e-7), "2.5e-7");
-    }
 
     #[test]
     fn notes_must_be_key_value() {

@@ -43,13 +43,19 @@ impl FragmentFit {
         }
     }
 
-    /// The fragment's predicted time per execution at `vars` (seconds): the sum of its
-    /// category models divided by p (Crovella's T = Σ C / p). NaN when a model cannot be
-    /// evaluated.
+    /// The fragment's predicted time per execution at `vars` (seconds): its category models
+    /// summed by the one rule of [`category::time`] (`li + ip + sl + wc` plus `rt`, or
+    /// `pc + ml`) and divided by p (Crovella's T = Σ C / p). NaN when a summed model cannot
+    /// be evaluated.
     pub fn seconds(&self, vars: &BTreeMap<String, f64>) -> f64 {
         let p = vars.get("p").copied().unwrap_or(1.0).max(1e-9);
+        let terms =
+            category::time::time_terms_of_keys(self.categories.iter().map(|c| c.category.as_str()));
         let mut sum = 0.0;
         for c in &self.categories {
+            if !category::time::counts(&terms, &c.category) {
+                continue;
+            }
             match c.expr.eval(vars) {
                 Ok(v) => sum += v,
                 Err(_) => return f64::NAN,

@@ -123,8 +123,8 @@ use observations::Observations;
 pub const VANISHING: [&str; 5] = ["ml", "li", "sl", "ip", "wc"];
 
 /// Categories that add up to the processor-time: `tt = li + ip + sl + wc + rt`, and
-/// `rt = pc + ml` where the records carry the baseline split.
-pub const PARTITION: [&str; 5] = ["li", "ip", "sl", "wc", "rt"];
+/// `rt = pc + ml` where the records carry the baseline split ([`::category::time`]).
+pub const PARTITION: [&str; 5] = ::category::keys(::category::time::TT_PARTITION);
 
 /// The processor-count variable.
 pub const PROCESSORS: &str = "p";
@@ -205,18 +205,17 @@ impl FragmentModels {
         self.categories.iter().find(|c| c.category == category)
     }
 
-    /// The fragment's time `T = Σ C / p` (seconds) over the categories that partition the
-    /// processor-time ([`PARTITION`], with `rt` as `pc + ml` where `pc` is fitted).
+    /// The fragment's time `T = Σ C / p` (seconds) over the categories that
+    /// [`::category::time::time_terms`] sums (those of [`PARTITION`], with `pc + ml` in the
+    /// place of `rt`, which is not fitted when `pc` is).
     pub fn time(&self) -> Expr {
-        let split = self.category("pc").is_some();
+        let terms = ::category::time::time_terms_of_keys(
+            self.categories.iter().map(|c| c.category.as_str()),
+        );
         let sum = self
             .categories
             .iter()
-            .filter(|c| {
-                let k = c.category.as_str();
-                (PARTITION.contains(&k) && !(split && k == "rt"))
-                    || (split && (k == "pc" || k == "ml"))
-            })
+            .filter(|c| ::category::time::counts(&terms, &c.category))
             .map(|c| c.model.expr.clone())
             .reduce(|a, b| Expr::bin(BinOp::Add, a, b))
             .unwrap_or(Expr::Num(0.0));

@@ -93,44 +93,28 @@ fn sum(terms: Vec<Expr>) -> Option<Expr> {
     terms.into_iter().reduce(|a, b| Expr::bin(BinOp::Add, a, b))
 }
 
-/// The sum rule: `li + ip + sl + wc` plus the busy part — `rt` if present, else `pc` plus the
-/// memory part (`ml`, else `cl + rc`), else the memory part alone — and `tt` only when none of
-/// the others is there. `os` (inside `rt`) and `over` (outside `tt`) are never added.
+/// The sum rule of [`category::time`]: `li + ip + sl + wc` plus the busy part — `rt` if
+/// present, else `pc` plus the memory part (`ml`, else `cl + rc`), else the memory part
+/// alone — and `tt` only when none of the others is there. `os` (inside `rt`) and `over`
+/// (outside `tt`) are never added.
 pub fn work_expr(f: &Fragment) -> Option<Expr> {
-    let get = |c: &str| {
-        f.categories
-            .iter()
-            .find(|(k, _)| k == c)
-            .map(|(_, e)| e.clone())
-    };
-    let mut parts: Vec<Expr> = ["li", "ip", "sl", "wc"]
-        .iter()
-        .filter_map(|c| get(c))
-        .collect();
-    let memory = memory_expr(f);
-    if let Some(rt) = get("rt") {
-        parts.push(rt);
-    } else if let Some(pc) = get("pc") {
-        parts.push(pc);
-        parts.extend(memory);
-    } else if let Some(m) = memory {
-        parts.push(m);
-    }
-    if parts.is_empty() {
-        return get("tt");
-    }
-    sum(parts)
+    let terms = category::time::time_terms(|c| model(f, c).is_some());
+    sum(terms.iter().filter_map(|c| model(f, *c)).collect())
 }
 
-/// The memory-system part of a fragment's processor-seconds: `ml`, else `cl + rc`.
+/// The memory-system part of a fragment's processor-seconds: `ml`, else `cl + rc`
+/// ([`category::time::memory_terms`]).
 pub fn memory_expr(f: &Fragment) -> Option<Expr> {
-    let get = |c: &str| {
-        f.categories
-            .iter()
-            .find(|(k, _)| k == c)
-            .map(|(_, e)| e.clone())
-    };
-    get("ml").or_else(|| sum(["cl", "rc"].iter().filter_map(|c| get(c)).collect()))
+    let terms = category::time::memory_terms(|c| model(f, c).is_some());
+    sum(terms.iter().filter_map(|c| model(f, *c)).collect())
+}
+
+/// The fragment's model of category `c`.
+fn model(f: &Fragment, c: category::Category) -> Option<Expr> {
+    f.categories
+        .iter()
+        .find(|(k, _)| k == c.key())
+        .map(|(_, e)| e.clone())
 }
 
 /// The fragment's terms in environment `env` (model variables replaced by the node's values;

@@ -56,7 +56,7 @@
 //!   covers everything in it (loops, calls, even parallel iterators); `lcm` only looks inside
 //!   for channel `send` / `recv` (a `recv` is placed before the fragment's work, a `send`
 //!   after).
-//! - In a fragment's block: `CATEGORY = EXPR` for `li ip sl wc cl rc ml os pc rt tt over`
+//! - In a fragment's block: `CATEGORY = EXPR` for `li fj ip sl wc cl rc ml os pc rt tt over`
 //!   (processor-seconds of **one execution** of the fragment); `iterations = K` says the
 //!   models are totals over K executions, as `pp` measures a fragment over a whole run
 //!   (one execution then costs model / K); `input X` / `output X` (data traces);

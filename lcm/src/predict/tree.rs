@@ -6,10 +6,11 @@ use super::env::Env;
 use lca::expr::Expr;
 use std::fmt::Write as _;
 
-/// The fragment categories that are summed into a fragment's time.
-pub const CATEGORIES: [&str; 12] = [
-    "li", "ip", "sl", "wc", "cl", "rc", "ml", "os", "pc", "rt", "tt", "over",
-];
+/// The category keys a fragment's models may have (every key of
+/// [`category::Category::ALL`], parts such as `fj` too); which of them sum into its time is
+/// [`category::time::time_terms`]'s rule (see [`super::env::work_expr`]). Any other
+/// `NAME = EXPR` in a fragment's block sets a variable.
+pub const CATEGORIES: [&str; 13] = category::keys(category::Category::ALL);
 
 /// A fragment leaf: code covered by a fitted lost-cycles model.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,9 +8,9 @@
 use super::measure::Measurement;
 use super::Bench;
 use crate::study::calibrate::{self, calibrate_machine};
+use crate::study::case;
 use crate::study::case::KernelPrices;
 use crate::study::model::FragmentFit;
-use crate::study::case;
 use crate::study::{fit as lca_fit, StudyError};
 use std::path::PathBuf;
 
@@ -39,8 +39,8 @@ pub struct Fitted {
 pub fn fit(bench: &mut Bench, measured: &Measurement) -> Result<Fitted, StudyError> {
     let case = bench.case;
     let (base, other) = (&case.base, &case.other);
-    let records = lca::record::parse_records(&measured.per_execution)
-        .map_err(|e| StudyError::Records(e.to_string()))?;
+    // The records as lca reads them from the per-execution file (line 1 is its header).
+    let records = lca::record::from_profile_records(2, &measured.per_execution_records);
     let variables = vec![case.size_var.to_string(), "p".to_string()];
     let (fits, notes) = lca_fit::fit_fragments(
         &records,

@@ -25,9 +25,10 @@ pub struct Measurement {
     pub baselines: BTreeMap<u64, pp::Analysis>,
     /// Seconds of the base version at every (size, p).
     pub calibration_seconds: BTreeMap<(u64, usize), f64>,
-    /// Records per fragment execution (the fitting phase's input), as written to
-    /// `BASE-per-execution.pp`.
+    /// Records per fragment execution as written to `BASE-per-execution.pp`.
     pub per_execution: String,
+    /// The same records as typed values (the fitting phase's input).
+    pub per_execution_records: Vec<pp::ProfileRecord>,
 }
 
 /// Runs the measure phase (see the module docs) and writes its record files.
@@ -75,6 +76,7 @@ pub fn measure(bench: &mut Bench) -> Result<Measurement, StudyError> {
             "# {} records per fragment execution (whole-run values / iterations)\n",
             base.name
         ),
+        per_execution_records: Vec::new(),
     };
     let mut raw = format!(
         "# {} records: whole runs (pp -l --all-tags, p = 1 baseline)\n",
@@ -135,8 +137,8 @@ fn co_run(
         format!("{}={n}", case.size_var),
         format!("impl={}-corun", case.base.name),
     ];
-    for line in per_execution_lines(&measured.analysis, &note, spec.iters, case.setup) {
-        let _ = writeln!(co_raw, "{line}");
+    for r in per_execution_records(&measured.analysis, &note, spec.iters, case.setup) {
+        let _ = writeln!(co_raw, "{r}");
     }
     m.co_runs.push(measured.run);
 }
@@ -182,8 +184,9 @@ fn alone(
     for line in measured.analysis.record_lines(&note) {
         let _ = writeln!(raw, "{line}");
     }
-    for line in per_execution_lines(&measured.analysis, &note, iters, case.setup) {
-        let _ = writeln!(m.per_execution, "{line}");
+    for r in per_execution_records(&measured.analysis, &note, iters, case.setup) {
+        let _ = writeln!(m.per_execution, "{r}");
+        m.per_execution_records.push(r);
     }
     bench.warnings.extend(
         measured
@@ -196,20 +199,20 @@ fn alone(
     m.base_runs.push(measured.run);
 }
 
-/// Per-execution record lines of a run of `iters` iterations: every category of a
-/// fragment's record divided by `iters`, or for the case's setup fragments
+/// Per-execution records of a run of `iters` iterations: every category of a fragment's
+/// record divided by `iters`, or for the case's setup fragments
 /// ([`crate::study::case::Case::setup`]) by the number of times the fragment ran.
-pub fn per_execution_lines(
+pub fn per_execution_records(
     analysis: &pp::Analysis,
     note: &[String],
     iters: u64,
     setup: &[&str],
-) -> Vec<String> {
+) -> Vec<pp::ProfileRecord> {
     analysis
         .profiles
         .iter()
-        .zip(analysis.record_lines(note))
-        .map(|(profile, line)| per_execution(&line, executions_per_run(profile, iters, setup)))
+        .zip(analysis.records(note))
+        .map(|(profile, r)| r.divided(executions_per_run(profile, iters, setup)))
         .collect()
 }
 
@@ -220,24 +223,6 @@ pub fn executions_per_run(profile: &pp::Profile, iters: u64, setup: &[&str]) -> 
         (Some(tag), Some(runs)) if setup.contains(&tag.as_str()) => runs,
         _ => iters,
     }
-}
-
-/// Divides every category of a record line by `iters`: per-execution records.
-fn per_execution(line: &str, iters: u64) -> String {
-    let cats = lca::record::CATEGORY_KEYS;
-    let parts = lca::record::PART_KEYS;
-    line.split(' ')
-        .map(|tok| match tok.split_once('=') {
-            Some((k, v)) if cats.contains(&k) || parts.iter().any(|(p, _)| *p == k) => {
-                match v.parse::<f64>() {
-                    Ok(x) => format!("{k}={}", pp::format_seconds(x / iters.max(1) as f64)),
-                    Err(_) => tok.to_string(),
-                }
-            }
-            _ => tok.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]
@@ -261,7 +246,10 @@ mod tests {
             &pp::Options::all_tags(),
         )
         .expect("a valid trace");
-        let lines = per_execution_lines(&a, &["n=1".to_string()], 3, &["alloc"]);
+        let lines: Vec<String> = per_execution_records(&a, &["n=1".to_string()], 3, &["alloc"])
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
         let rt = |tag: &str| {
             let line = lines
                 .iter()
@@ -273,7 +261,10 @@ mod tests {
         assert!((rt("alloc") - 0.001).abs() < 1e-12, "{lines:?}");
         assert!((rt("work") - 0.002).abs() < 1e-12, "{lines:?}");
         // Without the setup list, every fragment is per iteration.
-        let lines = per_execution_lines(&a, &["n=1".to_string()], 3, &[]);
+        let lines: Vec<String> = per_execution_records(&a, &["n=1".to_string()], 3, &[])
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
         assert!(lines
             .iter()
             .any(|l| l.contains("tag=alloc") && l.contains("rt=0.000666")));
@@ -282,7 +273,20 @@ mod tests {
     #[test]
     fn per_execution_divides_parts_of_categories_too() {
         // fj is a part of li: per execution like li, and p and the note stay as they are.
-        let line = per_execution("n=1 p=2 li=0.006 fj=0.004 ip=0 rt=0.012 tt=0.018", 2);
+        use pp::Category::*;
+        let r = pp::ProfileRecord {
+            note: vec![("n".into(), "1".into())],
+            tag: None,
+            processors: 2,
+            categories: vec![
+                (Li, 0.006),
+                (Fj, 0.004),
+                (Ip, 0.0),
+                (Rt, 0.012),
+                (Tt, 0.018),
+            ],
+        };
+        let line = r.divided(2).to_string();
         assert_eq!(line, "n=1 p=2 li=0.003 fj=0.002 ip=0 rt=0.006 tt=0.009");
     }
 }
