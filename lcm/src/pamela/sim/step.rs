@@ -36,7 +36,7 @@ impl Engine<'_> {
             match frame {
                 Frame::SeqPos { node, pos } => {
                     let Node::Seq(ch) = &prog.nodes[node] else {
-                        unreachable!()
+                        unreachable!("a SeqPos frame points at a Seq node")
                     };
                     if pos < ch.len() {
                         let st = &mut self.threads[t as usize].stack;
@@ -53,7 +53,7 @@ impl Engine<'_> {
                     }
                     if i < hi {
                         let Node::Loop { slot, body, .. } = &prog.nodes[node] else {
-                            unreachable!()
+                            unreachable!("a LoopPos frame points at a Loop node")
                         };
                         env[*slot] = (i + 1) as f64;
                         let st = &mut self.threads[t as usize].stack;
