@@ -243,14 +243,19 @@ impl Engine<'_> {
         Ok(Flow::Yield)
     }
 
+    /// The condition `c` names (with its indices evaluated in `env`), created unsignalled.
+    fn cond(&mut self, c: &CondCode, env: &mut [f64]) -> Result<&mut Cond, PamelaError> {
+        let key = self.cond_key(c, env)?;
+        Ok(self.conds.entry(key).or_insert(Cond {
+            signalled: false,
+            waiters: Vec::new(),
+        }))
+    }
+
     /// `signal(c, ...)`: marks the conditions signalled and wakes their waiters.
     fn signal(&mut self, cs: &[CondCode], env: &mut [f64]) -> Result<(), PamelaError> {
         for c in cs {
-            let key = self.cond_key(c, env)?;
-            let e = self.conds.entry(key).or_insert(Cond {
-                signalled: false,
-                waiters: Vec::new(),
-            });
+            let e = self.cond(c, env)?;
             if !e.signalled {
                 e.signalled = true;
                 let ws = std::mem::take(&mut e.waiters);
@@ -274,11 +279,7 @@ impl Engine<'_> {
         env: &mut [f64],
     ) -> Result<Flow, PamelaError> {
         for c in cs {
-            let key = self.cond_key(c, env)?;
-            let e = self.conds.entry(key).or_insert(Cond {
-                signalled: false,
-                waiters: Vec::new(),
-            });
+            let e = self.cond(c, env)?;
             if !e.signalled {
                 e.waiters.push(t);
                 let th = &mut self.threads[t as usize];
