@@ -306,7 +306,8 @@ fn fitted_models(s: &mut String, r: &StudyResult) {
     }
 }
 
-/// Both versions predicted and measured at every point, the error summary, ties, uncertainty and self-predictions of the measured version.
+/// Both versions predicted and measured at every point, the error summary, ties,
+/// uncertainty and self-predictions of the measured version.
 fn predicted_vs_measured(s: &mut String, r: &StudyResult) {
     let (base, other) = (r.case.base.name, r.case.other.name);
     let size = r.case.size_var;
