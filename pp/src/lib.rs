@@ -85,27 +85,28 @@
 //! the engine times are integer nanoseconds ([`pplib::log::Nanos`]).
 #![deny(missing_docs)]
 
-pub mod accum;
+pub(crate) mod accum;
 pub mod analysis;
 pub mod app;
-pub mod baseline;
+pub(crate) mod baseline;
 pub mod campaign;
 pub mod category;
-pub mod checks;
-pub mod error;
+pub(crate) mod checks;
+pub(crate) mod error;
 pub mod lane;
 pub mod merge;
 pub mod pipeline;
-pub mod plot;
-pub mod profile;
+pub(crate) mod plot;
+pub(crate) mod profile;
 pub mod record;
 pub mod report;
-pub mod sort;
-pub mod source;
+pub(crate) mod sort;
+pub(crate) mod source;
+#[doc(hidden)]
 pub mod stack;
 pub mod sweep;
 pub mod table;
-pub mod timeline;
+pub(crate) mod timeline;
 
 pub use analysis::{
     analyze, analyze_bytes, analyze_reader, analyze_reader_with, analyze_with, profile_log,

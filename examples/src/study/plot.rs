@@ -3,6 +3,7 @@
 
 use super::compare::PointResult;
 use super::run::{stack, Run, STACK_ORDER};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -49,121 +50,142 @@ pub fn time_plot(
 ) -> Result<(), PlotError> {
     let e = err(path);
     plotfont::register().map_err(|x| e(x.to_string()))?;
-    let mut ps: Vec<usize> = points.iter().map(|p| p.p).collect();
-    ps.sort_unstable();
-    ps.dedup();
-    if ps.len() > 4 {
-        // At most four panels: the smallest, the largest and two in between.
-        let k = ps.len() - 1;
-        ps = vec![ps[0], ps[k / 3], ps[2 * k / 3], ps[k]];
-        ps.dedup();
-    }
+    let ps = panel_ps(points);
     let cols = ps.len().min(2);
     let rows = ps.len().div_ceil(2);
     let root = SVGBackend::new(path, (560 * cols as u32, 420 * rows as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|x| e(x.to_string()))?;
     let panels = root.split_evenly((rows, cols));
     for (panel, &p) in panels.iter().zip(&ps) {
-        let mut pts: Vec<&PointResult> = points.iter().filter(|x| x.p == p).collect();
-        pts.sort_by_key(|x| x.n);
-        let per = |x: &PointResult, v: f64| v / x.iters.max(1) as f64;
-        let vals: Vec<f64> = pts
-            .iter()
-            .flat_map(|x| {
-                [
-                    per(x, x.measured),
-                    per(x, x.predicted),
-                    per(x, x.measured_base),
-                    per(x, x.predicted_base),
-                ]
-            })
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .collect();
-        if vals.is_empty() {
-            continue;
-        }
-        let lo = vals.iter().copied().fold(f64::INFINITY, f64::min) / 1.5;
-        let hi = vals.iter().copied().fold(0.0, f64::max) * 1.5;
-        let nlo = pts.first().map_or(1, |x| x.n) as f64 / 1.3;
-        let nhi = pts.last().map_or(2, |x| x.n) as f64 * 1.3;
-        let mut chart = ChartBuilder::on(panel)
-            .margin(10)
-            .caption(
-                format!("time per iteration, p = {p}"),
-                (plotfont::FAMILY, 18),
-            )
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d((nlo..nhi).log_scale(), (lo..hi).log_scale())
-            .map_err(|x| e(x.to_string()))?;
-        chart
-            .configure_mesh()
-            .x_desc("n")
-            .y_desc("seconds")
-            .y_label_formatter(&|v| plotfont::tick_label(*v))
-            .draw()
-            .map_err(|x| e(x.to_string()))?;
-        type Pick = fn(&PointResult) -> f64;
-        let series: [(String, RGBColor, bool, Pick); 4] = [
-            (format!("{other} measured"), COLORS[4], false, |x| {
-                x.measured
-            }),
-            (format!("{other} predicted"), COLORS[4], true, |x| {
-                x.predicted
-            }),
-            (format!("{base} measured"), COLORS[0], false, |x| {
-                x.measured_base
-            }),
-            (format!("{base} predicted"), COLORS[0], true, |x| {
-                x.predicted_base
-            }),
-        ];
-        for (label, color, dashed, pick) in series {
-            let line: Vec<(f64, f64)> = pts
-                .iter()
-                .map(|x| (x.n as f64, per(x, pick(x))))
-                .filter(|(_, v)| v.is_finite() && *v > 0.0)
-                .collect();
-            let style = if dashed {
-                ShapeStyle::from(&color).stroke_width(1)
-            } else {
-                ShapeStyle::from(&color).stroke_width(2)
-            };
-            if dashed {
-                chart
-                    .draw_series(DashedLineSeries::new(line.clone(), 6, 4, style))
-                    .map_err(|x| e(x.to_string()))?
-                    .label(label)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-                chart
-                    .draw_series(
-                        line.iter()
-                            .map(|&(x, y)| TriangleMarker::new((x, y), 5, style)),
-                    )
-                    .map_err(|x| e(x.to_string()))?;
-            } else {
-                chart
-                    .draw_series(LineSeries::new(line.clone(), style))
-                    .map_err(|x| e(x.to_string()))?
-                    .label(label)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-                chart
-                    .draw_series(
-                        line.iter()
-                            .map(|&(x, y)| Circle::new((x, y), 4, style.filled())),
-                    )
-                    .map_err(|x| e(x.to_string()))?;
-            }
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|x| e(x.to_string()))?;
+        time_panel(path, panel, points, p, base, other)?;
     }
     root.present().map_err(|x| e(x.to_string()))?;
+    Ok(())
+}
+
+/// The processor counts that get a panel: all, or at most four (the smallest, the largest
+/// and two in between).
+fn panel_ps(points: &[PointResult]) -> Vec<usize> {
+    let mut ps: Vec<usize> = points.iter().map(|p| p.p).collect();
+    ps.sort_unstable();
+    ps.dedup();
+    if ps.len() > 4 {
+        let k = ps.len() - 1;
+        ps = vec![ps[0], ps[k / 3], ps[2 * k / 3], ps[k]];
+        ps.dedup();
+    }
+    ps
+}
+
+/// One panel of the time plot: both versions' predicted and measured time per iteration
+/// against n at `p` processors (nothing when no point has a positive time).
+fn time_panel(
+    path: &Path,
+    panel: &DrawingArea<SVGBackend<'_>, Shift>,
+    points: &[PointResult],
+    p: usize,
+    base: &str,
+    other: &str,
+) -> Result<(), PlotError> {
+    let e = err(path);
+    let mut pts: Vec<&PointResult> = points.iter().filter(|x| x.p == p).collect();
+    pts.sort_by_key(|x| x.n);
+    let per = |x: &PointResult, v: f64| v / x.iters.max(1) as f64;
+    let vals: Vec<f64> = pts
+        .iter()
+        .flat_map(|x| {
+            [
+                per(x, x.measured),
+                per(x, x.predicted),
+                per(x, x.measured_base),
+                per(x, x.predicted_base),
+            ]
+        })
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    if vals.is_empty() {
+        return Ok(());
+    }
+    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min) / 1.5;
+    let hi = vals.iter().copied().fold(0.0, f64::max) * 1.5;
+    let nlo = pts.first().map_or(1, |x| x.n) as f64 / 1.3;
+    let nhi = pts.last().map_or(2, |x| x.n) as f64 * 1.3;
+    let mut chart = ChartBuilder::on(panel)
+        .margin(10)
+        .caption(
+            format!("time per iteration, p = {p}"),
+            (plotfont::FAMILY, 18),
+        )
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d((nlo..nhi).log_scale(), (lo..hi).log_scale())
+        .map_err(|x| e(x.to_string()))?;
+    chart
+        .configure_mesh()
+        .x_desc("n")
+        .y_desc("seconds")
+        .y_label_formatter(&|v| plotfont::tick_label(*v))
+        .draw()
+        .map_err(|x| e(x.to_string()))?;
+    type Pick = fn(&PointResult) -> f64;
+    let series: [(String, RGBColor, bool, Pick); 4] = [
+        (format!("{other} measured"), COLORS[4], false, |x| {
+            x.measured
+        }),
+        (format!("{other} predicted"), COLORS[4], true, |x| {
+            x.predicted
+        }),
+        (format!("{base} measured"), COLORS[0], false, |x| {
+            x.measured_base
+        }),
+        (format!("{base} predicted"), COLORS[0], true, |x| {
+            x.predicted_base
+        }),
+    ];
+    for (label, color, dashed, pick) in series {
+        let line: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|x| (x.n as f64, per(x, pick(x))))
+            .filter(|(_, v)| v.is_finite() && *v > 0.0)
+            .collect();
+        let style = if dashed {
+            ShapeStyle::from(&color).stroke_width(1)
+        } else {
+            ShapeStyle::from(&color).stroke_width(2)
+        };
+        if dashed {
+            chart
+                .draw_series(DashedLineSeries::new(line.clone(), 6, 4, style))
+                .map_err(|x| e(x.to_string()))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            chart
+                .draw_series(
+                    line.iter()
+                        .map(|&(x, y)| TriangleMarker::new((x, y), 5, style)),
+                )
+                .map_err(|x| e(x.to_string()))?;
+        } else {
+            chart
+                .draw_series(LineSeries::new(line.clone(), style))
+                .map_err(|x| e(x.to_string()))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            chart
+                .draw_series(
+                    line.iter()
+                        .map(|&(x, y)| Circle::new((x, y), 4, style.filled())),
+                )
+                .map_err(|x| e(x.to_string()))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|x| e(x.to_string()))?;
     Ok(())
 }
 
@@ -299,5 +321,60 @@ mod tests {
             .and_then(|v| v.parse::<i64>().ok())
             .expect("legend entry li");
         assert!(legend_x > 480, "legend at x = {legend_x}, over the bars");
+    }
+
+    fn point(n: u64, p: usize, measured: f64, predicted: f64) -> PointResult {
+        PointResult {
+            n,
+            p,
+            iters: 2,
+            measured_base: 2.0 * measured,
+            calibrated_base: 2.0 * measured,
+            predicted_base: 2.0 * predicted,
+            measured,
+            predicted,
+            uncertainty: 0.1,
+            noise: 0.01,
+        }
+    }
+
+    /// Six processor counts give four panels (1, 2, 4 and 8: the smallest, the largest and
+    /// two between), each with its caption and the four series in its legend; p = 4, whose
+    /// times are all zero, leaves its panel empty instead of failing.
+    #[test]
+    fn time_plot_has_a_panel_per_chosen_p_with_every_series() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.svg");
+        let mut points = Vec::new();
+        for p in [1, 2, 3, 4, 6, 8] {
+            for n in [64, 128] {
+                let t = if p == 4 {
+                    0.0
+                } else {
+                    1e-3 * n as f64 / p as f64
+                };
+                points.push(point(n, p, t, 1.1 * t));
+            }
+        }
+        time_plot(&path, &points, "dp", "tp").unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        for p in [1, 2, 8] {
+            let caption = format!("time per iteration, p = {p}");
+            assert!(svg.contains(&caption), "p = {p}");
+        }
+        for p in [3, 4] {
+            let caption = format!("time per iteration, p = {p}");
+            assert!(
+                !svg.contains(&caption),
+                "p = {p}: not chosen, or nothing to draw"
+            );
+        }
+        for label in ["tp measured", "tp predicted", "dp measured", "dp predicted"] {
+            assert_eq!(
+                svg.matches(label).count(),
+                3,
+                "{label}: one per drawn panel"
+            );
+        }
     }
 }

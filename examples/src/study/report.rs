@@ -1,7 +1,7 @@
 //! The study's report directory: `README.md` (markdown), `time.svg`, `categories.svg`,
 //! plus the data files the steps wrote (records, models, annotated sources, predictions).
 
-use super::compare::{crossovers, PointResult};
+use super::compare::{crossovers, predicted_crossovers, PointResult};
 use super::plot::{category_plot, time_plot, PlotError};
 use super::StudyResult;
 use lcm::predict::grid::Crossover;
@@ -180,11 +180,25 @@ pub fn conditions(r: &StudyResult) -> String {
     s
 }
 
-/// The markdown text of the report.
+/// The markdown text of the report (report.md): what was done, the models, predictions against
+/// measurements, crossovers, fragment checks, measurement conditions and findings.
 pub fn markdown(r: &StudyResult) -> String {
+    let mut s = String::new();
+    intro(&mut s, r);
+    fitted_models(&mut s, r);
+    predicted_vs_measured(&mut s, r);
+    crossover_section(&mut s, r);
+    fragment_checks(&mut s, r);
+    s.push_str(&conditions(r));
+    shortfalls(&mut s, r);
+    let _ = writeln!(s, "\n![time](time.svg)\n\n![categories](categories.svg)");
+    s
+}
+
+/// Title, summary line, design and the steps taken, with links to their files.
+fn intro(s: &mut String, r: &StudyResult) {
     let (base, other) = (r.case.base.name, r.case.other.name);
     let size = r.case.size_var;
-    let mut s = String::new();
     let _ = writeln!(
         s,
         "# Lost-cycles study: {} — measure {base}, predict {other}\n",
@@ -229,7 +243,11 @@ pub fn markdown(r: &StudyResult) -> String {
         "4. Ran `{other}` at the same points and compared (below)."
     );
     let _ = writeln!(s, "5. Plots: [`time.svg`](time.svg) (predicted vs measured time per iteration), [`categories.svg`](categories.svg) (lost-cycles categories per p and {size}).\n");
+}
 
+/// The fitted models, and the models written into the predicted version that differ.
+fn fitted_models(s: &mut String, r: &StudyResult) {
+    let other = r.case.other.name;
     let _ = writeln!(
         s,
         "## Fitted fragment models (processor-seconds per execution)\n"
@@ -286,7 +304,13 @@ pub fn markdown(r: &StudyResult) -> String {
         }
         let _ = writeln!(s);
     }
+}
 
+/// Both versions predicted and measured at every point, the error summary, ties,
+/// uncertainty and self-predictions of the measured version.
+fn predicted_vs_measured(s: &mut String, r: &StudyResult) {
+    let (base, other) = (r.case.base.name, r.case.other.name);
+    let size = r.case.size_var;
     let _ = writeln!(s, "## Predicted vs measured\n");
     let _ = writeln!(
         s,
@@ -384,16 +408,17 @@ pub fn markdown(r: &StudyResult) -> String {
         }
         let _ = writeln!(s);
     }
+}
+
+/// Where the better version changes, predicted and measured.
+fn crossover_section(s: &mut String, r: &StudyResult) {
+    let (base, other) = (r.case.base.name, r.case.other.name);
+    let size = r.case.size_var;
     let _ = writeln!(s, "## Crossovers\n");
     let _ = writeln!(
         s,
         "- predicted: {}",
-        crossover_text(
-            &crossovers(&r.points, PointResult::predicted_better),
-            base,
-            other,
-            size
-        )
+        crossover_text(&predicted_crossovers(&r.points), base, other, size)
     );
     let _ = writeln!(
         s,
@@ -405,7 +430,12 @@ pub fn markdown(r: &StudyResult) -> String {
             size
         )
     );
+}
 
+/// Per-fragment predicted and measured times of the predicted version.
+fn fragment_checks(s: &mut String, r: &StudyResult) {
+    let other = r.case.other.name;
+    let size = r.case.size_var;
     if !r.fragment_checks.is_empty() {
         let _ = writeln!(
             s,
@@ -436,8 +466,10 @@ pub fn markdown(r: &StudyResult) -> String {
         }
         let _ = writeln!(s);
     }
+}
 
-    s.push_str(&conditions(r));
+/// Findings (where the predictions fall short) and warnings.
+fn shortfalls(s: &mut String, r: &StudyResult) {
     let _ = writeln!(s, "## Where the predictions fall short, and why\n");
     if r.findings.is_empty() {
         let _ = writeln!(s, "Every point is within 15% and ranked right.\n");
@@ -451,6 +483,4 @@ pub fn markdown(r: &StudyResult) -> String {
             let _ = writeln!(s, "- {w}");
         }
     }
-    let _ = writeln!(s, "\n![time](time.svg)\n\n![categories](categories.svg)");
-    s
 }

@@ -248,7 +248,10 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
             "t_main": model.t_main().to_string(),
             "value": value.map(|v| v.0),
         });
-        println!("{}", serde_json::to_string_pretty(&out).expect("json"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).expect("a JSON value serializes")
+        );
         return Ok(());
     }
     println!("model: {}", a.file.display());
@@ -269,6 +272,28 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
 }
 
 fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
+    let axes = grid_axes(a, model)?;
+    let rows = grid_rows(a, model, &axes)?;
+    let mut columns: Vec<String> = axes.iter().map(|(k, _)| k.clone()).collect();
+    columns.extend(["phi".to_string(), "omega".to_string(), "t_main".to_string()]);
+    if a.json {
+        let out = json!({ "file": a.file.display().to_string(), "columns": columns, "rows": rows });
+        println!(
+            "{}",
+            serde_json::to_string(&out).expect("a JSON value serializes")
+        );
+        return Ok(());
+    }
+    print_table(&columns, &rows);
+    Ok(())
+}
+
+/// The `--grid` axes: every one a parameter of the model, together all of them, and at
+/// most [`MAX_GRID_POINTS`] points.
+fn grid_axes(
+    a: &PamelaArgs,
+    model: &pamela::CompiledModel,
+) -> Result<Vec<(String, Vec<f64>)>, Fail> {
     let axes: Vec<(String, Vec<f64>)> = a
         .grid
         .iter()
@@ -308,6 +333,19 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
             "the grid has {total} points, more than {MAX_GRID_POINTS}"
         )));
     }
+    Ok(axes)
+}
+
+/// One row per grid point (last axis fastest): the axes' values, then phi, omega and T.
+fn grid_rows(
+    a: &PamelaArgs,
+    model: &pamela::CompiledModel,
+    axes: &[(String, Vec<f64>)],
+) -> Result<Vec<Vec<f64>>, Fail> {
+    let total = axes
+        .iter()
+        .map(|(_, v)| v.len())
+        .fold(1usize, usize::saturating_mul);
     let mut rows: Vec<Vec<f64>> = Vec::with_capacity(total);
     let mut idx = vec![0usize; axes.len()];
     let mut b = Bindings::new();
@@ -329,13 +367,11 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
             idx[k] = 0;
         }
     }
-    let mut columns: Vec<String> = axes.iter().map(|(k, _)| k.clone()).collect();
-    columns.extend(["phi".to_string(), "omega".to_string(), "t_main".to_string()]);
-    if a.json {
-        let out = json!({ "file": a.file.display().to_string(), "columns": columns, "rows": rows });
-        println!("{}", serde_json::to_string(&out).expect("json"));
-        return Ok(());
-    }
+    Ok(rows)
+}
+
+/// The grid as right-aligned columns under their names.
+fn print_table(columns: &[String], rows: &[Vec<f64>]) {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| r.iter().map(|v| fmt_sig(*v)).collect())
@@ -353,11 +389,10 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    println!("{}", line(&columns));
+    println!("{}", line(columns));
     for r in &cells {
         println!("{}", line(r));
     }
-    Ok(())
 }
 
 /// Formats with at most 7 significant digits (integers exactly).
@@ -411,7 +446,10 @@ fn simulate_inner(a: &SimulateArgs) -> Result<(), Fail> {
             "events": r.events,
             "samples": r.samples,
         });
-        println!("{}", serde_json::to_string_pretty(&out).expect("json"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).expect("a JSON value serializes")
+        );
         return Ok(());
     }
     println!("model: {}", a.file.display());

@@ -111,14 +111,16 @@ fn build_term(c: f64, f: Vec<Expr>) -> Expr {
     if f.is_empty() {
         return Expr::Num(c);
     }
-    if c == 1.0 && f.len() == 1 {
-        return f.into_iter().next().unwrap();
-    }
     let mut v = f;
+    if v.len() == 1 && (c == 1.0 || c == -1.0) {
+        let x = v.remove(0);
+        return if c == 1.0 {
+            x
+        } else {
+            Expr::Mul(vec![Expr::Num(-1.0), x])
+        };
+    }
     if c == -1.0 {
-        if v.len() == 1 {
-            return Expr::Mul(vec![Expr::Num(-1.0), v.pop().unwrap()]);
-        }
         v.insert(0, Expr::Num(-1.0));
     } else if c != 1.0 {
         v.push(Expr::Num(c));
@@ -155,7 +157,9 @@ pub(crate) fn add(v: Vec<Expr>) -> Expr {
     }
     let mut out: Vec<Expr> = Vec::new();
     for k in order {
-        let (c, f) = terms.remove(&k).unwrap();
+        let Some((c, f)) = terms.remove(&k) else {
+            continue;
+        };
         if c != 0.0 && c.abs() > 1e-300 {
             out.push(build_term(c, f));
         }
@@ -163,10 +167,13 @@ pub(crate) fn add(v: Vec<Expr>) -> Expr {
     if constant != 0.0 || out.is_empty() {
         out.push(Expr::Num(constant));
     }
-    if out.len() == 1 {
-        out.pop().unwrap()
-    } else {
-        Expr::Add(out)
+    match out.pop() {
+        Some(only) if out.is_empty() => only,
+        Some(last) => {
+            out.push(last);
+            Expr::Add(out)
+        }
+        None => Expr::Num(0.0),
     }
 }
 
@@ -294,7 +301,7 @@ pub(crate) fn call(f: Func, v: Vec<Expr>) -> Expr {
             }
             match out.len() {
                 0 => Expr::Num(0.0),
-                1 => out.pop().unwrap(),
+                1 => out.remove(0),
                 _ => Expr::Call(f, out),
             }
         }

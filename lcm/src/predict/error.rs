@@ -76,7 +76,7 @@ pub enum PredictError {
     },
     /// The PAMELA engine rejected the composed model (a bug in composition or the engine).
     #[error("composed PAMELA model rejected: {0}")]
-    Pamela(String),
+    Pamela(#[from] crate::pamela::PamelaError),
     /// A bad `--set` / `--grid` specification.
     #[error("{0}")]
     Usage(String),

@@ -178,9 +178,7 @@ fn merge_models(
 }
 
 fn compile(model: &ComposedModel) -> Result<pamela::CompiledModel, PredictError> {
-    let prog = pamela::parse(&model.text).map_err(|e| PredictError::Pamela(e.to_string()))?;
-    prog.compile()
-        .map_err(|e| PredictError::Pamela(e.to_string()))
+    Ok(model.program.compile()?)
 }
 
 /// The composed PAMELA model of a program without compiling it (what `--pamela` prints;
@@ -325,14 +323,8 @@ impl Program {
             }
         }
         let acc = account(&self.root, &self.file, &self.comm, bindings)?;
-        let total = self
-            .compiled
-            .eval(bindings)
-            .map_err(|e| PredictError::Pamela(e.to_string()))?;
-        let plain = self
-            .compiled_plain
-            .eval(bindings)
-            .map_err(|e| PredictError::Pamela(e.to_string()))?;
+        let total = self.compiled.eval(bindings)?;
+        let plain = self.compiled_plain.eval(bindings)?;
         let p = acc.p;
         let mut by_name: Vec<(String, f64)> = Vec::new();
         let mut comm = 0.0;

@@ -19,9 +19,55 @@ fn at(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
 
 fn program(src: &str) -> Program {
     match Program::from_source("t.rs", src, &PredictOptions::default()) {
-        Ok(p) => p,
+        Ok(p) => {
+            reads_back(&p);
+            p
+        }
         Err(e) => panic!("{e}"),
     }
+}
+
+/// The composed model's text (what `lcm predict --pamela` prints) parses to the program
+/// that was compiled, places in the text aside.
+fn reads_back(p: &Program) {
+    use lcm::pamela::{parse, Decl, DeclKind, NameRef, Proc, ResourceDef, Span};
+    fn names(v: &mut [NameRef]) {
+        v.iter_mut().for_each(|r| r.span = Span::default());
+    }
+    fn proc(p: &mut Proc) {
+        match p {
+            Proc::Use(v, _) | Proc::Wait(v) | Proc::Signal(v) => names(v),
+            Proc::Call(r) => names(std::slice::from_mut(r)),
+            Proc::Seq(v) | Proc::Par(v) => v.iter_mut().for_each(proc),
+            Proc::Loop { body, .. } => proc(body),
+            Proc::If(_, a, b) => {
+                proc(a);
+                if let Some(b) = b {
+                    proc(b);
+                }
+            }
+            Proc::Delay(_) | Proc::Nil => {}
+        }
+    }
+    fn placeless(decls: &[Decl]) -> Vec<Decl> {
+        let mut v = decls.to_vec();
+        for d in &mut v {
+            d.span = Span::default();
+            match &mut d.kind {
+                DeclKind::Process(p) => proc(p),
+                DeclKind::Resource(ResourceDef::Alias(r)) => names(std::slice::from_mut(r)),
+                _ => {}
+            }
+        }
+        v
+    }
+    let parsed = parse(&p.model.text).unwrap_or_else(|e| panic!("{e}\n{}", p.model.text));
+    assert_eq!(
+        placeless(parsed.decls()),
+        placeless(p.model.program.decls()),
+        "{}",
+        p.model.text
+    );
 }
 
 fn predict(src: &str, pairs: &[(&str, f64)]) -> Prediction {

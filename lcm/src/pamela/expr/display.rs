@@ -68,7 +68,7 @@ fn negated(e: &Expr) -> Option<Expr> {
             }
             Some(match out.len() {
                 0 => Expr::Num(1.0),
-                1 => out.pop().unwrap(),
+                1 => out.remove(0),
                 _ => Expr::Mul(out),
             })
         }

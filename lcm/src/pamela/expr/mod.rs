@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::normal::NProc;
 
 mod display;
+mod from_lca;
 
 /// Functions of the expression grammar: the same as `lca`'s (names, arities, values).
 pub use lca::expr::Func;

@@ -390,19 +390,21 @@ impl<'a> Normalizer<'a> {
                 ));
             }
             let mut it = args.into_iter();
-            let index = it.next().unwrap();
+            let (Some(index), multiplicity) = (it.next(), it.next()) else {
+                unreachable!("one or two arguments, checked above")
+            };
             return Ok(NRes {
                 family: r.name.clone(),
                 kind,
                 index,
-                multiplicity: it.next().unwrap_or(Expr::Num(1.0)),
+                multiplicity: multiplicity.unwrap_or(Expr::Num(1.0)),
             });
         }
         let (d, inner) = self.bind(r, args, "resource", "index argument(s)", |k| {
             matches!(k, DeclKind::Resource(_))
         })?;
         let DeclKind::Resource(def) = &d.kind else {
-            unreachable!()
+            unreachable!("bind accepts resource equations only here")
         };
         self.enter(&r.name, d.span)?;
         let out = match def {
@@ -475,7 +477,7 @@ impl<'a> Normalizer<'a> {
             matches!(k, DeclKind::Process(_))
         })?;
         let DeclKind::Process(body) = &d.kind else {
-            unreachable!()
+            unreachable!("bind accepts process equations only here")
         };
         self.enter(&r.name, d.span)?;
         let out = self.proc(body, &inner, d.span);

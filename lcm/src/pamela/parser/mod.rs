@@ -360,8 +360,10 @@ impl Parser {
                     ));
                 }
                 let mut it = args.into_iter();
-                let index = it.next().unwrap();
-                let multiplicity = it.next().unwrap_or(Expr::Num(1.0));
+                let (Some(index), multiplicity) = (it.next(), it.next()) else {
+                    unreachable!("one or two arguments, checked above")
+                };
+                let multiplicity = multiplicity.unwrap_or(Expr::Num(1.0));
                 Ok(ResourceDef::Server {
                     kind,
                     index,

@@ -45,7 +45,7 @@ impl Parser {
             }
         }
         Ok(if terms.len() == 1 {
-            terms.pop().unwrap()
+            terms.remove(0)
         } else {
             Expr::Add(terms)
         })

@@ -39,7 +39,7 @@ impl Parser {
             v.push(self.term()?);
         }
         Ok(if v.len() == 1 {
-            v.pop().unwrap()
+            v.remove(0)
         } else {
             Proc::Seq(v)
         })
@@ -79,16 +79,15 @@ impl Parser {
             let args = self.call_args()?;
             // only a whole argument is a distribution
             if self.peek() == &Tok::RParen {
-                return match (which.as_str(), args.len()) {
-                    ("exp", 1) => Ok(Time::Exp(args.into_iter().next().unwrap())),
-                    ("uniform", 2) => {
-                        let mut it = args.into_iter();
-                        Ok(Time::Uniform(it.next().unwrap(), it.next().unwrap()))
-                    }
+                let count = args.len();
+                let mut it = args.into_iter();
+                return match (which.as_str(), it.next(), it.next(), it.next()) {
+                    ("exp", Some(m), None, None) => Ok(Time::Exp(m)),
+                    ("uniform", Some(a), Some(b), None) => Ok(Time::Uniform(a, b)),
                     _ => Err(PamelaError::parse(
                         self.toks[save].1,
                         "`exp(mean)` or `uniform(a, b)`",
-                        format!("`{which}` with {} argument(s)", args.len()),
+                        format!("`{which}` with {count} argument(s)"),
                     )),
                 };
             }

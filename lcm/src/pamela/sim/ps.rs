@@ -73,11 +73,9 @@ impl Engine<'_> {
         {
             let res = &mut self.resources[r as usize];
             let eps = 1e-9 * res.virt.abs().max(1.0);
-            while let Some(j) = res.jobs.peek() {
-                if j.finish <= res.virt + eps {
-                    done.push(res.jobs.pop().unwrap().thread);
-                } else {
-                    break;
+            while res.jobs.peek().is_some_and(|j| j.finish <= res.virt + eps) {
+                if let Some(j) = res.jobs.pop() {
+                    done.push(j.thread);
                 }
             }
         }

@@ -1,10 +1,11 @@
 //! Pipelines in the composition: the material-oriented stage model beside its flow-shop
 //! critical path (Eq. 3.16), and the symbolic stage times it needs.
+use super::steps::{Step, Term};
 use super::Composer;
 use crate::predict::env::{fragment_terms, max_of, sum_of, Env};
 use crate::predict::error::PredictError;
 use crate::predict::tree::{add, div, mul, Node, NodeKind};
-use lca::expr::Expr;
+use lca::expr::{BinOp, Expr};
 
 impl Composer<'_> {
     pub(super) fn pipeline(
@@ -13,13 +14,12 @@ impl Composer<'_> {
         env: &Env,
         outer: &Env,
         depth: usize,
-    ) -> Result<String, PredictError> {
+    ) -> Result<Step, PredictError> {
         let NodeKind::Pipeline { stage_items, .. } = &n.kind else {
-            unreachable!()
+            unreachable!("Composer::pipeline is called on pipeline nodes only")
         };
         self.pipes += 1;
         let pid = self.pipes;
-        let pad = "  ".repeat(depth);
         let mut taus = Vec::new();
         let mut counts = Vec::new();
         let mut work = Vec::new();
@@ -41,40 +41,58 @@ impl Composer<'_> {
         }
         let all_equal = stage_items.windows(2).all(|w| w[0] == w[1]);
         let i = self.index();
-        let uses: Vec<String> = taus
+        let uses: Vec<Step> = taus
             .iter()
             .enumerate()
             .map(|(s, tau)| {
-                let r = format!("st_{pid}_{}", s + 1);
-                if all_equal || s == 0 {
-                    format!("use({r}, {tau})")
+                let time = if all_equal || s == 0 {
+                    Term::Model(Expr::Var(tau.clone()))
                 } else {
-                    format!(
-                        "use({r}, {}*{tau})",
-                        lt_eq(Expr::Var(i.clone()), Expr::Var(counts[s].clone()))
-                    )
-                }
+                    Term::FirstItems {
+                        index: i.clone(),
+                        count: counts[s].clone(),
+                        time: tau.clone(),
+                    }
+                };
+                Step::Use(format!("st_{pid}_{}", s + 1), time)
             })
             .collect();
         let (exact, _bound) = flow_shop(&taus, &counts);
         let path = self.numeric(&format!("T_pipe_{pid}"), &exact);
         let w = self.numeric(&format!("W_pipe_{pid}"), &sum_of(work));
-        let pipe = format!(
-            "{pad}{{ par ({i} = 1, {}) {{ {} }} || delay({path}) }}",
-            counts[0],
-            uses.join(" ; ")
+        let stages = Step::Repeat {
+            par: true,
+            index: i,
+            count: Expr::Var(counts[0].clone()),
+            body: Box::new(Step::Seq(uses)),
+        };
+        let pipe = Step::Par(vec![stages, Step::Delay(Term::Model(Expr::Var(path)))]);
+        let note = format!(
+            "pipeline (line {}): material-oriented stages || critical path with skew (Eq. 3.16)",
+            n.line
         );
+        let line = |depth, note, step| Step::Line {
+            depth,
+            note,
+            step: Box::new(step),
+        };
         Ok(if self.opts.resources {
             let j = self.index();
-            format!(
-                "{pad}{{   % pipeline (line {}): material-oriented stages || critical path with skew (Eq. 3.16)\n{pipe} ||\n{pad}  par ({j} = 1, p) use(cpu, {w}/p)\n{pad}}}",
-                n.line
-            )
+            let demand = Expr::bin(BinOp::Div, Expr::Var(w), Expr::Var("p".into()));
+            let cpu = Step::Repeat {
+                par: true,
+                index: j,
+                count: Expr::Var("p".into()),
+                body: Box::new(Step::Use("cpu".into(), Term::Model(demand))),
+            };
+            Step::Block {
+                depth,
+                par: true,
+                note: Some(note),
+                parts: vec![line(depth, None, pipe), line(depth + 1, None, cpu)],
+            }
         } else {
-            format!(
-                "{pad}% pipeline (line {}): material-oriented stages || critical path with skew (Eq. 3.16)\n{pipe}",
-                n.line
-            )
+            line(depth, Some(note), pipe)
         })
     }
 
@@ -182,8 +200,4 @@ fn flow_shop(taus: &[String], counts: &[String]) -> (Expr, Expr) {
     let t: Vec<Expr> = taus.iter().map(|s| Expr::Var(s.clone())).collect();
     let c: Vec<Expr> = counts.iter().map(|s| Expr::Var(s.clone())).collect();
     flow_shop_exprs(&t, &c)
-}
-
-fn lt_eq(a: Expr, b: Expr) -> String {
-    format!("({a} <= {b})")
 }

@@ -28,16 +28,18 @@
 
 mod flow_shop;
 mod phases;
+mod steps;
 
 pub use flow_shop::flow_shop_exprs;
 use phases::barrier_phases;
+use steps::{assemble, Equation, Step, Term};
 
 use super::env::{fragment_terms, Env};
 use super::error::{PredictError, Warning};
 use super::tree::{div, Node, NodeKind, SyncOp};
-use lca::expr::Expr;
+use crate::pamela;
+use lca::expr::{BinOp, Expr};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
 /// Which parts of the composition to include (the prediction uses all; leaving one out
 /// measures what it adds).
@@ -64,7 +66,11 @@ impl Default for ComposeOptions {
 /// A composed PAMELA model.
 #[derive(Debug, Clone)]
 pub struct ComposedModel {
-    /// The PAMELA text.
+    /// The model, as built (what [`pamela::Program::compile`] compiles).
+    pub program: pamela::Program,
+    /// The same model as PAMELA text, with comments that name the source lines (what
+    /// `lcm predict --pamela` prints; [`pamela::parse`] reads it back to `program`, spans
+    /// aside).
     pub text: String,
     /// The numeric parameters it leaves symbolic (need bindings).
     pub parameters: BTreeSet<String>,
@@ -76,15 +82,15 @@ struct Ctx {
     in_loop: bool,
 }
 
-/// Builds the PAMELA text of a tree.
+/// Builds the PAMELA model of a tree.
 pub struct Composer<'a> {
     file: &'a str,
     opts: ComposeOptions,
     comm: &'a [Option<Expr>],
     frag_idx: usize,
     index_counter: usize,
-    resources: Vec<String>,
-    numerics: Vec<String>,
+    resources: Vec<Equation>,
+    numerics: Vec<Equation>,
     locks: BTreeMap<String, String>,
     uses_mem: bool,
     pipes: usize,
@@ -102,6 +108,15 @@ pub fn ident(name: &str) -> String {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     s.trim_matches('_').to_string()
+}
+
+fn var(name: &str) -> Expr {
+    Expr::Var(name.to_string())
+}
+
+/// `a op b` as written (no simplification: the text shows the names).
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    Expr::bin(op, a, b)
 }
 
 impl<'a> Composer<'a> {
@@ -137,7 +152,8 @@ impl<'a> Composer<'a> {
 
     fn numeric(&mut self, name: &str, e: &Expr) -> String {
         self.note_vars(e);
-        self.numerics.push(format!("numeric {name} = {e}"));
+        self.numerics
+            .push(Equation::Numeric(name.to_string(), e.clone()));
         name.to_string()
     }
 
@@ -145,36 +161,45 @@ impl<'a> Composer<'a> {
     pub fn compose(mut self, root: &Node) -> Result<(ComposedModel, Vec<Warning>), PredictError> {
         let env = Env::root();
         let body = self.node(root, &env, &env, &Ctx::default(), 1)?;
+        let body = body.unwrap_or_else(|| nothing(1));
         self.params.insert("p".into());
-        let defined: BTreeSet<String> = self
-            .numerics
-            .iter()
-            .filter_map(|l| l.strip_prefix("numeric "))
-            .filter_map(|l| l.split_whitespace().next())
-            .map(str::to_string)
-            .collect();
-        self.params.retain(|v| !defined.contains(v));
-        let mut text = String::new();
-        let _ = writeln!(text, "% composed by lcm predict from {}", self.file);
-        let _ = writeln!(text, "% times in seconds; p = processors of the machine");
-        for p in &self.params {
-            let _ = writeln!(text, "numeric parameter {p}");
-        }
-        if self.opts.resources {
-            let _ = writeln!(text, "resource cpu = fcfs(0, p)     % the processors");
-            if self.uses_mem {
-                let _ = writeln!(text, "resource mem = fcfs(1, 1)     % the memory system");
+        for e in &self.numerics {
+            if let Equation::Numeric(name, _) = e {
+                self.params.remove(name);
             }
         }
-        for r in &self.resources {
-            let _ = writeln!(text, "{r}");
+        let header = [
+            format!("composed by lcm predict from {}", self.file),
+            "times in seconds; p = processors of the machine".to_string(),
+        ];
+        let mut equations: Vec<Equation> = self
+            .params
+            .iter()
+            .cloned()
+            .map(Equation::Parameter)
+            .collect();
+        if self.opts.resources {
+            equations.push(Equation::Resource {
+                name: "cpu".into(),
+                index: 0,
+                multiplicity: var("p"),
+                note: "the processors".into(),
+            });
+            if self.uses_mem {
+                equations.push(Equation::Resource {
+                    name: "mem".into(),
+                    index: 1,
+                    multiplicity: Expr::Num(1.0),
+                    note: "the memory system".into(),
+                });
+            }
         }
-        for n in &self.numerics {
-            let _ = writeln!(text, "{n}");
-        }
-        let _ = writeln!(text, "process main =\n{body}");
+        equations.append(&mut self.resources);
+        equations.append(&mut self.numerics);
+        let (text, program) = assemble(&header, &equations, &body);
         Ok((
             ComposedModel {
+                program,
                 text,
                 parameters: self.params.clone(),
             },
@@ -183,11 +208,17 @@ impl<'a> Composer<'a> {
     }
 
     fn resource(&mut self, name: &str, comment: &str) {
-        let idx = self.resources.len() + 2;
-        self.resources
-            .push(format!("resource {name} = fcfs({idx}, 1)   % {comment}"));
+        let index = self.resources.len() + 2;
+        self.resources.push(Equation::Resource {
+            name: name.to_string(),
+            index,
+            multiplicity: Expr::Num(1.0),
+            note: comment.to_string(),
+        });
     }
 
+    /// The step of one node; None for what takes no part in the model (barrier waits, and
+    /// sends and receives when synchronization is left out).
     fn node(
         &mut self,
         n: &Node,
@@ -195,52 +226,10 @@ impl<'a> Composer<'a> {
         outer: &Env,
         ctx: &Ctx,
         depth: usize,
-    ) -> Result<String, PredictError> {
+    ) -> Result<Option<Step>, PredictError> {
         let env = env.enter(n, outer);
-        let pad = "  ".repeat(depth);
-        Ok(match &n.kind {
-            NodeKind::Fragment(f) => {
-                let k = self.frag_idx;
-                self.frag_idx += 1;
-                let terms = fragment_terms(f, &env, self.file, n.line)?;
-                let base = format!("{}_{}", ident(&f.name), k + 1);
-                let w = self.numeric(&format!("W_{base}"), &terms.work);
-                let pf = self.numeric(&format!("pf_{base}"), &terms.procs);
-                let comm = match (self.opts.comm, self.comm.get(k).cloned().flatten()) {
-                    (true, Some(c)) => Some(self.numeric(&format!("comm_{base}"), &c)),
-                    _ => None,
-                };
-                let with_comm = |t: String| match &comm {
-                    Some(c) => format!("{t} + {c}"),
-                    None => t,
-                };
-                let crit = if let Some(lock) = ctx.lock.as_ref().filter(|_| self.opts.resources) {
-                    let r = self.lock_resource(lock);
-                    format!("use({r}, {})", with_comm(format!("{w}/{pf}")))
-                } else if let (Some(m), true) = (&terms.memory, self.opts.resources) {
-                    self.uses_mem = true;
-                    let m = self.numeric(&format!("M_{base}"), m);
-                    format!(
-                        "{{ delay({}) ; use(mem, {m}/{pf}) }}",
-                        with_comm(format!("({w} - {m})/{pf}"))
-                    )
-                } else {
-                    format!("delay({})", with_comm(format!("{w}/{pf}")))
-                };
-                if self.opts.resources {
-                    let i = self.index();
-                    let demand = match &comm {
-                        Some(c) => format!("({w} + {c}*{pf})/p"),
-                        None => format!("{w}/p"),
-                    };
-                    format!(
-                        "{pad}% fragment {} (line {})\n{pad}{{ {crit} || par ({i} = 1, p) use(cpu, {demand}) }}",
-                        f.name, n.line
-                    )
-                } else {
-                    format!("{pad}% fragment {} (line {})\n{pad}{crit}", f.name, n.line)
-                }
-            }
+        Ok(Some(match &n.kind {
+            NodeKind::Fragment(_) => self.fragment(n, &env, ctx, depth)?,
             NodeKind::Serial { .. } => self.seq(&n.children, &env, &env, ctx, depth)?,
             NodeKind::Locked { mutex } => {
                 let c = Ctx {
@@ -250,7 +239,7 @@ impl<'a> Composer<'a> {
                 self.seq(&n.children, &env, &env, &c, depth)?
             }
             NodeKind::Loop { count, .. } => {
-                let i = self.index();
+                let index = self.index();
                 let count = env.subst(count);
                 self.note_vars(&count);
                 let c = Ctx {
@@ -258,40 +247,131 @@ impl<'a> Composer<'a> {
                     ..ctx.clone()
                 };
                 let body = self.seq(&n.children, &env, &env, &c, depth + 1)?;
-                format!(
-                    "{pad}seq ({i} = 1, {count})   % loop (line {})\n{body}",
-                    n.line
-                )
+                Step::Loop {
+                    depth,
+                    par: false,
+                    index,
+                    count,
+                    note: format!("loop (line {})", n.line),
+                    body: Box::new(body),
+                }
             }
             NodeKind::Parallel { .. } => self.parallel(n, &env, ctx, depth)?,
             NodeKind::ParallelLoop { count, .. } => {
                 // env already holds the task share; children's overrides read in `outer`.
-                let i = self.index();
+                let index = self.index();
                 let count = env.subst(count);
                 self.note_vars(&count);
                 let mut parts = Vec::new();
                 for c in &n.children {
-                    parts.push(self.node(c, &env, outer, ctx, depth + 1)?);
+                    parts.extend(self.node(c, &env, outer, ctx, depth + 1)?);
                 }
-                format!(
-                    "{pad}par ({i} = 1, {count})   % spawns in a loop (line {})\n{}",
-                    n.line,
-                    join_par(&parts, depth + 1)
-                )
+                let body = if parts.len() == 1 {
+                    parts.remove(0)
+                } else {
+                    Step::Block {
+                        depth: depth + 1,
+                        par: true,
+                        note: None,
+                        parts,
+                    }
+                };
+                Step::Loop {
+                    depth,
+                    par: true,
+                    index,
+                    count,
+                    note: format!("spawns in a loop (line {})", n.line),
+                    body: Box::new(body),
+                }
             }
             NodeKind::DataParallel { count, .. } => {
                 let item_env = env.with("p", Expr::Num(1.0));
-                let i = self.index();
+                let index = self.index();
                 let count = env.subst(count);
                 self.note_vars(&count);
                 let body = self.seq(&n.children, &item_env, &env, ctx, depth + 1)?;
-                format!(
-                    "{pad}par ({i} = 1, {count})   % data-parallel items (line {})\n{body}",
-                    n.line
-                )
+                Step::Loop {
+                    depth,
+                    par: true,
+                    index,
+                    count,
+                    note: format!("data-parallel items (line {})", n.line),
+                    body: Box::new(body),
+                }
             }
             NodeKind::Pipeline { .. } => self.pipeline(n, &env, outer, depth)?,
-            NodeKind::Sync(op) => self.sync(op, n.line, ctx, &pad),
+            NodeKind::Sync(op) => return Ok(self.sync(op, n.line, ctx, depth)),
+        }))
+    }
+
+    /// A fragment: its critical path (a delay, a memory phase, or the lock it holds) beside
+    /// its demand on the processors.
+    fn fragment(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        ctx: &Ctx,
+        depth: usize,
+    ) -> Result<Step, PredictError> {
+        let NodeKind::Fragment(f) = &n.kind else {
+            unreachable!("Composer::fragment is called on fragment nodes only")
+        };
+        let k = self.frag_idx;
+        self.frag_idx += 1;
+        let terms = fragment_terms(f, env, self.file, n.line)?;
+        let base = format!("{}_{}", ident(&f.name), k + 1);
+        let w = var(&self.numeric(&format!("W_{base}"), &terms.work));
+        let pf = var(&self.numeric(&format!("pf_{base}"), &terms.procs));
+        let comm = match (self.opts.comm, self.comm.get(k).cloned().flatten()) {
+            (true, Some(c)) => Some(var(&self.numeric(&format!("comm_{base}"), &c))),
+            _ => None,
+        };
+        let with_comm = |t: Expr| match &comm {
+            Some(c) => Term::Model(bin(BinOp::Add, t, c.clone())),
+            None => Term::Model(t),
+        };
+        let per_proc = bin(BinOp::Div, w.clone(), pf.clone());
+        let crit = if let Some(lock) = ctx.lock.as_ref().filter(|_| self.opts.resources) {
+            Step::Use(self.lock_resource(lock), with_comm(per_proc))
+        } else if let (Some(m), true) = (&terms.memory, self.opts.resources) {
+            self.uses_mem = true;
+            let m = var(&self.numeric(&format!("M_{base}"), m));
+            let compute = bin(
+                BinOp::Div,
+                bin(BinOp::Sub, w.clone(), m.clone()),
+                pf.clone(),
+            );
+            Step::Seq(vec![
+                Step::Delay(with_comm(compute)),
+                Step::Use("mem".into(), Term::Model(bin(BinOp::Div, m, pf.clone()))),
+            ])
+        } else {
+            Step::Delay(with_comm(per_proc))
+        };
+        let step = if self.opts.resources {
+            let index = self.index();
+            let demand = match &comm {
+                Some(c) => bin(BinOp::Add, w, bin(BinOp::Mul, c.clone(), pf)),
+                None => w,
+            };
+            let cpu = Step::Use("cpu".into(), Term::Model(bin(BinOp::Div, demand, var("p"))));
+            Step::Par(vec![
+                crit,
+                Step::Repeat {
+                    par: true,
+                    index,
+                    count: var("p"),
+                    body: Box::new(cpu),
+                },
+            ])
+        } else {
+            crit
+        };
+        Ok(Step::Line {
+            depth,
+            note: Some(format!("fragment {} (line {})", f.name, n.line)),
+            step: Box::new(step),
         })
     }
 
@@ -305,35 +385,36 @@ impl<'a> Composer<'a> {
         r
     }
 
-    fn sync(&mut self, op: &SyncOp, line: usize, ctx: &Ctx, pad: &str) -> String {
+    fn sync(&mut self, op: &SyncOp, line: usize, ctx: &Ctx, depth: usize) -> Option<Step> {
         if !self.opts.sync {
-            return String::new();
+            return None;
         }
-        match op {
+        let (note, step) = match op {
             SyncOp::Send(c) | SyncOp::Recv(c) if ctx.in_loop => {
                 self.warnings.push(Warning {
                     file: self.file.to_string(),
                     line,
                     message: format!("channel `{c}` used in a loop outside a recognized pipeline: its waits are not modeled"),
                 });
-                String::new()
+                return None;
             }
             SyncOp::Send(c) => {
                 let k = self.sends.entry(c.clone()).or_insert(0);
                 *k += 1;
-                format!(
-                    "{pad}% send (line {line})\n{pad}signal(c_{}_{})",
-                    ident(c),
-                    k
-                )
+                ("send", Step::Signal(format!("c_{}_{}", ident(c), k)))
             }
             SyncOp::Recv(c) => {
                 let k = self.recvs.entry(c.clone()).or_insert(0);
                 *k += 1;
-                format!("{pad}% recv (line {line})\n{pad}wait(c_{}_{})", ident(c), k)
+                ("recv", Step::Wait(format!("c_{}_{}", ident(c), k)))
             }
-            SyncOp::Barrier(_) => String::new(),
-        }
+            SyncOp::Barrier(_) => return None,
+        };
+        Some(Step::Line {
+            depth,
+            note: Some(format!("{note} (line {line})")),
+            step: Box::new(step),
+        })
     }
 
     fn seq(
@@ -343,19 +424,20 @@ impl<'a> Composer<'a> {
         outer: &Env,
         ctx: &Ctx,
         depth: usize,
-    ) -> Result<String, PredictError> {
+    ) -> Result<Step, PredictError> {
         let mut parts = Vec::new();
         for c in children {
-            let t = self.node(c, env, outer, ctx, depth + 1)?;
-            if !t.trim().is_empty() {
-                parts.push(t);
-            }
+            parts.extend(self.node(c, env, outer, ctx, depth + 1)?);
         }
-        let pad = "  ".repeat(depth);
         Ok(match parts.len() {
-            0 => format!("{pad}delay(0)"),
+            0 => nothing(depth),
             1 => parts.remove(0),
-            _ => format!("{pad}{{\n{}\n{pad}}}", parts.join(" ;\n")),
+            _ => Step::Block {
+                depth,
+                par: false,
+                note: None,
+                parts,
+            },
         })
     }
 
@@ -365,10 +447,9 @@ impl<'a> Composer<'a> {
         env: &Env,
         ctx: &Ctx,
         depth: usize,
-    ) -> Result<String, PredictError> {
+    ) -> Result<Step, PredictError> {
         let tasks = env.subst(&n.task_count());
         let task_env = env.with("p", div(env.p(), tasks));
-        let pad = "  ".repeat(depth);
         if let Some(phases) = barrier_phases(n).filter(|_| self.opts.sync) {
             let mut seqs = Vec::new();
             for phase in phases {
@@ -377,35 +458,38 @@ impl<'a> Composer<'a> {
                     let tenv = task_env.enter(task, env);
                     parts.push(self.seq(&body, &tenv, &tenv, ctx, depth + 2)?);
                 }
-                seqs.push(format!(
-                    "{}{{\n{}\n{}}}",
-                    "  ".repeat(depth + 1),
-                    parts.join(" ||\n"),
-                    "  ".repeat(depth + 1)
-                ));
+                seqs.push(Step::Block {
+                    depth: depth + 1,
+                    par: true,
+                    note: None,
+                    parts,
+                });
             }
-            return Ok(format!(
-                "{pad}{{   % phases between barrier waits (line {})\n{}\n{pad}}}",
-                n.line,
-                seqs.join(" ;\n")
-            ));
+            return Ok(Step::Block {
+                depth,
+                par: false,
+                note: Some(format!("phases between barrier waits (line {})", n.line)),
+                parts: seqs,
+            });
         }
         let mut parts = Vec::new();
         for c in &n.children {
-            parts.push(self.node(c, &task_env, env, ctx, depth + 1)?);
+            parts.extend(self.node(c, &task_env, env, ctx, depth + 1)?);
         }
-        Ok(format!(
-            "{pad}{{   % parallel (line {})\n{}\n{pad}}}",
-            n.line,
-            parts.join(" ||\n")
-        ))
+        Ok(Step::Block {
+            depth,
+            par: true,
+            note: Some(format!("parallel (line {})", n.line)),
+            parts,
+        })
     }
 }
 
-fn join_par(parts: &[String], depth: usize) -> String {
-    if parts.len() == 1 {
-        return parts[0].clone();
+/// `delay(0)`: a part that takes no time.
+fn nothing(depth: usize) -> Step {
+    Step::Line {
+        depth,
+        note: None,
+        step: Box::new(Step::Delay(Term::Model(Expr::Num(0.0)))),
     }
-    let pad = "  ".repeat(depth);
-    format!("{pad}{{\n{}\n{pad}}}", parts.join(" ||\n"))
 }

@@ -13,14 +13,16 @@ pub(super) fn barrier_phases(n: &Node) -> Option<Phases<'_>> {
         if !matches!(t.kind, NodeKind::Serial { .. }) {
             return None;
         }
-        let mut phases = vec![Vec::new()];
+        let mut phases = Vec::new();
+        let mut current = Vec::new();
         for c in &t.children {
             if matches!(c.kind, NodeKind::Sync(SyncOp::Barrier(_))) {
-                phases.push(Vec::new());
+                phases.push(std::mem::take(&mut current));
             } else {
-                phases.last_mut().unwrap().push(c.clone());
+                current.push(c.clone());
             }
         }
+        phases.push(current);
         per_task.push((t, phases));
     }
     let k = per_task.first()?.1.len();
