@@ -47,7 +47,10 @@ fn histogram_over_a_two_by_two_grid_gives_records_lca_reads() {
     // The session and the `fill` fragment of every counted repetition.
     assert_eq!(records.len(), 2 * counted, "{text}");
     for t in &out.times {
-        assert!(t.counted().len() >= 2);
+        // Two quiet repetitions, or (on a loaded machine, after the last round) the quiet
+        // ones there were, or all of them when none was quiet.
+        let n = t.counted().len();
+        assert!(n >= 2 || (n >= 1 && rounds == 6), "{n} counted after {rounds} rounds");
         assert!(t.kept().seconds > 0.0 && t.kept().seconds < 5.0);
     }
     for r in &records {
