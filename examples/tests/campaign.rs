@@ -50,7 +50,10 @@ fn histogram_over_a_two_by_two_grid_gives_records_lca_reads() {
         // Two quiet repetitions, or (on a loaded machine, after the last round) the quiet
         // ones there were, or all of them when none was quiet.
         let n = t.counted().len();
-        assert!(n >= 2 || (n >= 1 && rounds == 6), "{n} counted after {rounds} rounds");
+        assert!(
+            n >= 2 || (n >= 1 && rounds == 6),
+            "{n} counted after {rounds} rounds"
+        );
         assert!(t.kept().seconds > 0.0 && t.kept().seconds < 5.0);
     }
     for r in &records {
