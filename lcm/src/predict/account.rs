@@ -303,7 +303,7 @@ impl Walker<'_> {
         mult: f64,
     ) -> Result<(f64, Vec<f64>), PredictError> {
         let NodeKind::Pipeline { stage_items, .. } = &n.kind else {
-            unreachable!()
+            unreachable!("pipeline() is called for pipeline nodes only")
         };
         let mut stages = Vec::new();
         for (s, stage) in n.children.iter().enumerate() {

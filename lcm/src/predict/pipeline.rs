@@ -105,8 +105,9 @@ pub fn restructure(mut node: Node) -> Node {
     };
     let mut chain = vec![start];
     let mut channels = Vec::new();
+    let mut last = start;
     loop {
-        let cur = &stages[*chain.last().unwrap()];
+        let cur = &stages[last];
         let next = cur.sends.iter().find_map(|c| {
             (0..stages.len())
                 .find(|&i| !chain.contains(&i) && stages[i].recvs.contains(c))
@@ -116,6 +117,7 @@ pub fn restructure(mut node: Node) -> Node {
             Some((i, c)) => {
                 chain.push(i);
                 channels.push(c);
+                last = i;
             }
             None => break,
         }

@@ -22,7 +22,7 @@ pub(super) fn split_spawns(body: Vec<Node>) -> (Vec<Node>, Vec<Node>) {
             tasks.push(n);
         } else if is_spawn_loop(&n) {
             let NodeKind::Loop { count, .. } = &n.kind else {
-                unreachable!()
+                unreachable!("is_spawn_loop holds for loop nodes only")
             };
             let count = count.clone();
             let (inner, _) = split_spawns(n.children.clone());
