@@ -1,12 +1,56 @@
-//! `lca model` beyond one fragment: reading any input format, `--all-tags`, `--emit extrap`.
+//! `lca model`: the whole-time model T(vars) of one fragment or the session, or of every
+//! fragment (`--all-tags`), as a table, JSON, an annotation block or Extra-P records; and
+//! reading any input format.
 
 use crate::cli::{Common, Emit, Format};
-use crate::{Failure, Inputs};
+use crate::{inputs, Failure, Inputs};
 use anyhow::anyhow;
+use lca::annotation::FragmentModel;
 use lca::extrap::{read_records as read_any, InputError, InputFormat};
 use lca::models_file::{fit_all, models_file, SESSION};
 use lca::record::Record;
+use lca::runtime::fit_runtime;
 use lca::search::SearchOptions;
+
+/// Runs `lca model` with `common` options.
+pub fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
+    let inp = inputs(common)?;
+    if common.emit == Some(Emit::Extrap) {
+        return emit_extrap(&inp, common.tag.as_deref(), all_tags);
+    }
+    if all_tags {
+        return run_all_tags(&inp, common);
+    }
+    // The tag is already part of the extraction.
+    let m = fit_runtime(
+        &inp.records,
+        &inp.source,
+        common.tag.as_deref(),
+        &inp.vars,
+        &inp.extraction,
+        &SearchOptions::default(),
+    )
+    .map_err(anyhow::Error::from)?;
+    if let Some(Emit::Annotation) = common.emit {
+        let ranges = lca::range::of_records(
+            &inp.records,
+            common.tag.as_deref(),
+            &inp.vars,
+            &inp.extraction,
+        )
+        .map_err(|e| anyhow!("{}: {e}", inp.source))?;
+        let fm: FragmentModel = lca::models_file::fragment_block(&m, ranges);
+        print!("{fm}");
+    } else if common.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&lca::runtime::json(&m)).unwrap_or_default()
+        );
+    } else {
+        print!("{}", lca::runtime::table(&inp.source, &m));
+    }
+    Ok(())
+}
 
 /// Reads `text` in the named or detected format; errors name `source`, the line and column
 /// (`file:line:column: message` for Extra-P input).
