@@ -99,7 +99,7 @@ fn fft_quick_study_predicts_every_point() {
     // The TP source carries its restructuring rules; lcm derived its models from models.lcm.
     let tp = std::fs::read_to_string(report.join("tp.rs")).unwrap();
     assert!(
-        tp.contains("// lcm: fragment cols\n        // lcm: like cols"),
+        tp.contains("// lcm: like cols\n"),
         "TP copy without its rules"
     );
     let cols = r.other_fits.iter().find(|f| f.name == "cols").unwrap();

@@ -2,8 +2,8 @@
 //! loops in sequence (`init`, `cols`, `transpose`, `rows`), each over all threads of the
 //! rayon pool it is called in.
 //!
-//! This file is also the input of `lcm predict`: each fragment is one statement after its
-//! `// lcm: fragment NAME` comment, followed by a blank line.
+//! This file is also the input of `lcm predict`: each fragment is the `pplib::frag_scope`
+//! call that names it, with its `// lcm:` lines (models, inputs, outputs) directly above.
 //!
 //! `transpose` reads the matrix `a` that `cols` wrote (`// lcm: input a`); at p > 1 part of
 //! it was written on another processor, which this version's measurements include.
@@ -21,7 +21,6 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
     let mut b = alloc(n);
     // lcm: iterations = iters
     for k in 0..iters {
-        // lcm: fragment init
         // lcm: output a
         pplib::frag_scope("init", || {
             a.par_chunks_mut(g * n)
@@ -29,7 +28,6 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
                 .pp_for_each(|(j, block)| init_block(block, j * g, n, k))
         });
 
-        // lcm: fragment cols
         // lcm: input a
         // lcm: output a
         pplib::frag_scope("cols", || {
@@ -37,7 +35,6 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
                 .pp_for_each(|block| plan.process(block))
         });
 
-        // lcm: fragment transpose
         // lcm: input a
         // lcm: output b
         pplib::frag_scope("transpose", || {
@@ -46,7 +43,6 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
                 .pp_for_each(|(j, block)| transpose_block(&a, block, j * g, n))
         });
 
-        // lcm: fragment rows
         // lcm: input b
         // lcm: output b
         pplib::frag_scope("rows", || {
@@ -61,6 +57,5 @@ pub fn fft2d(n: usize, iters: usize) -> Vec<Complex64> {
 /// the first write to each page faults, here, not in the loops (microseconds per 4 KiB page;
 /// at n = 1024 a tenth of a short run).
 fn alloc(n: usize) -> Vec<Complex64> {
-    // lcm: fragment alloc
     pplib::frag_scope("alloc", || zeros(n))
 }

@@ -23,7 +23,7 @@
 //!   matrix k while task B does `transpose` + `rows` of matrix k−1.
 //!
 //! The files `dp.rs` and `tp.rs` are also the inputs of `lcm predict` in the study: their
-//! fragments carry `// lcm: fragment NAME` comments; the study passes them (see
+//! fragments are named by their `pplib::frag_scope` calls; the study passes them (see
 //! [`DP_SOURCE`], [`TP_SOURCE`]) with the models fitted on `dp` (`--models`), from which
 //! `tp.rs`'s rules derive its fragments' models.
 

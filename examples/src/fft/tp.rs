@@ -4,8 +4,8 @@
 //! matrix k+1. Two matrices circulate: B gives each one back to A's [`MatrixPool`] when it
 //! has transposed it (flow control: A runs at most two matrices ahead of B).
 //!
-//! This file is also the input of `lcm predict`: each fragment is one statement after its
-//! `// lcm: fragment NAME` comment, followed by a blank line.
+//! This file is also the input of `lcm predict`: each fragment is the `pplib::frag_scope`
+//! call that names it, with its `// lcm:` lines (models, inputs, outputs) directly above.
 //!
 //! `transpose` reads the matrix `a` that `cols` wrote on task A's processor (`// lcm: input
 //! a`): the study prices that move with a microbenchmark of these kernels at every size
@@ -52,7 +52,6 @@ pub fn fft2d(n: usize, iters: usize, pool_a: &ThreadPool, pool_b: &ThreadPool) -
 /// the first write to each page faults, here, not in the loops (microseconds per 4 KiB page;
 /// at n = 1024 a tenth of a short run).
 fn alloc(n: usize) -> Vec<Complex64> {
-    // lcm: fragment alloc
     pplib::frag_scope("alloc", || zeros(n))
 }
 
@@ -65,7 +64,6 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
         let mut a = free.take();
 
         // First fragment of stage A: it pays the hand-off (per execution on its p).
-        // lcm: fragment init
         // lcm: like init
         // lcm: sl = init.sl + handoff_s * p
         // lcm: contention = corun_init
@@ -76,7 +74,6 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
                 .pp_for_each(|(j, block)| init_block(block, j * g, n, k))
         });
 
-        // lcm: fragment cols
         // lcm: like cols
         // lcm: contention = corun_cols
         // lcm: input a
@@ -111,7 +108,6 @@ fn task_b(
 
         // First fragment of stage B: the hand-off, and the move of the matrix from the
         // other stage's processor.
-        // lcm: fragment transpose
         // lcm: like transpose
         // lcm: sl = transpose.sl + handoff_s * p
         // lcm: ml = transpose.ml + transfer_s * p
@@ -124,7 +120,6 @@ fn task_b(
                 .pp_for_each(|(j, block)| transpose_block(&a, block, j * g, n))
         });
 
-        // lcm: fragment rows
         // lcm: like rows
         // lcm: contention = corun_rows
         // lcm: input b

@@ -21,7 +21,6 @@ pub fn add(hist: &Mutex<Vec<u64>>, b: usize) {
 pub fn fill(n: u64) -> Vec<u64> {
     let hist = histogram();
     let items = n.div_ceil(KEYS_PER_ITEM as u64);
-    // lcm: fragment fill
     pplib::frag_scope("fill", || {
         (0..items).into_par_iter().pp_for_each(|item| {
             let first = item * KEYS_PER_ITEM as u64;

@@ -2,7 +2,7 @@
 //! shard that holds its bucket.
 //!
 //! This file is also the input of `lcm predict`, with the locked version's models file
-//! (`--models`): the rules under `// lcm: fragment fill` derive the sharded fill from the
+//! (`--models`): the rules above `frag_scope("fill", ..)` derive the sharded fill from the
 //! measured locked one (docs/models.md, "Derived models"). Variables: `shards` (the shard
 //! count) and the per-key prices of a microbenchmark of both kernels
 //! ([`super::kernels`]): `locked_key_s`, `sharded_key_s` on one thread and
@@ -34,7 +34,6 @@ pub fn fill(n: u64) -> Vec<u64> {
     // The kernel's pure computation is the sharded kernel's per-key price. In place of the
     // locked version's lock-line bouncing, the concurrent kernel's loss: all of it at
     // p = 2, and with the chance (p - 1)/p that another thread wrote the lines last beyond.
-    // lcm: fragment fill
     // lcm: like fill
     // lcm: sl = fill.sl / shards
     // lcm: pc = fill.pc * sharded_key_s / locked_key_s

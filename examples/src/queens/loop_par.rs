@@ -23,7 +23,6 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
             // The models are per count (all groups): one group's share is 1/groups.
             // Speculation within a group follows its blocks' useful work (`base_span`,
             // [`super::loop_span`]), a step function of k that a fitted wc cannot follow.
-            // lcm: fragment search
             // lcm: iterations = groups
             // lcm: like search
             // lcm: wc = search.pc * (p*base_span - 1)

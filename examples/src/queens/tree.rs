@@ -24,7 +24,6 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // parallelism are paid once, not `groups` times. Speculation: one thread per
         // contiguous block of items; the processors' time beyond the useful work while the
         // count waits for the longest block, in place of the loop version's wc.
-        // lcm: fragment search
         // lcm: like search
         // lcm: li = search.li / groups
         // lcm: ip = search.ip / groups
