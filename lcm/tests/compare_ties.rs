@@ -3,26 +3,14 @@
 //! (`lcm::predict::compare`) on numbers worked out by hand, and the command on small
 //! sources written here (constant models, so each time is its model divided by p).
 
+#[path = "support/run.rs"]
+mod support;
 use lca::expr::Bindings;
 use lcm::predict::compare::{
     crossovers_beyond, parse_uncertainty, self_prediction_uncertainty, verdict, Comparison,
     Verdict, DEFAULT_RELATIVE_UNCERTAINTY,
 };
-use std::path::Path;
-use std::process::Command;
-
-fn lcm(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lcm"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run lcm");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::lcm;
 
 fn source(model: &str) -> String {
     format!("fn main() {{\n    // lcm: fragment f\n    // lcm: rt = {model}\n    f();\n}}\n")

@@ -2,21 +2,10 @@
 //! shape, exit statuses, and messages naming file and line. Fixtures: tests/predict/*.rs
 //! (headers say what they are) and small files written here.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn lcm(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lcm"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run lcm");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+#[path = "support/run.rs"]
+mod support;
+use std::path::PathBuf;
+use support::lcm;
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/predict")

@@ -7,10 +7,12 @@
 //! of the study's restructurings (a sharded histogram, a speculative search, a two-task
 //! pipeline).
 
+#[path = "support/run.rs"]
+mod support;
 use lcm::predict::{PredictError, PredictOptions, Program};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use support::lcm;
 
 /// The measured version: `fill` behind one lock and `search` in a loop of groups.
 const MEASURED: &str = "\
@@ -291,19 +293,6 @@ fn hostile_rules_are_errors_not_panics() {
         e.contains("measured.lcm:2:") && e.contains("`other.pc`"),
         "{e}"
     );
-}
-
-fn lcm(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lcm"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run lcm");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

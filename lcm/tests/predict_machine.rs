@@ -4,10 +4,12 @@
 //! n-body target: `lcm compare` on `examples/src/nbody/{outer,reduce}.rs` with the measured
 //! machine file `tests/nbody/machine.txt` (its header says how it was made).
 
+#[path = "support/run.rs"]
+mod support;
 use lcm::predict::{PredictOptions, Prediction, Program};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use support::lcm;
 
 /// Round costs: fork/join 1 us + 1 us per doubling, task 0.1 us, item 1 ns, hand-off
 /// 0.1 us spinning, 10 us waking; memory-bound work 1.5x slower two at a time.
@@ -180,19 +182,6 @@ fn main() {
         predict(src, Some(&m), &[("p", 1.0), ("mem_slowdown_k2", 2.0)]).seconds,
         2e-3,
     );
-}
-
-fn lcm(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lcm"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run lcm");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `lcm compare outer.rs reduce.rs` at n = 1000, p = 2: (t_outer, t_reduce, stderr).

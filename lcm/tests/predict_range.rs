@@ -2,21 +2,9 @@
 //! carry `// lcm: range` lines (as `lca model --emit annotation` writes them), predictions
 //! inside, at and beyond twice the measured range, on stderr and in --json.
 
-use std::path::Path;
-use std::process::Command;
-
-fn lcm(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lcm"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run lcm");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+#[path = "support/run.rs"]
+mod support;
+use support::lcm;
 
 /// A program with a serial fragment `setup` and two joined fragments `left` / `right`
 /// (each task gets p/2 processors), and a models file measured on n = 64..1024, p = 1..16.
