@@ -31,7 +31,7 @@ pub struct CpuSample {
     pub busy: u64,
     /// Ticks all processors spent in total (busy, idle, iowait).
     pub total: u64,
-    /// Ticks this process (all its threads) ran.
+    /// Ticks this process (all its threads, and children it waited for) ran.
     pub own: u64,
 }
 
@@ -61,28 +61,14 @@ impl LoadProbe for ProcProbe {
     }
 }
 
-/// Parses the `cpu` line of `/proc/stat` and utime + stime of `/proc/self/stat`.
+/// Parses the `cpu` line of `/proc/stat` and this process's times in `/proc/self/stat`
+/// with the parser of `pp-campaign`'s quiet-machine gate ([`pp::campaign::load::parse`]).
 pub fn parse_proc(stat: &str, self_stat: &str) -> Option<CpuSample> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-    let v = line
-        .split_whitespace()
-        .skip(1)
-        .map(|x| x.parse::<u64>().ok())
-        .collect::<Option<Vec<u64>>>()?;
-    if v.len() < 5 {
-        return None;
-    }
-    let idle = v[3] + v[4];
-    let busy = v[0] + v[1] + v[2] + v.get(5..8).map_or(0, |x| x.iter().sum::<u64>());
-    // The command name (field 2) may hold spaces: count the fields after its `)`.
-    let rest = &self_stat[self_stat.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: u64 = f.get(11)?.parse().ok()?;
-    let stime: u64 = f.get(12)?.parse().ok()?;
+    let s = pp::campaign::load::parse(stat, self_stat)?;
     Some(CpuSample {
-        busy,
-        total: busy + idle,
-        own: utime + stime,
+        busy: s.busy,
+        total: s.total,
+        own: s.own,
     })
 }
 
