@@ -336,8 +336,10 @@ fn measured_models(fragments: &[&str]) -> String {
         .collect()
 }
 
-/// The example programs of the study with every `// lcm: fragment` line turned into a plain
-/// comment (line numbers kept): pplib's calls name the same fragments over the same code.
+/// The example programs of the study name their fragments by pplib's calls only: they
+/// resolve, with fragments, against the measured models; and should a `// lcm: fragment`
+/// line come back, turning it into a plain comment (line numbers kept) must give the same
+/// tree, since pplib's calls name the same fragments over the same code.
 #[test]
 fn the_examples_need_no_fragment_annotations() {
     let fft = measured_models(&["alloc", "init", "cols", "transpose", "rows"]);
