@@ -22,10 +22,17 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
             let quota = Quota::new(group.len(), k - total);
             // The models are per count (all groups): one group's share is 1/groups.
             // Speculation within a group follows its blocks' useful work (`base_span`,
-            // [`super::loop_span`]), a step function of k that a fitted wc cannot follow.
+            // [`super::loop_span`]), a step function of k that a fitted wc cannot follow:
+            // wc is all the processors' time beyond the useful work while a group waits
+            // for its longest block, speculating or idle. The search shares no data
+            // between tasks (each searches its subtree in registers), so the measured
+            // work inflation (ml = rt - rt at p = 1) is not memory-system loss: it is the
+            // speculative items that ended before the quota was known (pplib closes a
+            // task as wasted only when it ends), time that wc already counts.
             // lcm: iterations = groups
             // lcm: like search
             // lcm: wc = search.pc * (p*base_span - 1)
+            // lcm: ml = 0
             let tag = pplib::frag("search");
             let forked = pplib::par();
             group

@@ -23,11 +23,14 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // One parallel loop instead of one per group: its load imbalance and insufficient
         // parallelism are paid once, not `groups` times. Speculation: one thread per
         // contiguous block of items; the processors' time beyond the useful work while the
-        // count waits for the longest block, in place of the loop version's wc.
+        // count waits for the longest block, in place of the loop version's wc. The loop
+        // version's measured ml is its speculative items that ended before the quota was
+        // known (the search shares no data: no memory-system loss), which this wc counts.
         // lcm: like search
         // lcm: li = search.li / groups
         // lcm: ip = search.ip / groups
         // lcm: wc = search.pc * (p*span - 1)
+        // lcm: ml = 0
         let tag = pplib::frag("search");
         let forked = pplib::par();
         items
