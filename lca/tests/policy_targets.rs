@@ -211,7 +211,7 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("(session)", 0, 0.07, EXCHANGE),
     ("alloc", 0, 0.23, NOISY_SERIAL),
     ("alloc", 1, 0.23, NOISY_SERIAL),
-    ("alloc", 2, 0.14, NOISY_SERIAL),
+    ("alloc", 2, 0.195, NOISY_SERIAL),
     ("init", 0, 0.075, EXCHANGE),
     ("cols", 0, 0.10, EXCHANGE),
     ("cols", 1, 0.16, SATURATES),
@@ -224,6 +224,9 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
 
 /// The serial `alloc` fragment: at n = 64 its time varies between 4e-6 and 3.7e-5 s from
 /// one p to the next (one thread allocates, the others idle): no smooth model follows it.
+/// Its memory loss, −84 % to +49 % of the work at n = 64 and 2.6 % of the time on average,
+/// is material (above 2 % of the time, so it gets a model rather than 0), and the model of
+/// that noise fitted on n <= 512 adds to the miss at n = 1024.
 const NOISY_SERIAL: &str = "serial allocation, its time at n = 64 varies 9-fold with p";
 
 /// Categories exchange time from one p to the next (at n = 64, li/(p-1) and ml/(p-1) move
@@ -321,31 +324,37 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Histogram on 2 cores: why the targets are out of reach. Load imbalance at p = 2 (one
-/// thread waiting for the other's last chunk while other processes hold a processor) is
-/// 0.012, 0.028, 0.009, 0.039 and 0.0016 s at n = 2^18..2^22: not a function of n at this
-/// machine's load, so no model of n meets it within 5 %. Since li is over 2 % of the time
-/// it keeps a model (it is not left out as noise), which follows the larger sizes' values
-/// and then misses the last, smallest one by far when fitted without it.
+/// Histogram on 2 cores (re-recorded on a quiet machine, see `tests/data/README.md`): the
+/// p = 2 overheads change regime between n = 2^19 and 2^20. T(p = 2) / T(p = 1) is 1.09 and
+/// 1.27 at n = 2^18 and 2^19, then 2.40, 2.42 and 2.49 from 2^20 on: lock waiting (`sl`)
+/// goes from 0.1 % and 25 % of the time to 44-49 %, and the memory loss from 0.85 x to
+/// 1.5-1.6 x the work. No smooth function of n follows both sides: the in-sample misses
+/// are at n = 2^20 and 2^21 (30 % and 18 %, the overheads' power of n is set by the steep
+/// step), and fitted without 2^22 the model extrapolates that step's growth.
 const HISTOGRAM_SHORTFALLS: [Shortfall; 4] = [
-    ("(session)", 0, 0.30, NOISY_2_CORES),
-    ("(session)", 2, 0.75, NOISY_2_CORES),
-    ("fill", 0, 0.30, NOISY_2_CORES),
-    ("fill", 2, 0.75, NOISY_2_CORES),
+    ("(session)", 0, 0.09, LOCK_REGIME),
+    ("(session)", 2, 0.19, LOCK_REGIME),
+    ("fill", 0, 0.09, LOCK_REGIME),
+    ("fill", 2, 0.19, LOCK_REGIME),
 ];
 
-/// Queens on 2 cores: the work per execution is not monotone in k (0.048 s at k = 10000,
-/// 0.042 s at k = 30000: the search stops after k solutions, wherever they lie), and the
-/// memory loss at k = 73712 is −52 % of the work (the baseline run was disturbed).
-const QUEENS_SHORTFALLS: [Shortfall; 4] = [
-    ("(session)", 0, 0.90, NOISY_2_CORES),
-    ("(session)", 2, 1.00, NOISY_2_CORES),
-    ("search", 0, 0.90, NOISY_2_CORES),
-    ("search", 2, 1.00, NOISY_2_CORES),
+/// Why the histogram records miss: see [`HISTOGRAM_SHORTFALLS`].
+const LOCK_REGIME: &str =
+    "p = 2 overheads step up between n = 2^19 and 2^20 (lock waits 0-25 % -> 44-49 %)";
+
+/// Queens on 2 cores (re-recorded on a quiet machine): the work per solution is not a
+/// function of k. The search stops after k solutions, wherever they lie, so `pc / k` is
+/// 3.1e-7, 4.2e-7, 3.4e-7, 6.7e-7, 5.2e-7, 4.1e-7 and 3.9e-7 s at k = 1, 10, 100, 1000,
+/// 10000, 30000 and 73712 (2.2-fold, not monotone): the work model misses k = 1000 by
+/// 41 % and k = 10000 by 24 %, and the p = 2 records inherit those misses. Fitted without
+/// the largest k, the model meets the target.
+const QUEENS_SHORTFALLS: [Shortfall; 2] = [
+    ("(session)", 0, 0.19, WORK_NOT_MONOTONE),
+    ("search", 0, 0.215, WORK_NOT_MONOTONE),
 ];
 
-/// Why the 2-core fixtures miss: see the constants' docs and `tests/data/README.md`.
-const NOISY_2_CORES: &str = "2 shared cores under load 12-20: values not a function of the size";
+/// Why the queens records miss: see [`QUEENS_SHORTFALLS`].
+const WORK_NOT_MONOTONE: &str = "work per solution varies 2.2-fold with k, not monotonically";
 
 #[test]
 fn histogram_2_cores_within_its_bounds() {
