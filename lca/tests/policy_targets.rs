@@ -209,9 +209,9 @@ fn assert_targets(title: &str, all: &[Checks], shortfalls: &[Shortfall]) {
 /// floating-point differences between machines, not for a worse policy).
 const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("(session)", 0, 0.07, EXCHANGE),
-    ("alloc", 0, 0.23, NOISY_SERIAL),
-    ("alloc", 1, 0.23, NOISY_SERIAL),
-    ("alloc", 2, 0.195, NOISY_SERIAL),
+    ("alloc", 0, 0.215, NOISY_SERIAL),
+    ("alloc", 1, 0.21, NOISY_SERIAL),
+    ("alloc", 2, 0.14, NOISY_SERIAL),
     ("init", 0, 0.075, EXCHANGE),
     ("cols", 0, 0.10, EXCHANGE),
     ("cols", 1, 0.16, SATURATES),
@@ -225,8 +225,8 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
 /// The serial `alloc` fragment: at n = 64 its time varies between 4e-6 and 3.7e-5 s from
 /// one p to the next (one thread allocates, the others idle): no smooth model follows it.
 /// Its memory loss, −84 % to +49 % of the work at n = 64 and 2.6 % of the time on average,
-/// is material (above 2 % of the time, so it gets a model rather than 0), and the model of
-/// that noise fitted on n <= 512 adds to the miss at n = 1024.
+/// is material (above 2 % of the time, so it gets a model rather than 0): a small constant
+/// once a second processor runs, `c·(1 − 1/p)`.
 const NOISY_SERIAL: &str = "serial allocation, its time at n = 64 varies 9-fold with p";
 
 /// Categories exchange time from one p to the next (at n = 64, li/(p-1) and ml/(p-1) move
