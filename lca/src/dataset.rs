@@ -168,6 +168,15 @@ impl Dataset {
         v
     }
 
+    /// Number of variables that take two or more values among the points: those a model
+    /// can tell anything about (a variable held at one value, like p = 2 for the overheads
+    /// of 2-core records, offers no terms to choose from).
+    pub fn varying_variables(&self) -> usize {
+        (0..self.variables.len())
+            .filter(|&i| self.distinct(i).len() >= 2)
+            .count()
+    }
+
     /// Number of distinct points: measurements at identical variable values (repetitions
     /// of one configuration) count once.
     pub fn distinct_points(&self) -> usize {

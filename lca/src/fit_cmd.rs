@@ -168,7 +168,7 @@ fn forms_ranking(
     if models.is_empty() {
         return Err(Failure::Input(anyhow!("no model could be fitted")));
     }
-    let penalty = term_penalty(data.distinct_points(), data.variables.len());
+    let penalty = term_penalty(data.distinct_points(), data.varying_variables());
     Ok((Ranking::new(models, penalty), notes))
 }
 

@@ -146,7 +146,7 @@ pub fn fit_runtime(
             (
                 c.category.clone(),
                 AutoFit {
-                    penalty: crate::search::term_penalty(c.observations, c.variables.len()),
+                    penalty: c.penalty,
                     ranked: vec![c.model.clone()],
                     scores: vec![c.held_out.score],
                 },

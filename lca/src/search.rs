@@ -51,6 +51,11 @@ pub use terms::{term_pool, Factor, Term, ZeroAt, EXPONENTS, LOG_POWERS};
 /// Per-term factor of the selection score for a data set of `points` distinct points
 /// (repetitions of one configuration count once) over `variables` variables:
 /// `P^(1/points)` with `P = 60^variables − 1` candidate terms of the normal form.
+/// Callers count only the variables that take two or more values among the points
+/// ([`crate::dataset::Dataset::varying_variables`]): a variable held at one value (the
+/// overheads of records at p = 1 and 2 are observed at p = 2 alone) offers no terms to
+/// choose from, and counting it would ask a term to lower the error 5.1-fold instead of
+/// 2.26-fold at 5 points, enough to drop real overheads as noise.
 ///
 /// This is the risk-inflation criterion (Foster & George, 1994: a term costs `2·ln P` on
 /// the scale `points · ln RSS`) written as a factor on the RMS cross-validation error: the
@@ -215,7 +220,6 @@ fn variable_terms(data: &Dataset, var: usize, limit: usize, shift: Shift) -> Vec
 
 /// Searches the normal form for the data (see the module docs).
 pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitError> {
-    let nv = data.variables.len();
     let y = data.ys();
     let shift = resolve_shift(data, opts.zero_at.as_ref())?;
     // 1. Generation.
@@ -233,7 +237,7 @@ pub fn auto_fit(data: &Dataset, opts: &SearchOptions) -> Result<AutoFit, FitErro
     let exhaustive3 = cols.len() <= 40;
     // (Constants are removed in selection when needless; the slice stage, where a needless
     // constant would hide the right term, also screens constant-free sets.)
-    let penalty = term_penalty(data.distinct_points(), nv);
+    let penalty = term_penalty(data.distinct_points(), data.varying_variables());
     let with_constant = shift.is_none();
     let screened = screen(
         &cols,

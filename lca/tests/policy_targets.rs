@@ -209,8 +209,8 @@ fn assert_targets(title: &str, all: &[Checks], shortfalls: &[Shortfall]) {
 /// floating-point differences between machines, not for a worse policy).
 const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("(session)", 0, 0.07, EXCHANGE),
-    ("alloc", 0, 0.23, NOISY_SERIAL),
-    ("alloc", 1, 0.23, NOISY_SERIAL),
+    ("alloc", 0, 0.215, NOISY_SERIAL),
+    ("alloc", 1, 0.21, NOISY_SERIAL),
     ("alloc", 2, 0.14, NOISY_SERIAL),
     ("init", 0, 0.075, EXCHANGE),
     ("cols", 0, 0.10, EXCHANGE),
@@ -224,6 +224,9 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
 
 /// The serial `alloc` fragment: at n = 64 its time varies between 4e-6 and 3.7e-5 s from
 /// one p to the next (one thread allocates, the others idle): no smooth model follows it.
+/// Its memory loss, −84 % to +49 % of the work at n = 64 and 2.6 % of the time on average,
+/// is material (above 2 % of the time, so it gets a model rather than 0): a small constant
+/// once a second processor runs, `c·(1 − 1/p)`.
 const NOISY_SERIAL: &str = "serial allocation, its time at n = 64 varies 9-fold with p";
 
 /// Categories exchange time from one p to the next (at n = 64, li/(p-1) and ml/(p-1) move
@@ -231,7 +234,10 @@ const NOISY_SERIAL: &str = "serial allocation, its time at n = 64 varies 9-fold 
 /// and li each miss the session's time by about 5 % on their own (in-sample) and partly
 /// cancel. A smooth function of p with four free coefficients per size (20 in all)
 /// still misses the session by 2.9 %, init by 4.3 %, cols by 4.0 %, transpose by 3.2 %
-/// and rows by 3.8 %: the noise floor of these records.
+/// and rows by 3.8 %: the noise floor of these records. Fitting the whole overhead
+/// `tt − pc` of the session as one linear model, the best 4 of 20 usual terms in n and p
+/// (products of `p − 1`, `log2(p)`, `p·log2(p)`, `p·sqrt(p) − 1` with the work and powers
+/// of n, chosen in-sample by least squares or least absolute errors), misses it by 5.0-5.2 %.
 const EXCHANGE: &str = "categories exchange time between neighbouring p; each is fitted alone";
 
 /// Memory loss grows up to p = 8 and then stays flat (memory bandwidth saturates): forms
@@ -313,6 +319,60 @@ fn fft_transpose_regime_change_is_reported() {
     }
 }
 
+/// What a 2-core machine sees of the FFT: the 16-core records at p = 1 and 2 only (the
+/// overheads observed at p = 2 alone). At the smallest size, n = 64, the overheads are
+/// 20-70 % of each fragment's time at p = 2, and a model must keep them: every fragment's
+/// T at n = 64 (p = 1 and 2) is held within `SMALLEST_SIZE_BOUND`. Leaving them out as
+/// noise (a coefficient priced as if p varied, 5.1-fold instead of 2.26-fold at 5 sizes;
+/// materiality judged by the processor-time summed over sizes, which n = 1024 dominates)
+/// missed n = 64, p = 2 by 46 % (rows), 29 % (cols), 20 % (transpose) and 16 % (alloc).
+#[test]
+fn fft_at_two_processors_keeps_the_smallest_size_overheads() {
+    let Some(text) = fft_16_cores() else {
+        return;
+    };
+    let records: Vec<Record> = parse_records(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|r| value(r, "p") <= 2.0)
+        .collect();
+    println!("FFT, 16-core records at p <= 2: T at n = 64");
+    let mut failures = Vec::new();
+    for tag in ["alloc", "init", "cols", "transpose", "rows"] {
+        let mine: Vec<&Record> = records.iter().filter(|r| r.tag() == Some(tag)).collect();
+        for p in [1.0, 2.0] {
+            let e = error(
+                &mine,
+                "n",
+                Some(tag),
+                |_| true,
+                |r| value(r, "n") == 64.0 && value(r, "p") == p,
+            );
+            let bound = SMALLEST_SIZE_BOUND
+                .iter()
+                .find(|b| b.0 == tag)
+                .map_or(SMALLEST_SIZE_BOUND[0].1, |b| b.1);
+            println!(
+                "{tag:<10} p={p}  {:>6.2}%  bound {:>5.1}%",
+                100.0 * e,
+                100.0 * bound
+            );
+            if e > bound {
+                failures.push(format!("{tag} at n = 64, p = {p}: {e:.4} > {bound}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The bound of [`fft_at_two_processors_keeps_the_smallest_size_overheads`]: the issue's
+/// 10 % (the first entry, every fragment not listed); where the work model misses n = 64
+/// at p = 1, the measured miss plus about 10 %: cols by 20 % (its time per n²·log2(n) is
+/// 15 % higher at n = 64 than at 128 and 256, a fixed cost per execution that held-out
+/// error does not let a constant term pay for) and alloc by 11 % (serial allocation, see
+/// [`NOISY_SERIAL`]).
+const SMALLEST_SIZE_BOUND: [(&str, f64); 3] = [("", 0.10), ("cols", 0.225), ("alloc", 0.125)];
+
 /// Reads a fixture of `tests/data`.
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -321,31 +381,37 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Histogram on 2 cores: why the targets are out of reach. Load imbalance at p = 2 (one
-/// thread waiting for the other's last chunk while other processes hold a processor) is
-/// 0.012, 0.028, 0.009, 0.039 and 0.0016 s at n = 2^18..2^22: not a function of n at this
-/// machine's load, so no model of n meets it within 5 %. Since li is over 2 % of the time
-/// it keeps a model (it is not left out as noise), which follows the larger sizes' values
-/// and then misses the last, smallest one by far when fitted without it.
+/// Histogram on 2 cores (re-recorded on a quiet machine, see `tests/data/README.md`): the
+/// p = 2 overheads change regime between n = 2^19 and 2^20. T(p = 2) / T(p = 1) is 1.09 and
+/// 1.27 at n = 2^18 and 2^19, then 2.40, 2.42 and 2.49 from 2^20 on: lock waiting (`sl`)
+/// goes from 0.1 % and 25 % of the time to 44-49 %, and the memory loss from 0.85 x to
+/// 1.5-1.6 x the work. No smooth function of n follows both sides: the in-sample misses
+/// are at n = 2^20 and 2^21 (30 % and 18 %, the overheads' power of n is set by the steep
+/// step), and fitted without 2^22 the model extrapolates that step's growth.
 const HISTOGRAM_SHORTFALLS: [Shortfall; 4] = [
-    ("(session)", 0, 0.30, NOISY_2_CORES),
-    ("(session)", 2, 0.75, NOISY_2_CORES),
-    ("fill", 0, 0.30, NOISY_2_CORES),
-    ("fill", 2, 0.75, NOISY_2_CORES),
+    ("(session)", 0, 0.09, LOCK_REGIME),
+    ("(session)", 2, 0.19, LOCK_REGIME),
+    ("fill", 0, 0.09, LOCK_REGIME),
+    ("fill", 2, 0.19, LOCK_REGIME),
 ];
 
-/// Queens on 2 cores: the work per execution is not monotone in k (0.048 s at k = 10000,
-/// 0.042 s at k = 30000: the search stops after k solutions, wherever they lie), and the
-/// memory loss at k = 73712 is −52 % of the work (the baseline run was disturbed).
-const QUEENS_SHORTFALLS: [Shortfall; 4] = [
-    ("(session)", 0, 0.90, NOISY_2_CORES),
-    ("(session)", 2, 1.00, NOISY_2_CORES),
-    ("search", 0, 0.90, NOISY_2_CORES),
-    ("search", 2, 1.00, NOISY_2_CORES),
+/// Why the histogram records miss: see [`HISTOGRAM_SHORTFALLS`].
+const LOCK_REGIME: &str =
+    "p = 2 overheads step up between n = 2^19 and 2^20 (lock waits 0-25 % -> 44-49 %)";
+
+/// Queens on 2 cores (re-recorded on a quiet machine): the work per solution is not a
+/// function of k. The search stops after k solutions, wherever they lie, so `pc / k` is
+/// 3.1e-7, 4.2e-7, 3.4e-7, 6.7e-7, 5.2e-7, 4.1e-7 and 3.9e-7 s at k = 1, 10, 100, 1000,
+/// 10000, 30000 and 73712 (2.2-fold, not monotone): the work model misses k = 1000 by
+/// 41 % and k = 10000 by 24 %, and the p = 2 records inherit those misses. Fitted without
+/// the largest k, the model meets the target.
+const QUEENS_SHORTFALLS: [Shortfall; 2] = [
+    ("(session)", 0, 0.19, WORK_NOT_MONOTONE),
+    ("search", 0, 0.215, WORK_NOT_MONOTONE),
 ];
 
-/// Why the 2-core fixtures miss: see the constants' docs and `tests/data/README.md`.
-const NOISY_2_CORES: &str = "2 shared cores under load 12-20: values not a function of the size";
+/// Why the queens records miss: see [`QUEENS_SHORTFALLS`].
+const WORK_NOT_MONOTONE: &str = "work per solution varies 2.2-fold with k, not monotonically";
 
 #[test]
 fn histogram_2_cores_within_its_bounds() {

@@ -392,10 +392,12 @@ pub fn points_where(data: &Dataset, keep: impl Fn(&DataPoint) -> bool) -> Datase
     out
 }
 
-/// Crovella's typical growth forms in p for an overhead, each 0 at p = 1 (Table 5.1:
-/// Amdahl's `p − 1`, Markatos' `log2(p)`, Zhang and Srinivasan's `p·sqrt(p)`, and
-/// `p·log2(p)`).
-pub const P_FORMS: [&str; 4] = ["log2(p)", "p - 1", "p*log2(p)", "p*sqrt(p) - 1"];
+/// Growth forms in p for an overhead, each 0 at p = 1: Crovella's typical forms (Table
+/// 5.1: Amdahl's `p − 1`, Markatos' `log2(p)`, Zhang and Srinivasan's `p·sqrt(p)`, and
+/// `p·log2(p)`), and the saturating `1 − 1/p`: a cost that appears with a second
+/// processor and then stops growing (a shared resource, such as the memory bus or the
+/// allocator's lock, that one extra processor already holds busy).
+pub const P_FORMS: [&str; 5] = ["log2(p)", "p - 1", "p*log2(p)", "p*sqrt(p) - 1", "1 - 1/p"];
 
 /// Size factors tried with [`P_FORMS`]: the usual complexities.
 pub const SIZE_FORMS: [&str; 7] = [

@@ -177,18 +177,24 @@ fn overhead_candidates(obs: &Observations, work: Option<&Expr>) -> Vec<Candidate
     c
 }
 
-/// `cat`'s share of the processor-time `tt` over `records` (absolute values, so a
-/// negative `ml` counts by its size); 0 when there is no `tt`.
+/// `cat`'s mean share of the processor-time `tt` over `records`, each record's
+/// `|cat| / tt` counting alike (absolute values, so a negative `ml` counts by its size);
+/// 0 when there is no `tt`. Each configuration counts alike, as in the errors the models
+/// are judged by: a category that is a fifth of the time at the smallest size is material
+/// there, however little it adds to the processor-time summed over all sizes (which the
+/// largest size dominates).
 pub fn share_of_time(records: &[&Record], cat: &str) -> f64 {
-    let (mut part, mut total) = (0.0, 0.0);
+    let (mut sum, mut count) = (0.0, 0usize);
     for r in records {
         if let (Ok(Some(v)), Ok(Some(tt))) = (r.category(cat), r.category("tt")) {
-            part += v.abs();
-            total += tt;
+            if tt > 0.0 {
+                sum += v.abs() / tt;
+                count += 1;
+            }
         }
     }
-    if total > 0.0 {
-        part / total
+    if count > 0 {
+        sum / count as f64
     } else {
         0.0
     }
@@ -228,6 +234,7 @@ pub fn chosen(category: &str, w: &Weighing) -> Option<CategoryModel> {
         held_out: best.held_out,
         variables: obs.data.variables.clone(),
         observations: obs.len(),
+        penalty: w.ranked.penalty,
         records: obs.records,
     })
 }

@@ -28,7 +28,8 @@ pub struct Ranked {
     /// and then lowest in-sample error.
     pub weighed: Vec<Weighed>,
     /// The factor a coefficient must lower the held-out error by
-    /// ([`crate::search::term_penalty`] of the observations).
+    /// ([`crate::search::term_penalty`] of the observations and the variables that vary
+    /// among them).
     pub penalty: f64,
     /// True when no form could be refitted without one of the observations (too few).
     pub untested: bool,
@@ -42,7 +43,7 @@ fn is_zero(c: &Candidate) -> bool {
 /// lets the model 0 compete.
 pub fn rank(obs: &Observations, cands: Vec<Candidate>, allow_zero: bool, floor: &Floor) -> Ranked {
     let grid = grid(&obs.data);
-    let penalty = term_penalty(obs.len(), obs.data.variables.len());
+    let penalty = term_penalty(obs.len(), obs.data.varying_variables());
     let (scored, untested): (Vec<_>, Vec<_>) = cands
         .into_iter()
         .filter(|c| allow_zero || !is_zero(c))
