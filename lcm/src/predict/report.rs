@@ -163,11 +163,16 @@ fn speedups(preds: &[f64], points: &[Bindings]) -> Vec<Option<f64>> {
 
 /// The grid table: the varying variables, T and speedup.
 pub fn table(file: &str, preds: &[Prediction], grid: &Grid) -> String {
-    let mut o = String::new();
-    let vars = grid.varying();
     let pts: Vec<Bindings> = preds.iter().map(|p| p.bindings.clone()).collect();
     let ts: Vec<f64> = preds.iter().map(|p| p.seconds).collect();
-    let sp = speedups(&ts, &pts);
+    table_of(file, &pts, &ts, grid)
+}
+
+/// The grid table of the times `ts[i]` at `points[i]` (as [`table`]).
+pub fn table_of(file: &str, points: &[Bindings], ts: &[f64], grid: &Grid) -> String {
+    let mut o = String::new();
+    let vars = grid.varying();
+    let sp = speedups(ts, points);
     let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let _ = writeln!(o, "lcm predict {file} {}", fixed.join(" "));
     let mut head = String::new();
@@ -175,15 +180,15 @@ pub fn table(file: &str, preds: &[Prediction], grid: &Grid) -> String {
         let _ = write!(head, "{v:>8} ");
     }
     let _ = writeln!(o, "{head}{:>14} {:>9}", "T (s)", "speedup");
-    for (i, p) in preds.iter().enumerate() {
+    for (i, (b, t)) in points.iter().zip(ts).enumerate() {
         let mut row = String::new();
         for v in &vars {
-            let _ = write!(row, "{:>8} ", trim(p.bindings[v]));
+            let _ = write!(row, "{:>8} ", trim(b[v]));
         }
         let s = sp[i]
             .map(|s| format!("{s:.2}"))
             .unwrap_or_else(|| "-".into());
-        let _ = writeln!(o, "{row}{:>14} {:>9}", secs(p.seconds), s);
+        let _ = writeln!(o, "{row}{:>14} {:>9}", secs(*t), s);
     }
     o
 }
