@@ -320,3 +320,33 @@ fn step() {
     };
     agree("trace.rs", trace, &opts, &[&[("p", 2.0)], &[("p", 5.0)]]);
 }
+
+#[test]
+fn streamed_grid_json_is_the_collected_json() {
+    // `lcm predict --json --grid` writes one point at a time; the text is the array that
+    // predictions_json builds from all points at once (fft_tp.rs: a pipeline; speedups
+    // against p = 1 per n).
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/predict");
+    let prog = Program::load(&fixtures.join("fft_tp.rs"), &PredictOptions::default()).unwrap();
+    let axes = lcm::predict::grid::parse_grid("n=256,1024,p=1..4").unwrap();
+    let grid = lcm::predict::grid::Grid::new(vec![], axes);
+    let points = grid.points();
+    let preds: Vec<_> = points.iter().map(|b| prog.predict(b).unwrap()).collect();
+    let ts: Vec<f64> = points
+        .iter()
+        .map(|b| prog.predict_brief(b).unwrap().seconds)
+        .collect();
+    let mut out = Vec::new();
+    lcm::predict::report::write_predictions_json(&mut out, &points, &ts, |i| {
+        prog.predict(&points[i])
+    })
+    .unwrap();
+    let collected = lcm::predict::report::predictions_json(&preds, &grid) + "\n";
+    assert_eq!(String::from_utf8(out).unwrap(), collected);
+    let mut empty = Vec::new();
+    lcm::predict::report::write_predictions_json(&mut empty, &[], &[], |i| {
+        prog.predict(&points[i])
+    })
+    .unwrap();
+    assert_eq!(empty, b"[]\n");
+}

@@ -266,8 +266,9 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         let prog = load(&a.file, &a.opts.options())?;
         let grid = grid_of(&a.set, &a.grid)?;
         let points = grid.points();
-        if !a.json && !grid.is_single() {
-            // The table needs times only: no per-instance breakdown is kept or computed.
+        if !grid.is_single() {
+            // Times first (the table needs nothing else; --json, the speedups), without the
+            // per-instance breakdown; --json then streams one point's breakdown at a time.
             let mut ts = Vec::with_capacity(points.len());
             let mut warnings = Vec::new();
             for b in &points {
@@ -278,6 +279,17 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             note_machine(&prog);
             for line in report::range_warning_lines(&warnings) {
                 eprintln!("{}: {line}", prog.file);
+            }
+            if a.json {
+                let stdout = std::io::stdout();
+                let mut out = std::io::BufWriter::new(stdout.lock());
+                report::write_predictions_json(&mut out, &points, &ts, |i| {
+                    prog.predict(&points[i])
+                })?;
+                return std::io::Write::flush(&mut out).map_err(|e| PredictError::Io {
+                    path: "standard output".into(),
+                    source: e,
+                });
             }
             print!("{}", report::table_of(&prog.file, &points, &ts, &grid));
             return Ok(());

@@ -201,18 +201,47 @@ pub fn predictions_json(preds: &[Prediction], _grid: &Grid) -> String {
     let arr: Vec<Value> = preds
         .iter()
         .zip(sp)
-        .map(|(p, s)| {
-            json!({
-                "bindings": p.bindings,
-                "seconds": p.seconds,
-                "warnings": p.accounting.range_warnings,
-                "speedup": s,
-                "contributions": p.contributions,
-                "accounting": p.accounting,
-            })
-        })
+        .map(|(p, s)| prediction_json(p, s))
         .collect();
     serde_json::to_string_pretty(&Value::Array(arr)).unwrap_or_default()
+}
+
+fn prediction_json(p: &Prediction, speedup: Option<f64>) -> Value {
+    json!({
+        "bindings": p.bindings,
+        "seconds": p.seconds,
+        "warnings": p.accounting.range_warnings,
+        "speedup": speedup,
+        "contributions": p.contributions,
+        "accounting": p.accounting,
+    })
+}
+
+/// Writes the JSON array of [`predictions_json`] (the same text and a newline) one point
+/// at a time, holding one point's breakdown at once: `predict(i)` gives the prediction at
+/// `points[i]`, whose time is `ts[i]` (known beforehand, for the speedups).
+pub fn write_predictions_json(
+    out: &mut dyn std::io::Write,
+    points: &[Bindings],
+    ts: &[f64],
+    mut predict: impl FnMut(usize) -> Result<Prediction, PredictError>,
+) -> Result<(), PredictError> {
+    let io = |e: std::io::Error| PredictError::Io {
+        path: "standard output".into(),
+        source: e,
+    };
+    if points.is_empty() {
+        return writeln!(out, "[]").map_err(io);
+    }
+    let sp = speedups(ts, points);
+    write!(out, "[").map_err(io)?;
+    for (i, s) in sp.into_iter().enumerate() {
+        let v = prediction_json(&predict(i)?, s);
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let sep = if i == 0 { "" } else { "," };
+        write!(out, "{sep}\n  {}", text.replace('\n', "\n  ")).map_err(io)?;
+    }
+    writeln!(out, "\n]").map_err(io)
 }
 
 /// The comparison table: both predictions per point, the uncertainty band, the faster
