@@ -1,5 +1,5 @@
 //! Annotated Rust sources (`lcm tree`, `lcm predict`): nesting check, syn, the recognizer,
-//! composition into PAMELA and a prediction at one point. Any text gives an error naming
+//! composition into PAMELA and a prediction at one point (full and brief, which must agree). Any text gives an error naming
 //! where, or a prediction; never a panic, a stack overflow or unbounded memory.
 #![no_main]
 
@@ -17,9 +17,18 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         };
         let _ = program.tree_text();
         let at: lca::expr::Bindings = program.parameters().into_iter().map(|p| (p, 4.0)).collect();
-        match program.predict(&at) {
-            Ok(p) => assert!(!p.seconds.is_nan()),
-            Err(e) => tools_common::check_message(&e.to_string(), text.len()),
+        // The grid's per-point evaluation gives the same time or the same error.
+        match (program.predict(&at), program.predict_brief(&at)) {
+            (Ok(p), Ok(b)) => {
+                assert!(!p.seconds.is_nan());
+                assert_eq!(p.seconds.to_bits(), b.seconds.to_bits());
+                assert_eq!(p.accounting.range_warnings, b.range_warnings);
+            }
+            (Err(e), Err(f)) => {
+                assert_eq!(e.to_string(), f.to_string());
+                tools_common::check_message(&e.to_string(), text.len());
+            }
+            (p, b) => panic!("predict {p:?} but predict_brief {b:?}"),
         }
     });
 });

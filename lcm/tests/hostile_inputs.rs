@@ -6,62 +6,36 @@
 //! made). Each run of `lcm` is a child process under an address-space limit of
 //! [`LIMIT_MB`] (`ulimit -v`: an allocation beyond it aborts the child, which fails the
 //! test) and a wall-clock limit of [`TIME_LIMIT`] (the child is killed and the test fails).
-//! The limits are generous for a loaded 2-core machine; before these bounds, every case
-//! here either aborted (stack overflow, rc 134), ran out of memory, took minutes or printed
-//! a wrong number with exit 0.
+//! A refused run also stays under 500 MiB resident. The limits are generous for a loaded
+//! 2-core machine; before these bounds, every case here either aborted (stack overflow,
+//! rc 134), ran out of memory, took minutes or printed a wrong number with exit 0.
+#[path = "support/limited.rs"]
+mod limited;
+use limited::{lcm_limited, Run};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Address-space limit of each `lcm` run (the binary reserves a 256 MiB stack).
 const LIMIT_MB: u64 = 2048;
 /// Wall-clock limit of each run.
 const TIME_LIMIT: Duration = Duration::from_secs(60);
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
 /// Runs `lcm args` under the limits; panics when the time limit passes.
 fn lcm(dir: &Path, args: &[&str]) -> Run {
-    let out_path = dir.join("stdout.txt");
-    let err_path = dir.join("stderr.txt");
-    let start = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {}; exec \"$0\" \"$@\"", LIMIT_MB * 1024))
-        .arg(env!("CARGO_BIN_EXE_lcm"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path).unwrap())
-        .stderr(std::fs::File::create(&err_path).unwrap())
-        .spawn()
-        .expect("sh runs");
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > TIME_LIMIT {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("lcm {args:?} ran past {TIME_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout: std::fs::read_to_string(out_path).unwrap(),
-        stderr: std::fs::read_to_string(err_path).unwrap(),
-        elapsed: start.elapsed(),
-    }
+    lcm_limited(dir, args, LIMIT_MB, TIME_LIMIT)
 }
 
-/// The run failed cleanly: exit `code`, a one-line message containing `needle`.
+/// Peak resident memory of a refused run.
+const REFUSED_PEAK_MB: u64 = 500;
+
+/// The run failed cleanly: exit `code`, a one-line message containing `needle`, under
+/// [`REFUSED_PEAK_MB`] of resident memory.
 fn assert_refused(r: &Run, code: i32, needle: &str) {
+    assert!(
+        r.peak_rss_mb < REFUSED_PEAK_MB,
+        "peak resident {} MiB",
+        r.peak_rss_mb
+    );
     assert_eq!(r.code, code, "stderr: {}\nstdout: {}", r.stderr, r.stdout);
     assert!(
         r.stderr.contains(needle),

@@ -266,6 +266,34 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         let prog = load(&a.file, &a.opts.options())?;
         let grid = grid_of(&a.set, &a.grid)?;
         let points = grid.points();
+        if !grid.is_single() {
+            // Times first (the table needs nothing else; --json, the speedups), without the
+            // per-instance breakdown; --json then streams one point's breakdown at a time.
+            let mut ts = Vec::with_capacity(points.len());
+            let mut warnings = Vec::new();
+            for b in &points {
+                let brief = prog.predict_brief(b)?;
+                ts.push(brief.seconds);
+                warnings.extend(brief.range_warnings);
+            }
+            note_machine(&prog);
+            for line in report::range_warning_lines(&warnings) {
+                eprintln!("{}: {line}", prog.file);
+            }
+            if a.json {
+                let stdout = std::io::stdout();
+                let mut out = std::io::BufWriter::new(stdout.lock());
+                report::write_predictions_json(&mut out, &points, &ts, |i| {
+                    prog.predict(&points[i])
+                })?;
+                return std::io::Write::flush(&mut out).map_err(|e| PredictError::Io {
+                    path: "standard output".into(),
+                    source: e,
+                });
+            }
+            print!("{}", report::table_of(&prog.file, &points, &ts, &grid));
+            return Ok(());
+        }
         let mut preds = Vec::new();
         for b in &points {
             preds.push(prog.predict(b)?);
@@ -280,10 +308,8 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         }
         if a.json {
             println!("{}", report::predictions_json(&preds, &grid));
-        } else if grid.is_single() {
-            print!("{}", report::single(&prog, &preds[0]));
         } else {
-            print!("{}", report::table(&prog.file, &preds, &grid));
+            print!("{}", report::single(&prog, &preds[0]));
         }
         Ok(())
     };
@@ -309,11 +335,11 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let mut tb = Vec::new();
         let (mut wa, mut wb) = (Vec::new(), Vec::new());
         for b in &points {
-            let (x, y) = (pa.predict(b)?, pb.predict(b)?);
+            let (x, y) = (pa.predict_brief(b)?, pb.predict_brief(b)?);
             ta.push(x.seconds);
             tb.push(y.seconds);
-            wa.push(x.accounting.range_warnings);
-            wb.push(y.accounting.range_warnings);
+            wa.push(x.range_warnings);
+            wb.push(y.range_warnings);
         }
         note_machine(&pa);
         note_machine(&pb);

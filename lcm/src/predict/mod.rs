@@ -38,7 +38,8 @@
 //! ```
 //! From a file: [`predict_file`]`(path, &bindings, &opts) -> seconds`, or
 //! [`Program::load`] once and [`Program::predict`] at many points (the model is composed and
-//! compiled once). [`PredictOptions`] names a models file (`lca --emit annotation` output,
+//! compiled once; [`Program::predict_brief`] gives the time, contributions and warnings
+//! without the per-instance breakdown, each repeated subtree evaluated once per point). [`PredictOptions`] names a models file (`lca --emit annotation` output,
 //! replacing the source's models fragment by fragment), a machine file (`lcm calibrate`), the
 //! measured version's source (its data movement is not counted twice) and the entry function.
 //! [`Prediction`] holds the time (`seconds`), the seconds each part adds

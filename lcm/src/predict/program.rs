@@ -1,7 +1,7 @@
 //! The library entry point: an annotated program, read, recognized, composed and compiled
 //! once, then predicted at any number of points.
 
-use super::account::{account, Accounting};
+use super::account::{account, totals, Accounting, Shape};
 use super::compose::{ComposeOptions, ComposedModel, Composer};
 use super::datatrace::{adjustments, moves, Move};
 use super::derive;
@@ -60,6 +60,7 @@ pub struct Program {
     /// The composed PAMELA model (everything included).
     pub model: ComposedModel,
     comm: Vec<Option<Expr>>,
+    shape: Shape,
     compiled: pamela::CompiledModel,
     compiled_plain: pamela::CompiledModel,
 }
@@ -83,6 +84,20 @@ pub struct Contributions {
     pub contention_s: f64,
     /// The predicted time.
     pub total_s: f64,
+}
+
+/// A prediction at one point without the per-instance breakdown
+/// ([`Program::predict_brief`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct Brief {
+    /// The point.
+    pub bindings: Bindings,
+    /// Predicted run time in seconds (the compiled PAMELA model's T_main).
+    pub seconds: f64,
+    /// What each part adds.
+    pub contributions: Contributions,
+    /// Fragments evaluated beyond 2x their measured range (as in [`Accounting`]).
+    pub range_warnings: Vec<lca::range::RangeWarning>,
 }
 
 /// A prediction at one point.
@@ -262,6 +277,7 @@ impl Program {
         let (plain, _) = Composer::new(name, plain_opts, &comm).compose(&root)?;
         let compiled = compile(&model)?;
         let compiled_plain = compile(&plain)?;
+        let shape = Shape::of(&root, &comm);
         Ok(Program {
             file: name.to_string(),
             root,
@@ -271,6 +287,7 @@ impl Program {
             moves_removed,
             model,
             comm,
+            shape,
             compiled,
             compiled_plain,
         })
@@ -308,12 +325,11 @@ impl Program {
         self.model.parameters.iter().cloned().collect()
     }
 
-    /// Predicts the run time at `bindings` (seconds).
-    pub fn predict(&self, user: &Bindings) -> Result<Prediction, PredictError> {
-        // The machine file's keys are variables too; the user's values win.
+    /// The machine file's keys and the user's values (which win), checked to bind every
+    /// parameter of the model.
+    fn bindings(&self, user: &Bindings) -> Result<Bindings, PredictError> {
         let mut bindings = self.machine.bindings();
         bindings.extend(user.iter().map(|(k, v)| (k.clone(), *v)));
-        let bindings = &bindings;
         for p in &self.model.parameters {
             if !bindings.contains_key(p) {
                 return Err(PredictError::Unbound {
@@ -322,6 +338,43 @@ impl Program {
                 });
             }
         }
+        Ok(bindings)
+    }
+
+    /// Predicts the run time at `user`'s values without the per-instance breakdown: the
+    /// same time, contributions (up to rounding) and range warnings as [`Program::predict`],
+    /// in work proportional to the program's distinct subtrees rather than to its fragment
+    /// instances (a function called from many places is evaluated once per point and
+    /// environment). For grids and comparisons.
+    pub fn predict_brief(&self, user: &Bindings) -> Result<Brief, PredictError> {
+        let bindings = &self.bindings(user)?;
+        let p = super::account::ev(&Expr::Var("p".into()), bindings, "the machine's processors")?;
+        let (tot, critical_path_s) =
+            totals(&self.root, &self.shape, &self.file, &self.comm, bindings)?;
+        let total = self.compiled.eval(bindings)?;
+        let plain = self.compiled_plain.eval(bindings)?;
+        let contributions = Contributions {
+            fragments: tot.work.iter().map(|(n, w)| (n.clone(), w / p)).collect(),
+            load_imbalance_s: tot.li_plus / p,
+            pipeline_s: tot.waiting / p,
+            idle_s: tot.idle / p,
+            communication_s: tot.comm / p,
+            synchronization_s: tidy(plain - critical_path_s, total),
+            contention_s: tidy(total - plain, total),
+            total_s: total,
+        };
+        Ok(Brief {
+            bindings: user.clone(),
+            seconds: total,
+            contributions,
+            range_warnings: tot.range_warnings,
+        })
+    }
+
+    /// Predicts the run time at `bindings` (seconds), with the breakdown of every fragment
+    /// instance.
+    pub fn predict(&self, user: &Bindings) -> Result<Prediction, PredictError> {
+        let bindings = &self.bindings(user)?;
         let acc = account(&self.root, &self.file, &self.comm, bindings)?;
         let total = self.compiled.eval(bindings)?;
         let plain = self.compiled_plain.eval(bindings)?;

@@ -163,11 +163,16 @@ fn speedups(preds: &[f64], points: &[Bindings]) -> Vec<Option<f64>> {
 
 /// The grid table: the varying variables, T and speedup.
 pub fn table(file: &str, preds: &[Prediction], grid: &Grid) -> String {
-    let mut o = String::new();
-    let vars = grid.varying();
     let pts: Vec<Bindings> = preds.iter().map(|p| p.bindings.clone()).collect();
     let ts: Vec<f64> = preds.iter().map(|p| p.seconds).collect();
-    let sp = speedups(&ts, &pts);
+    table_of(file, &pts, &ts, grid)
+}
+
+/// The grid table of the times `ts[i]` at `points[i]` (as [`table`]).
+pub fn table_of(file: &str, points: &[Bindings], ts: &[f64], grid: &Grid) -> String {
+    let mut o = String::new();
+    let vars = grid.varying();
+    let sp = speedups(ts, points);
     let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let _ = writeln!(o, "lcm predict {file} {}", fixed.join(" "));
     let mut head = String::new();
@@ -175,15 +180,15 @@ pub fn table(file: &str, preds: &[Prediction], grid: &Grid) -> String {
         let _ = write!(head, "{v:>8} ");
     }
     let _ = writeln!(o, "{head}{:>14} {:>9}", "T (s)", "speedup");
-    for (i, p) in preds.iter().enumerate() {
+    for (i, (b, t)) in points.iter().zip(ts).enumerate() {
         let mut row = String::new();
         for v in &vars {
-            let _ = write!(row, "{:>8} ", trim(p.bindings[v]));
+            let _ = write!(row, "{:>8} ", trim(b[v]));
         }
         let s = sp[i]
             .map(|s| format!("{s:.2}"))
             .unwrap_or_else(|| "-".into());
-        let _ = writeln!(o, "{row}{:>14} {:>9}", secs(p.seconds), s);
+        let _ = writeln!(o, "{row}{:>14} {:>9}", secs(*t), s);
     }
     o
 }
@@ -196,18 +201,47 @@ pub fn predictions_json(preds: &[Prediction], _grid: &Grid) -> String {
     let arr: Vec<Value> = preds
         .iter()
         .zip(sp)
-        .map(|(p, s)| {
-            json!({
-                "bindings": p.bindings,
-                "seconds": p.seconds,
-                "warnings": p.accounting.range_warnings,
-                "speedup": s,
-                "contributions": p.contributions,
-                "accounting": p.accounting,
-            })
-        })
+        .map(|(p, s)| prediction_json(p, s))
         .collect();
     serde_json::to_string_pretty(&Value::Array(arr)).unwrap_or_default()
+}
+
+fn prediction_json(p: &Prediction, speedup: Option<f64>) -> Value {
+    json!({
+        "bindings": p.bindings,
+        "seconds": p.seconds,
+        "warnings": p.accounting.range_warnings,
+        "speedup": speedup,
+        "contributions": p.contributions,
+        "accounting": p.accounting,
+    })
+}
+
+/// Writes the JSON array of [`predictions_json`] (the same text and a newline) one point
+/// at a time, holding one point's breakdown at once: `predict(i)` gives the prediction at
+/// `points[i]`, whose time is `ts[i]` (known beforehand, for the speedups).
+pub fn write_predictions_json(
+    out: &mut dyn std::io::Write,
+    points: &[Bindings],
+    ts: &[f64],
+    mut predict: impl FnMut(usize) -> Result<Prediction, PredictError>,
+) -> Result<(), PredictError> {
+    let io = |e: std::io::Error| PredictError::Io {
+        path: "standard output".into(),
+        source: e,
+    };
+    if points.is_empty() {
+        return writeln!(out, "[]").map_err(io);
+    }
+    let sp = speedups(ts, points);
+    write!(out, "[").map_err(io)?;
+    for (i, s) in sp.into_iter().enumerate() {
+        let v = prediction_json(&predict(i)?, s);
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let sep = if i == 0 { "" } else { "," };
+        write!(out, "{sep}\n  {}", text.replace('\n', "\n  ")).map_err(io)?;
+    }
+    writeln!(out, "\n]").map_err(io)
 }
 
 /// The comparison table: both predictions per point, the uncertainty band, the faster
