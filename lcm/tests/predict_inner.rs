@@ -64,10 +64,11 @@ fn a_parallel_loop_inside_a_source_model_fragment_pays_machine_costs() {
 #[test]
 fn an_overheads_line_must_say_machine_or_measured() {
     let opts = PredictOptions::default();
-    let e = Program::from_source("t.rs", &inside("// lcm: overheads = sometimes"), &opts)
-        .err()
-        .expect("an error")
-        .to_string();
+    let Err(e) = Program::from_source("t.rs", &inside("// lcm: overheads = sometimes"), &opts)
+    else {
+        panic!("expected an error for `overheads = sometimes`");
+    };
+    let e = e.to_string();
     assert!(e.starts_with("t.rs:4:") && e.contains("machine"), "{e}");
 }
 
@@ -321,8 +322,8 @@ fn the_examples_measured_fragments_get_no_costs_inside() {
         let frags = with.fragments();
         let covered: Vec<&str> = frags
             .iter()
-            .filter(|f| !f.inner_constructs.is_empty())
-            .map(|f| f.inner_rule.as_deref().unwrap_or(""))
+            .filter(|f| !f.inside.constructs.is_empty())
+            .map(|f| f.inside.rule.as_deref().unwrap_or(""))
             .collect();
         assert!(covered.len() >= 4, "{file}: {covered:?}");
         assert!(

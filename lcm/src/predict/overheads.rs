@@ -85,10 +85,7 @@ fn overhead(name: &str, rt: Expr, line: usize, origin: &str) -> Node {
             bytes: None,
             end_line: line,
             inner_parallelism: Vec::new(),
-            inner_constructs: Vec::new(),
-            overheads: None,
-            inner_rule: None,
-            inner_notes: Vec::new(),
+            inside: Box::default(),
         }),
         line,
     )
@@ -205,7 +202,8 @@ pub fn inner_rt(c: &InnerConstruct) -> Expr {
 /// Whether the parallel constructs inside fragment `f`'s code pay machine costs: its
 /// `// lcm: overheads =` line, else [`InnerCosts::default_for`] its models' origin.
 pub fn inner_costs(f: &Fragment) -> InnerCosts {
-    f.overheads
+    f.inside
+        .overheads
         .unwrap_or_else(|| InnerCosts::default_for(&f.model_origin))
 }
 
@@ -217,31 +215,37 @@ fn inside_fragment(mut node: Node, origin: &str) -> Node {
     let NodeKind::Fragment(f) = &mut node.kind else {
         return node;
     };
-    if f.inner_constructs.is_empty() {
+    if f.inside.constructs.is_empty() {
         return node;
     }
     let rule = inner_costs(f);
-    let how = match (rule, f.overheads.is_some()) {
+    let how = match (rule, f.inside.overheads.is_some()) {
         (InnerCosts::Measured, true) => "`overheads = measured`",
         (InnerCosts::Machine, true) => "`overheads = machine`",
         (InnerCosts::Measured, false) => "default: models from a models file",
         (InnerCosts::Machine, false) => "default: models written in the source",
     };
-    let names: Vec<&str> = f.inner_constructs.iter().map(|c| c.what.as_str()).collect();
+    let names: Vec<&str> = f
+        .inside
+        .constructs
+        .iter()
+        .map(|c| c.what.as_str())
+        .collect();
     if rule == InnerCosts::Measured {
-        f.inner_rule = Some(format!(
+        f.inside.rule = Some(format!(
             "covered by the measured model, no machine costs added ({how}): {}",
             names.join(", ")
         ));
         return node;
     }
-    f.inner_rule = Some(format!(
+    f.inside.rule = Some(format!(
         "pay machine costs, added before the fragment ({how}): {}",
         names.join(", ")
     ));
     let name = f.name.clone();
     let costs: Vec<Node> = f
-        .inner_constructs
+        .inside
+        .constructs
         .iter()
         .map(|c| {
             let kind = if c.data_parallel {
@@ -272,11 +276,12 @@ fn inside_fragment(mut node: Node, origin: &str) -> Node {
 pub fn inner_warnings(node: &Node, file: &str) -> Vec<super::error::Warning> {
     let mut out = Vec::new();
     for f in node.fragments() {
-        if f.inner_rule.is_none() || inner_costs(f) != InnerCosts::Machine {
+        if f.inside.rule.is_none() || inner_costs(f) != InnerCosts::Machine {
             continue;
         }
         out.extend(
-            f.inner_notes
+            f.inside
+                .notes
                 .iter()
                 .map(|(line, what)| super::error::Warning {
                     file: file.to_string(),
@@ -293,7 +298,7 @@ pub fn inner_warnings(node: &Node, file: &str) -> Vec<super::error::Warning> {
 pub fn has_costed_construct(node: &Node) -> bool {
     let inside = match &node.kind {
         NodeKind::Fragment(f) => {
-            !f.inner_constructs.is_empty() && inner_costs(f) == InnerCosts::Machine
+            !f.inside.constructs.is_empty() && inner_costs(f) == InnerCosts::Machine
         }
         _ => false,
     };

@@ -38,19 +38,27 @@ pub struct Fragment {
     pub end_line: usize,
     /// Parallel constructs found inside the fragment, e.g. `par_iter (line 12)`.
     pub inner_parallelism: Vec<String>,
-    /// The same constructs as the machine costs price them (those written in the
-    /// fragment's own code, not nested in another one of them).
-    pub inner_constructs: Vec<InnerConstruct>,
-    /// `// lcm: overheads = machine | measured`: whether the inner constructs pay machine
-    /// costs; `None` for the default ([`InnerCosts::default_for`]).
+    /// The parallel constructs inside the fragment's code as the machine costs see them
+    /// (boxed: most fragments have none).
+    pub inside: Box<Inside>,
+}
+
+/// What the machine costs need of the parallel constructs inside a fragment's code.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Inside {
+    /// The constructs as the machine costs price them (those written in the fragment's
+    /// own code, not nested in another one of them).
+    pub constructs: Vec<InnerConstruct>,
+    /// `// lcm: overheads = machine | measured`: whether they pay machine costs; `None`
+    /// for the default ([`InnerCosts::default_for`]).
     pub overheads: Option<InnerCosts>,
-    /// How the machine costs treated the inner constructs, in words (set when a machine
-    /// file's costs were applied; shown by `lcm tree`).
-    pub inner_rule: Option<String>,
-    /// What the pricing of the inner constructs assumed or left out, `(line, what)`: an
-    /// unknown item count, an unknown loop trip count, a nested construct (warned about
-    /// when they pay machine costs, [`super::overheads::inner_warnings`]).
-    pub inner_notes: Vec<(usize, String)>,
+    /// How the machine costs treated them, in words (set when a machine file's costs were
+    /// applied; shown by `lcm tree`).
+    pub rule: Option<String>,
+    /// What their pricing assumed or left out, `(line, what)`: an unknown item count, an
+    /// unknown loop trip count, a nested construct (warned about when they pay machine
+    /// costs, [`super::overheads::inner_warnings`]).
+    pub notes: Vec<(usize, String)>,
 }
 
 /// Whether the parallel constructs inside a fragment's code pay the machine's costs.
@@ -535,7 +543,7 @@ fn render_node(
         for inner in &f.inner_parallelism {
             let _ = writeln!(out, "{detail_prefix}covers {inner}");
         }
-        if let Some(rule) = &f.inner_rule {
+        if let Some(rule) = &f.inside.rule {
             let _ = writeln!(out, "{detail_prefix}inner constructs: {rule}");
         }
     }

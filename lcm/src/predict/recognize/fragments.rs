@@ -105,10 +105,7 @@ impl Recognizer<'_> {
             bytes: None,
             end_line: end_line(stmts[stmts.len() - 1]),
             inner_parallelism: Vec::new(),
-            inner_constructs: Vec::new(),
-            overheads: None,
-            inner_rule: None,
-            inner_notes: Vec::new(),
+            inside: Box::default(),
             ranges: Vec::new(),
         };
         let mut p = None;
@@ -126,7 +123,7 @@ impl Recognizer<'_> {
                     seen_fragment = true;
                 }
                 Annotation::Model { category, expr } if category == "overheads" => {
-                    frag.overheads = Some(self.inner_costs(*l, expr)?);
+                    frag.inside.overheads = Some(self.inner_costs(*l, expr)?);
                 }
                 // The item count of a parallel construct inside the fragment (read by
                 // `InnerScan`), not a variable.
@@ -165,8 +162,8 @@ impl Recognizer<'_> {
         for s in stmts {
             inner.visit_stmt(s);
         }
-        frag.inner_constructs = inner.found;
-        frag.inner_notes = inner.notes;
+        frag.inside.constructs = inner.found;
+        frag.inside.notes = inner.notes;
         let recvs: Vec<Node> = scan
             .recvs
             .iter()

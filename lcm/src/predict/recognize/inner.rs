@@ -51,10 +51,7 @@ impl<'s> InnerScan<'s> {
     }
 
     fn times(&self) -> Expr {
-        self.loops
-            .iter()
-            .cloned()
-            .fold(Expr::Num(1.0), |acc, k| mul(acc, k))
+        self.loops.iter().cloned().fold(Expr::Num(1.0), mul)
     }
 
     /// A `// lcm: NAME = EXPR` (or `iterations = EXPR`) line above `line`, `NAME` one of
@@ -137,11 +134,7 @@ impl<'ast> Visit<'ast> for Spawns {
     }
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         if m.method == "spawn" && m.args.len() == 1 {
-            let k = self
-                .loops
-                .iter()
-                .cloned()
-                .fold(Expr::Num(1.0), |acc, k| mul(acc, k));
+            let k = self.loops.iter().cloned().fold(Expr::Num(1.0), mul);
             self.total.push(k);
         }
         syn::visit::visit_expr_method_call(self, m);
@@ -225,7 +218,7 @@ impl<'ast> Visit<'ast> for InnerScan<'_> {
                 s.total
                     .into_iter()
                     .fold(Expr::Num(0.0), |acc, k| match acc {
-                        Expr::Num(v) if v == 0.0 => k,
+                        Expr::Num(0.0) => k,
                         acc => crate::predict::tree::add(acc, k),
                     }),
             )
