@@ -152,8 +152,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "U")]
     uncertainty: Option<String>,
     /// Measured run times of version a: profile records as `pp -l` writes them (the file
-    /// `lca` fitted). Each compared point's uncertainty becomes at least a's relative
-    /// prediction error at its nearest measured point(s).
+    /// `lca` fitted). Each compared point's uncertainty becomes a's relative prediction
+    /// error, or the records' spread if larger, at its nearest measured point(s).
     #[arg(long, value_name = "FILE")]
     times_a: Option<PathBuf>,
     /// Measured run times of version b (as --times-a).
@@ -177,7 +177,12 @@ const TREE_EXAMPLES: &str = "Examples:
   lcm tree fft_tp.rs --machine machine.txt
 
 Each node: number (preorder), what it is, file:line, the rule lcm applies, and for
-fragments the model. Warnings (stderr) name what was seen but not modeled.";
+fragments the model. Warnings (stderr) name what was seen but not modeled.
+With --machine, a fragment whose code holds parallel constructs says whether they pay
+machine costs (`inner constructs: pay machine costs ...`, the added `machine` fragments
+before it) or are covered by its measured model (`// lcm: overheads = machine | measured`,
+docs/models.md), and a data-parallel loop nested in another one's item shows its
+processors (`nested: p = max(1, p/items) ...`, also without --machine).";
 
 /// Arguments of `lcm tree`.
 #[derive(Args, Debug)]
