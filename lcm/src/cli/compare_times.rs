@@ -37,10 +37,15 @@ fn bindings_text(b: &lca::expr::Bindings) -> String {
         .join(" ")
 }
 
-/// The readable lines after the comparison table: each measured point's prediction error
-/// and spread, and the rule that turned them into the +-% column (nothing without --times
-/// files).
-pub fn residuals_table(residuals: &[Residual], floor: Option<f64>) -> String {
+/// The readable lines after the comparison table: the rule that turned the measured
+/// residuals into the +-% column, and the measured points that set it somewhere (each
+/// with its prediction error and spread; all of them are in --json); nothing without
+/// --times files.
+pub fn residuals_table(
+    residuals: &[Residual],
+    per_point: &[(f64, Vec<&Residual>)],
+    floor: Option<f64>,
+) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
     if residuals.is_empty() {
@@ -55,12 +60,26 @@ pub fn residuals_table(residuals: &[Residual], floor: Option<f64>) -> String {
         "uncertainty from measured times: +-% = max(|error|, spread) at the nearest measured point(s){floor}; spread {:.1}% (default) where a point ran once",
         100.0 * DEFAULT_RELATIVE_UNCERTAINTY
     );
+    let used: Vec<&Residual> = residuals
+        .iter()
+        .filter(|r| {
+            per_point
+                .iter()
+                .any(|(_, by)| by.iter().any(|b| std::ptr::eq(*b, *r)))
+        })
+        .collect();
+    let _ = writeln!(
+        o,
+        "{} of {} measured point(s) set the +-% of a compared point (--json `measured` lists all):",
+        used.len(),
+        residuals.len()
+    );
     let _ = writeln!(
         o,
         "{:>7}  {:<24} {:>5} {:>14} {:>14} {:>8} {:>8}",
         "version", "measured point", "runs", "measured (s)", "predicted (s)", "error%", "spread%"
     );
-    for r in residuals {
+    for r in used {
         let spread = match r.point.spread {
             Some(s) => format!("{:.1}", 100.0 * s),
             None => "-".into(),

@@ -385,7 +385,7 @@ pub fn run_compare(a: CompareArgs) -> i32 {
             );
         } else {
             print!("{}", report::compare_table(&pa.file, &pb.file, &grid, &cmp));
-            print!("{}", residuals_table(&residuals, floor));
+            print!("{}", residuals_table(&residuals, &per_point, floor));
         }
         if let Some(out) = &a.plot {
             let x = a.x.clone().unwrap_or_else(|| grid.default_x());
