@@ -2,6 +2,7 @@
 //! translation into a library call live in a module of their own.
 use clap::{Parser, Subcommand};
 
+mod compare_times;
 mod pamela_cmd;
 mod predict_cmd;
 

@@ -1,6 +1,6 @@
 //! Machine costs in predictions (`lcm predict --machine`): each overhead rule on a small
-//! inline source with a machine file of round numbers (written here; the expected time is
-//! computed by hand above each assertion), machine keys as annotation variables, and the
+//! inline source with a machine file of round numbers (tests/support/round_machine.rs; the
+//! expected time is computed by hand above each assertion), machine keys as annotation variables, and the
 //! n-body target: `lcm compare` on `examples/src/nbody/{outer,reduce}.rs` with the measured
 //! machine file `tests/nbody/machine.txt` (its header says how it was made).
 
@@ -11,24 +11,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use support::lcm;
 
-/// Round costs: fork/join 1 us + 1 us per doubling, task 0.1 us, item 1 ns, hand-off
-/// 0.1 us spinning, 10 us waking; memory-bound work 1.5x slower two at a time.
-const ROUND: &str = "\
-latency_s = 1e-7
-bandwidth_bytes_per_s = 1e10
-calibrated_p = 2
-fork_join_base_s = 1e-6
-fork_join_log2p_s = 1e-6
-fork_join_s_p1 = 1e-6
-fork_join_s_p2 = 2e-6
-task_s = 1e-7
-par_item_s = 1e-9
-handoff_spin_s = 1e-7
-handoff_wake_s = 1e-5
-transfer_s_4096 = 3e-7
-mem_slowdown_k1 = 1
-mem_slowdown_k2 = 1.5
-";
+#[path = "support/round_machine.rs"]
+mod round;
+use round::{close, round_machine};
 
 fn predict(src: &str, machine: Option<&Path>, at: &[(&str, f64)]) -> Prediction {
     let opts = PredictOptions {
@@ -38,16 +23,6 @@ fn predict(src: &str, machine: Option<&Path>, at: &[(&str, f64)]) -> Prediction 
     let prog = Program::from_source("t.rs", src, &opts).unwrap_or_else(|e| panic!("{e}"));
     let at: BTreeMap<String, f64> = at.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     prog.predict(&at).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn round_machine(dir: &Path) -> PathBuf {
-    let path = dir.join("round.txt");
-    std::fs::write(&path, ROUND).unwrap();
-    path
-}
-
-fn close(a: f64, b: f64) {
-    assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-12), "{a} vs {b}");
 }
 
 const PAR_ITER: &str = r#"

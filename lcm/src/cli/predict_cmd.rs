@@ -1,8 +1,11 @@
 //! `lcm predict`, `compare`, `tree`, `calibrate`: arguments and their translation into
 //! `lcm::predict` calls.
+use super::compare_times::{residuals_of, residuals_table, with_residuals_json};
 use clap::Args;
 use lcm::calibrate::{calibrate, CalibrateOptions};
-use lcm::predict::compare::{parse_uncertainty, Comparison, DEFAULT_RELATIVE_UNCERTAINTY};
+use lcm::predict::compare::{
+    parse_uncertainty, residual_uncertainty, Comparison, Residual, DEFAULT_RELATIVE_UNCERTAINTY,
+};
 use lcm::predict::grid::{parse_grid, parse_set, Grid};
 use lcm::predict::report;
 use lcm::predict::{PredictError, PredictOptions, Program};
@@ -56,6 +59,11 @@ fragments: `machine fork/join` before every parallel construct and data-parallel
 (task_s), `machine par items` per data-parallel loop (items * par_item_s / p; items from
 `(0..n)`, a vec![x; n] or collected range, par_chunks(c), or `// lcm: items = EXPR`) and
 `machine hand-off` per item of every pipeline stage after the first (handoff_spin_s).
+A parallel construct inside a fragment's code pays the same costs before the fragment when
+its model was not measured with it: `// lcm: overheads = machine | measured` in the
+fragment's block, by default machine for models written in the source, measured for models
+from --models (`lcm tree --machine` says which applied). A data-parallel loop nested in
+another one's item runs at max(1, p / outer items) processors.
 Every numeric key of the machine file is a variable of the annotations (--set overrides).
 Without --machine they are not applied and, for a source with such constructs, a note on
 stderr says so.
@@ -95,6 +103,7 @@ const COMPARE_EXAMPLES: &str = "Examples:
   lcm compare a.rs b.rs --grid n=64..1024 --set p=8 --x n --json
 
   lcm compare a.rs b.rs --grid p=1..16 --set n=1024 --uncertainty 10%
+  lcm compare dp.rs tp.rs --models fft.models --grid p=1..16 --set n=1024 --times-a fft.pp --times-where impl=dp
 
 Prints both predictions per point, their relative uncertainty (+-%), the better version and
 the predicted crossovers (where the better version changes along a grid variable,
@@ -103,12 +112,20 @@ interpolated linearly). Two predictions that differ by less than their uncertain
 reported only between points where different versions win outside the uncertainty. The
 models carry no interval, so u is 5% (a quiet machine's run-to-run spread) unless
 --uncertainty sets it (for example to how far the measured version's own prediction was
-from its measurement). The plot shades each curve's band T*(1 +- u/2): where the two bands
+from its measurement). With --times-a FILE (--times-b FILE) the measured run times of that
+version (profile records, `pp -l`; session records with tt, selected by --times-where; the
+median per point) set it per point: the version is predicted at every measured point, and
+a compared point's u is the largest of |predicted - measured| / measured and the
+run-to-run spread (max - min) / median of the records at its nearest measured point(s)
+(log distance over the shared variables; 5% for a point measured once), at least
+--uncertainty when given; the readable output lists each measured point's error. The plot shades each curve's band T*(1 +- u/2): where the two bands
 overlap the predictions tie. Points beyond 2x a fragment's measured range are warned about
 on stderr and in --json (warnings_a, warnings_b).
 JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
-uncertainty, relative_difference, better (a|b|tie), warnings_a, warnings_b}], crossovers:
-[{variable, between, at, others, better_after}]}.";
+uncertainty, relative_difference, better (a|b|tie), warnings_a, warnings_b,
+uncertainty_from}], crossovers: [{variable, between, at, others, better_after}], measured:
+[{version, bindings, measured_s, runs, spread, lines, predicted_s, relative_error}]};
+uncertainty_from is `default` or `--uncertainty`, or the measured points that set u.";
 
 /// Arguments of `lcm compare`.
 #[derive(Args, Debug)]
@@ -134,6 +151,18 @@ pub struct CompareArgs {
     /// differences below it are ties (default 5%).
     #[arg(long, value_name = "U")]
     uncertainty: Option<String>,
+    /// Measured run times of version a: profile records as `pp -l` writes them (the file
+    /// `lca` fitted). Each compared point's uncertainty becomes a's relative prediction
+    /// error, or the records' spread if larger, at its nearest measured point(s).
+    #[arg(long, value_name = "FILE")]
+    times_a: Option<PathBuf>,
+    /// Measured run times of version b (as --times-a).
+    #[arg(long, value_name = "FILE")]
+    times_b: Option<PathBuf>,
+    /// Which records of the --times files are the version's, as `lca -x` selects them
+    /// (`impl=dp`, `n>=256 && impl=dp`).
+    #[arg(long, value_name = "EXPR")]
+    times_where: Option<String>,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -148,7 +177,12 @@ const TREE_EXAMPLES: &str = "Examples:
   lcm tree fft_tp.rs --machine machine.txt
 
 Each node: number (preorder), what it is, file:line, the rule lcm applies, and for
-fragments the model. Warnings (stderr) name what was seen but not modeled.";
+fragments the model. Warnings (stderr) name what was seen but not modeled.
+With --machine, a fragment whose code holds parallel constructs says whether they pay
+machine costs (`inner constructs: pay machine costs ...`, the added `machine` fragments
+before it) or are covered by its measured model (`// lcm: overheads = machine | measured`,
+docs/models.md), and a data-parallel loop nested in another one's item shows its
+processors (`nested: p = max(1, p/items) ...`, also without --machine).";
 
 /// Arguments of `lcm tree`.
 #[derive(Args, Debug)]
@@ -225,6 +259,9 @@ fn fail(e: PredictError) -> i32 {
 fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, PredictError> {
     let prog = Program::load(file, opts)?;
     for w in &prog.warnings {
+        eprintln!("{w}");
+    }
+    for w in lcm::predict::overheads::inner_warnings(&prog.root, &prog.file) {
         eprintln!("{w}");
     }
     Ok(prog)
@@ -326,10 +363,21 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let pa = load(&a.a, &opts)?;
         let pb = load(&a.b, &opts)?;
         let grid = grid_of(&a.set, &a.grid)?;
-        let (u, from) = match &a.uncertainty {
-            Some(s) => (parse_uncertainty(s)?, "--uncertainty"),
+        let floor = a
+            .uncertainty
+            .as_deref()
+            .map(parse_uncertainty)
+            .transpose()?;
+        let (u, from) = match floor {
+            Some(f) => (f, "--uncertainty"),
             None => (DEFAULT_RELATIVE_UNCERTAINTY, "default"),
         };
+        let mut residuals = Vec::new();
+        for (version, prog, times) in [("a", &pa, &a.times_a), ("b", &pb, &a.times_b)] {
+            if let Some(path) = times {
+                residuals.extend(residuals_of(version, prog, path, &grid, &a.times_where)?);
+            }
+        }
         let points = grid.points();
         let mut ta = Vec::new();
         let mut tb = Vec::new();
@@ -349,14 +397,21 @@ pub fn run_compare(a: CompareArgs) -> i32 {
                 eprintln!("{}: {line}", prog.file);
             }
         }
-        let cmp = Comparison::uniform(&grid.varying(), points, ta, tb, u);
+        let per_point: Vec<(f64, Vec<&Residual>)> = points
+            .iter()
+            .map(|b| residual_uncertainty(b, &residuals, DEFAULT_RELATIVE_UNCERTAINTY, floor))
+            .collect();
+        let us: Vec<f64> = per_point.iter().map(|(v, _)| *v).collect();
+        let cmp = Comparison::new(&grid.varying(), points, ta, tb, us);
         if a.json {
+            let text = report::compare_json(&pa.file, &pb.file, &cmp, (u, from), (&wa, &wb));
             println!(
                 "{}",
-                report::compare_json(&pa.file, &pb.file, &cmp, (u, from), (&wa, &wb))
+                with_residuals_json(&text, &residuals, &per_point, from)
             );
         } else {
             print!("{}", report::compare_table(&pa.file, &pb.file, &grid, &cmp));
+            print!("{}", residuals_table(&residuals, &per_point, floor));
         }
         if let Some(out) = &a.plot {
             let x = a.x.clone().unwrap_or_else(|| grid.default_x());
@@ -416,6 +471,9 @@ pub fn run_tree(a: TreeArgs) -> i32 {
             }
             None => root,
         };
+        for w in lcm::predict::overheads::inner_warnings(&root, &name) {
+            eprintln!("{w}");
+        }
         if a.json {
             println!("{}", report::tree_json(&root));
         } else {

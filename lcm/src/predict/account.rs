@@ -385,7 +385,7 @@ impl<'a> Walker<'a> {
             NodeKind::DataParallel { count, .. } => {
                 let items =
                     self.val(&env.subst(count), &format!("item count at line {}", n.line))?;
-                let ienv = env.with("p", Expr::Num(1.0));
+                let ienv = super::tree::item_env(&env, count);
                 let t_item = self.seq(&n.children, sh, &ienv, 1.0, mult * items)?;
                 let t = t_item.max(items * t_item / p);
                 let idle = p * t - items * t_item;

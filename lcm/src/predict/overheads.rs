@@ -24,9 +24,21 @@
 //!   that depends on which stage is the bottleneck, so a restructuring rule that knows it
 //!   says so with an annotation naming `handoff_wake_s` (every machine key is a variable).
 //!
+//! - **inside a fragment** (`machine par items`, `machine fork/join` before the fragment):
+//!   a fragment is a leaf, so the parallel constructs written in its code are priced here,
+//!   when its model was not measured with them ([`inner_costs`]: `// lcm: overheads =
+//!   machine | measured`, by default `machine` for models written in the source and
+//!   `measured` for models from a models file): per execution of the fragment and per
+//!   construct, a fork/join of `min(threads, p)` threads with the fragment's p held and
+//!   `par_item_s` per item (a parallel iterator) or `task_s` per task (`join`, `scope`),
+//!   times the trip counts of the loops around it inside the fragment ([`inner_rt`]);
+//! - **nested data-parallel loops** need nothing here: a loop nested in another one's item
+//!   runs at `max(1, p / outer items)` processors ([`super::tree::item_env`]), and its
+//!   fork/join and items are priced at that p like any loop's.
+//!
 //! Without run-time costs (no `--machine`, or an old machine file) the tree is unchanged.
 
-use super::tree::{mul, Fragment, Node, NodeKind};
+use super::tree::{mul, Fragment, InnerConstruct, InnerCosts, Node, NodeKind};
 use lca::expr::{BinOp, Expr, Func};
 
 /// The prefix of every overhead fragment's name.
@@ -73,6 +85,7 @@ fn overhead(name: &str, rt: Expr, line: usize, origin: &str) -> Node {
             bytes: None,
             end_line: line,
             inner_parallelism: Vec::new(),
+            inside: Box::default(),
         }),
         line,
     )
@@ -143,6 +156,7 @@ pub fn apply(node: Node, origin: &str) -> Node {
             let o = overhead("par items", rt, line, origin);
             behind(o, node, "data-parallel with scheduling")
         }
+        NodeKind::Fragment(_) => inside_fragment(node, origin),
         NodeKind::Pipeline { .. } => {
             for stage in node.children.iter_mut().skip(1) {
                 let h = overhead(
@@ -168,13 +182,132 @@ pub fn apply(node: Node, origin: &str) -> Node {
     }
 }
 
+/// The processor-seconds of one execution of `c` inside a fragment at p processors: a
+/// fork/join of `min(threads, p)` threads with the p processors held, and `par_item_s` per
+/// item of a data-parallel loop or `task_s` per task, all `times` over.
+pub fn inner_rt(c: &InnerConstruct) -> Expr {
+    let per = if c.data_parallel {
+        "par_item_s"
+    } else {
+        "task_s"
+    };
+    let once = Expr::bin(
+        BinOp::Add,
+        mul(fork_join_s(c.threads.clone()), p()),
+        mul(c.threads.clone(), var(per)),
+    );
+    mul(c.times.clone(), once)
+}
+
+/// Whether the parallel constructs inside fragment `f`'s code pay machine costs: its
+/// `// lcm: overheads =` line, else [`InnerCosts::default_for`] its models' origin.
+pub fn inner_costs(f: &Fragment) -> InnerCosts {
+    f.inside
+        .overheads
+        .unwrap_or_else(|| InnerCosts::default_for(&f.model_origin))
+}
+
+/// A fragment node with the machine costs of the parallel constructs inside its code: when
+/// they pay ([`inner_costs`]), one overhead fragment per construct runs before it, at its
+/// processors (`machine par items` for a data-parallel loop, `machine fork/join` for a join
+/// or scope, with its tasks' starts); either way the fragment notes the rule for `lcm tree`.
+fn inside_fragment(mut node: Node, origin: &str) -> Node {
+    let NodeKind::Fragment(f) = &mut node.kind else {
+        return node;
+    };
+    if f.inside.constructs.is_empty() {
+        return node;
+    }
+    let rule = inner_costs(f);
+    let how = match (rule, f.inside.overheads.is_some()) {
+        (InnerCosts::Measured, true) => "`overheads = measured`",
+        (InnerCosts::Machine, true) => "`overheads = machine`",
+        (InnerCosts::Measured, false) => "default: models from a models file",
+        (InnerCosts::Machine, false) => "default: models written in the source",
+    };
+    let names: Vec<&str> = f
+        .inside
+        .constructs
+        .iter()
+        .map(|c| c.what.as_str())
+        .collect();
+    if rule == InnerCosts::Measured {
+        f.inside.rule = Some(format!(
+            "covered by the measured model, no machine costs added ({how}): {}",
+            names.join(", ")
+        ));
+        return node;
+    }
+    f.inside.rule = Some(format!(
+        "pay machine costs, added before the fragment ({how}): {}",
+        names.join(", ")
+    ));
+    let name = f.name.clone();
+    let costs: Vec<Node> = f
+        .inside
+        .constructs
+        .iter()
+        .map(|c| {
+            let kind = if c.data_parallel {
+                "par items"
+            } else {
+                "fork/join"
+            };
+            let from = format!("{origin}, inside {name}: {}", c.what);
+            overhead(kind, inner_rt(c), c.line, &from)
+        })
+        .collect();
+    let mut wrap = Node::new(
+        NodeKind::Serial {
+            label: "fragment with machine costs inside".into(),
+        },
+        node.line,
+    );
+    wrap.p_override = node.p_override.take();
+    wrap.var_overrides = std::mem::take(&mut node.var_overrides);
+    let mut children = costs;
+    children.push(node);
+    wrap.with_children(children)
+}
+
+/// The notes of the fragments whose inner constructs were given machine costs (what their
+/// pricing assumed or left out), as warnings on `file`: `lcm predict`, `compare` and `tree`
+/// print them with the recognizer's.
+pub fn inner_warnings(node: &Node, file: &str) -> Vec<super::error::Warning> {
+    let mut out = Vec::new();
+    for f in node.fragments() {
+        if f.inside.rule.is_none() || inner_costs(f) != InnerCosts::Machine {
+            continue;
+        }
+        out.extend(
+            f.inside
+                .notes
+                .iter()
+                .map(|(line, what)| super::error::Warning {
+                    file: file.to_string(),
+                    line: *line,
+                    message: format!("fragment `{}`: {what}", f.name),
+                }),
+        );
+    }
+    out
+}
+
 /// Whether the tree has a construct that machine costs would apply to (a parallel node, a
-/// data-parallel loop or a pipeline).
+/// data-parallel loop, a pipeline, or a fragment whose inner constructs pay them).
 pub fn has_costed_construct(node: &Node) -> bool {
-    matches!(
-        node.kind,
-        NodeKind::Parallel { .. } | NodeKind::DataParallel { .. } | NodeKind::Pipeline { .. }
-    ) || node.children.iter().any(has_costed_construct)
+    let inside = match &node.kind {
+        NodeKind::Fragment(f) => {
+            !f.inside.constructs.is_empty() && inner_costs(f) == InnerCosts::Machine
+        }
+        _ => false,
+    };
+    inside
+        || matches!(
+            node.kind,
+            NodeKind::Parallel { .. } | NodeKind::DataParallel { .. } | NodeKind::Pipeline { .. }
+        )
+        || node.children.iter().any(has_costed_construct)
 }
 
 /// Whether a fragment name is one of the overheads this pass adds.

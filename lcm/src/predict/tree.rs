@@ -36,9 +36,86 @@ pub struct Fragment {
     pub bytes: Option<Expr>,
     /// Last source line of the fragment's code.
     pub end_line: usize,
-    /// Parallel constructs found inside the fragment (covered by its model), e.g.
-    /// `par_iter (line 12)`.
+    /// Parallel constructs found inside the fragment, e.g. `par_iter (line 12)`.
     pub inner_parallelism: Vec<String>,
+    /// The parallel constructs inside the fragment's code as the machine costs see them
+    /// (boxed: most fragments have none).
+    pub inside: Box<Inside>,
+}
+
+/// What the machine costs need of the parallel constructs inside a fragment's code.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Inside {
+    /// The constructs as the machine costs price them (those written in the fragment's
+    /// own code, not nested in another one of them).
+    pub constructs: Vec<InnerConstruct>,
+    /// `// lcm: overheads = machine | measured`: whether they pay machine costs; `None`
+    /// for the default ([`InnerCosts::default_for`]).
+    pub overheads: Option<InnerCosts>,
+    /// How the machine costs treated them, in words (set when a machine file's costs were
+    /// applied; shown by `lcm tree`).
+    pub rule: Option<String>,
+    /// What their pricing assumed or left out, `(line, what)`: an unknown item count, an
+    /// unknown loop trip count, a nested construct (warned about when they pay machine
+    /// costs, [`super::overheads::inner_warnings`]).
+    pub notes: Vec<(usize, String)>,
+}
+
+/// Whether the parallel constructs inside a fragment's code pay the machine's costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InnerCosts {
+    /// They pay them: the fragment's model was not measured with them (a restructured
+    /// inside), so their fork/joins, items and tasks are added to it.
+    Machine,
+    /// Their costs are in the fragment's model: it was measured with them inside.
+    Measured,
+}
+
+impl InnerCosts {
+    /// `machine` or `measured`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InnerCosts::Machine => "machine",
+            InnerCosts::Measured => "measured",
+        }
+    }
+
+    /// Reads `machine` or `measured`.
+    pub fn parse(s: &str) -> Option<InnerCosts> {
+        match s {
+            "machine" => Some(InnerCosts::Machine),
+            "measured" => Some(InnerCosts::Measured),
+            _ => None,
+        }
+    }
+
+    /// The rule without an `overheads =` line: a fragment whose models all come from the
+    /// source (`model_origin` `source`) was not measured with what its code holds now, so
+    /// the inner constructs pay; a fragment whose models come from a models file (the same
+    /// name, `like`, references) was measured with them.
+    pub fn default_for(model_origin: &str) -> InnerCosts {
+        if model_origin == "source" {
+            InnerCosts::Machine
+        } else {
+            InnerCosts::Measured
+        }
+    }
+}
+
+/// A parallel construct written inside a fragment's code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InnerConstruct {
+    /// The construct in words: `data-parallel `into_par_iter` (line 12)`.
+    pub what: String,
+    /// Its source line.
+    pub line: usize,
+    /// Threads it forks: a data-parallel loop's items, a join's or scope's tasks.
+    pub threads: Expr,
+    /// A data-parallel loop (each item pays `par_item_s`), else tasks (each `task_s`).
+    pub data_parallel: bool,
+    /// How many times it runs per execution of the fragment (the trip counts of the loops
+    /// around it inside the fragment).
+    pub times: Expr,
 }
 
 /// A synchronization operation between tasks.
@@ -143,6 +220,12 @@ impl Node {
         self
     }
 
+    /// Whether the node's processors are those of a nested data-parallel loop
+    /// ([`nest_data_parallel`]).
+    pub fn is_nested_marked(&self) -> bool {
+        matches!(&self.p_override, Some(Expr::Var(v)) if v == NESTED_P)
+    }
+
     /// Whether this subtree holds at least one fragment.
     pub fn has_fragment(&self) -> bool {
         matches!(self.kind, NodeKind::Fragment(_)) || self.children.iter().any(Node::has_fragment)
@@ -199,6 +282,46 @@ impl Node {
             }
             _ => Expr::Num(1.0),
         }
+    }
+}
+
+/// The variable that holds, inside a data-parallel item, the processors a parallel loop
+/// nested in it may use: `max(1, p / items)` of the enclosing loop. It is not a name the
+/// annotations can write; [`nest_data_parallel`] makes nested loops read it as their `p`.
+pub const NESTED_P: &str = "p@nested";
+
+/// The environment of the items of a data-parallel loop over `count` items (both in
+/// `env`'s variables): each item runs on one processor (`p = 1`), and a parallel loop
+/// nested inside an item gets [`NESTED_P`] = `max(1, p / count)`: rayon's loops share one
+/// pool, so with at least p outer items every inner loop runs on about one processor, and
+/// with fewer the inner loops share the processors left over.
+pub fn item_env(env: &Env, count: &Expr) -> Env {
+    let share = Expr::Call(
+        lca::expr::Func::Max,
+        vec![Expr::Num(1.0), div(env.p(), env.subst(count))],
+    );
+    env.with(NESTED_P, share).with("p", Expr::Num(1.0))
+}
+
+/// Marks every data-parallel loop nested in an item of another one (through serial nodes,
+/// sequential loops and locked regions, without a `p =` override of its own) to run at
+/// [`NESTED_P`] processors instead of its item's one (see [`item_env`]).
+pub fn nest_data_parallel(node: &mut Node) {
+    mark_nested(node, false);
+}
+
+fn mark_nested(node: &mut Node, in_item: bool) {
+    let is_dp = matches!(node.kind, NodeKind::DataParallel { .. });
+    if is_dp && in_item && node.p_override.is_none() {
+        node.p_override = Some(Expr::Var(NESTED_P.into()));
+    }
+    let passes = matches!(
+        node.kind,
+        NodeKind::Serial { .. } | NodeKind::Loop { .. } | NodeKind::Locked { .. }
+    );
+    let inner = is_dp || (in_item && passes && node.p_override.is_none());
+    for c in &mut node.children {
+        mark_nested(c, inner);
     }
 }
 
@@ -320,8 +443,8 @@ fn child_envs(node: &Node, env: &Env, outer: &Env) -> Vec<(Env, Env)> {
             .iter()
             .map(|_| (env.clone(), outer.clone()))
             .collect(),
-        NodeKind::DataParallel { .. } => {
-            let ienv = env.with("p", Expr::Num(1.0));
+        NodeKind::DataParallel { count, .. } => {
+            let ienv = item_env(env, count);
             node.children
                 .iter()
                 .map(|_| (ienv.clone(), env.clone()))
@@ -363,7 +486,13 @@ fn render_node(
             "│  "
         }
     );
-    if let Some(p) = &node.p_override {
+    if node.is_nested_marked() {
+        let _ = writeln!(
+            out,
+            "{detail_prefix}nested: p = max(1, p/items) of the enclosing data-parallel loop = {}",
+            env.p()
+        );
+    } else if let Some(p) = &node.p_override {
         let _ = writeln!(out, "{detail_prefix}override: p = {p}");
     }
     for (v, e) in &node.var_overrides {
@@ -375,6 +504,7 @@ fn render_node(
         let vars: Vec<String> = env
             .settings()
             .iter()
+            .filter(|(k, _)| k.as_str() != NESTED_P)
             .map(|(k, v)| format!("{k} = {v}"))
             .collect();
         if !vars.is_empty() {
@@ -412,6 +542,9 @@ fn render_node(
         }
         for inner in &f.inner_parallelism {
             let _ = writeln!(out, "{detail_prefix}covers {inner}");
+        }
+        if let Some(rule) = &f.inside.rule {
+            let _ = writeln!(out, "{detail_prefix}inner constructs: {rule}");
         }
     }
     let n = node.children.len();

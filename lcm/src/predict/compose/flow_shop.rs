@@ -151,7 +151,7 @@ impl Composer<'_> {
                 max_of(ts)
             }
             NodeKind::DataParallel { count, .. } => {
-                let ienv = env.with("p", Expr::Num(1.0));
+                let ienv = crate::predict::tree::item_env(&env, count);
                 let t = self.time_expr_seq(&n.children, &ienv)?;
                 let count = env.subst(count);
                 max_of(vec![t.clone(), div(mul(count, t), env.p())])

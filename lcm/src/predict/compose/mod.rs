@@ -286,7 +286,7 @@ impl<'a> Composer<'a> {
                 }
             }
             NodeKind::DataParallel { count, .. } => {
-                let item_env = env.with("p", Expr::Num(1.0));
+                let item_env = super::tree::item_env(&env, count);
                 let index = self.index();
                 let count = env.subst(count);
                 self.note_vars(&count);

@@ -1,10 +1,12 @@
 //! Fragments: an annotation block and the code after it become a fragment node with its
 //! model, processor and variable overrides; annotation hints (`iterations`) for what follows.
+use super::inner::InnerScan;
 use super::syntax::{end_line, start_line, FragmentScan};
 use super::{Hint, Recognizer};
 use crate::predict::error::PredictError;
-use crate::predict::tree::{Fragment, Node, NodeKind, SyncOp, CATEGORIES};
+use crate::predict::tree::{Fragment, InnerCosts, Node, NodeKind, SyncOp, CATEGORIES};
 use lca::annotation::Annotation;
+use lca::expr::Expr;
 use syn::visit::Visit;
 
 impl Recognizer<'_> {
@@ -41,6 +43,10 @@ impl Recognizer<'_> {
         for (l, a) in annots {
             match a {
                 Annotation::Processors(e) => p = Some(e.clone()),
+                Annotation::Model { category, .. } if category == "overheads" => self.warn(
+                    *l,
+                    format!("`{a}` is not in a fragment's annotation block: ignored"),
+                ),
                 Annotation::Model { category, expr }
                     if !CATEGORIES.contains(&category.as_str()) =>
                 {
@@ -99,6 +105,7 @@ impl Recognizer<'_> {
             bytes: None,
             end_line: end_line(stmts[stmts.len() - 1]),
             inner_parallelism: Vec::new(),
+            inside: Box::default(),
             ranges: Vec::new(),
         };
         let mut p = None;
@@ -115,6 +122,12 @@ impl Recognizer<'_> {
                     }
                     seen_fragment = true;
                 }
+                Annotation::Model { category, expr } if category == "overheads" => {
+                    frag.inside.overheads = Some(self.inner_costs(*l, expr)?);
+                }
+                // The item count of a parallel construct inside the fragment (read by
+                // `InnerScan`), not a variable.
+                Annotation::Model { category, .. } if category == "items" => {}
                 Annotation::Model { category, expr } => {
                     if category == "bytes" {
                         frag.bytes = Some(expr.clone());
@@ -145,6 +158,12 @@ impl Recognizer<'_> {
             scan.visit_stmt(s);
         }
         frag.inner_parallelism = scan.parallel;
+        let mut inner = InnerScan::new(self.src, line);
+        for s in stmts {
+            inner.visit_stmt(s);
+        }
+        frag.inside.constructs = inner.found;
+        frag.inside.notes = inner.notes;
         let recvs: Vec<Node> = scan
             .recvs
             .iter()
@@ -167,5 +186,19 @@ impl Recognizer<'_> {
                 .map(|(b, l)| Node::new(NodeKind::Sync(SyncOp::Barrier(b.clone())), *l)),
         );
         Ok(out)
+    }
+
+    /// `// lcm: overheads = machine | measured` of the fragment block line `line`.
+    fn inner_costs(&self, line: usize, e: &Expr) -> Result<InnerCosts, PredictError> {
+        match e {
+            Expr::Var(v) => InnerCosts::parse(v),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            self.err(
+                line,
+                format!("`overheads = {e}`: expected `machine` (the parallel constructs inside the fragment pay the machine's costs) or `measured` (its model already holds them)"),
+            )
+        })
     }
 }

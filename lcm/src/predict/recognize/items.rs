@@ -40,7 +40,7 @@ pub(super) fn to_expr(e: &syn::Expr) -> Option<Expr> {
 }
 
 /// `b - a` of a range `a..b` (`a..=b`: plus one; no start: from 0).
-fn range_len(e: &syn::Expr) -> Option<Expr> {
+pub(super) fn range_len(e: &syn::Expr) -> Option<Expr> {
     match e {
         syn::Expr::Range(r) => {
             let end = to_expr(r.end.as_ref()?)?;

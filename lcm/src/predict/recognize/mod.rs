@@ -28,6 +28,10 @@
 //!   `ThreadPoolBuilder::num_threads(K)`, `pplib::run(K, ..)`) are the p of the pool's work.
 //!
 //! Producer/consumer chains (task loops linked by channels) become [`NodeKind::Pipeline`].
+//! The parallel constructs inside a fragment's code are not composed (the fragment is a
+//! leaf) but read for their machine costs (module `inner`); a data-parallel loop nested in
+//! another one's item is marked to run at the processors the outer items leave
+//! ([`super::tree::nest_data_parallel`]).
 
 use super::error::{PredictError, Warning};
 use super::source::SourceFile;
@@ -40,6 +44,7 @@ use syn::visit::Visit;
 mod channels;
 mod constructs;
 mod fragments;
+mod inner;
 mod items;
 mod loops;
 mod pplib_calls;
@@ -192,13 +197,14 @@ impl<'a> Recognizer<'a> {
         let children = self.block(body)?;
         let children = self.function_level_spawns(children, start_line(body));
         self.stack.pop();
-        let root = Node::new(
+        let mut root = Node::new(
             NodeKind::Serial {
                 label: format!("fn {entry}"),
             },
             start_line(body),
         )
         .with_children(children);
+        super::tree::nest_data_parallel(&mut root);
         // Fragment annotations never reached.
         let unreached: Vec<(usize, String)> = self
             .src
