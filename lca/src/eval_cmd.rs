@@ -83,12 +83,12 @@ pub fn run(a: &EvalArgs) -> Result<(), Failure> {
         }
     }
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&rows).unwrap_or_default()
         );
     } else {
-        print!("{}", table(&rows));
+        out!("{}", table(&rows));
     }
     Ok(())
 }

@@ -227,13 +227,13 @@ fn print_fit(
     }
     if let Some(Emit::Annotation) = cli.common.emit {
         let name = cli.common.tag.clone().unwrap_or_default();
-        println!("{}", Annotation::Fragment(name));
+        outln!("{}", Annotation::Fragment(name));
         let xs = data.points.iter().map(|p| p.x.as_slice());
-        println!(
+        outln!(
             "{}",
             Annotation::Range(lca::range::of_points(&data.variables, xs))
         );
-        println!(
+        outln!(
             "{}",
             Annotation::Model {
                 category: header.category.clone(),
@@ -246,11 +246,11 @@ fn print_fit(
             notes.into_iter().partition(|n| n.starts_with("skipped: "));
         j["skipped"] = serde_json::json!(skipped);
         j["notes"] = serde_json::json!(notes);
-        println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
     } else {
-        print!("{}", report::table(header, ranking));
+        out!("{}", report::table(header, ranking));
         for n in notes {
-            println!("{n}");
+            outln!("{n}");
         }
     }
     Ok(())

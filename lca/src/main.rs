@@ -1,6 +1,18 @@
 //! The `lca` command line: parse arguments (cli.rs), call the library, map errors to exit
 //! codes (1 = bad input, 2 = usage).
 
+/// `print!` to standard output, returning [`Failure::Closed`] from the enclosing function
+/// when the reader has gone away (`lca ... | head`) instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_out(format_args!($($t)*))? };
+}
+
+/// `println!` as [`out!`].
+macro_rules! outln {
+    () => { $crate::write_out(format_args!("\n"))? };
+    ($($t:tt)*) => { $crate::write_out(format_args!("{}\n", format_args!($($t)*)))? };
+}
+
 mod cli;
 mod eval_cmd;
 mod fit_cmd;
@@ -17,6 +29,21 @@ use std::process::ExitCode;
 pub(crate) enum Failure {
     Usage(String),
     Input(anyhow::Error),
+    /// Standard output was closed by its reader: stop quietly, exit 0 (as `head` expects).
+    Closed,
+}
+
+/// Writes to standard output; a closed pipe becomes [`Failure::Closed`], any other write
+/// error a bad-input failure naming standard output.
+pub(crate) fn write_out(args: std::fmt::Arguments) -> Result<(), Failure> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_fmt(args) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::Closed),
+        Err(e) => Err(Failure::Input(
+            anyhow::Error::new(e).context("standard output"),
+        )),
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -28,7 +55,7 @@ impl From<anyhow::Error> for Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) | Err(Failure::Closed) => ExitCode::SUCCESS,
         Err(Failure::Usage(m)) => {
             eprintln!("lca: {m}\nTry `lca --help`.");
             ExitCode::from(2)

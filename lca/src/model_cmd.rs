@@ -40,14 +40,14 @@ pub fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
         )
         .map_err(|e| anyhow!("{}: {e}", inp.source))?;
         let fm: FragmentModel = lca::models_file::fragment_block(&m, ranges);
-        print!("{fm}");
+        out!("{fm}");
     } else if common.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&lca::runtime::json(&m)).unwrap_or_default()
         );
     } else {
-        print!("{}", lca::runtime::table(&inp.source, &m));
+        out!("{}", lca::runtime::table(&inp.source, &m));
     }
     Ok(())
 }
@@ -92,7 +92,7 @@ pub fn emit_extrap(inp: &Inputs, tag: Option<&str>, all_tags: bool) -> Result<()
             inp.extraction
         )));
     }
-    print!("{text}");
+    out!("{text}");
     Ok(())
 }
 
@@ -133,7 +133,7 @@ pub fn run_all_tags(inp: &Inputs, common: &Common) -> Result<(), Failure> {
     if common.emit == Some(Emit::Annotation) {
         let text = models_file(&fits, &inp.records, &inp.vars, &inp.extraction, &inp.source)
             .map_err(|e| anyhow!("{}: {e}", inp.source))?;
-        print!("{text}");
+        out!("{text}");
     } else if common.json {
         let fragments: Vec<serde_json::Value> = fits
             .iter()
@@ -147,16 +147,16 @@ pub fn run_all_tags(inp: &Inputs, common: &Common) -> Result<(), Failure> {
             })
             .collect();
         let doc = serde_json::json!({"fragments": fragments, "skipped": skipped});
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         let mut first = true;
         for (_, f) in &fits {
             if let Ok(m) = f {
                 if !first {
-                    println!();
+                    outln!();
                 }
                 first = false;
-                print!("{}", lca::runtime::table(&inp.source, m));
+                out!("{}", lca::runtime::table(&inp.source, m));
             }
         }
     }
