@@ -137,7 +137,10 @@ impl LogReader {
         let more = read_up_to(&mut file, &mut head[n..]).map_err(io)?;
         head.truncate(n + more);
         if head.len() < SNIFF_BYTES {
-            return LogReader::from_parts(path, head);
+            if !reads_as_text(&head) {
+                return LogReader::from_parts(path, head);
+            }
+            return LogReader::open_text(path, head, file);
         }
         if !text::looks_like_text(&head) {
             // The same error the whole file would give, from its start (cut at a UTF-8
@@ -161,6 +164,11 @@ impl LogReader {
                 found: format!("{len} bytes"),
             });
         }
+        LogReader::open_text(path, head, file)
+    }
+
+    /// A text trace of which `head` has been read from `file`.
+    fn open_text(path: &Path, head: Vec<u8>, file: std::fs::File) -> Result<LogReader, LogError> {
         let (header, names, log) = text::open_file(path, head, file)?;
         Ok(LogReader {
             path: path.to_owned(),
@@ -203,7 +211,7 @@ impl LogReader {
                 window: None,
             });
         }
-        if !text::looks_like_text(&bytes) && std::str::from_utf8(&bytes).is_err() {
+        if !reads_as_text(&bytes) {
             let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).into_owned();
             return Err(LogError::NotALog {
                 path: path.to_owned(),
@@ -318,6 +326,17 @@ impl LogReader {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a whole log (`bytes`) is read as a text trace: not binary (nor a binary log cut
+/// inside its magic number), and either starting like a text trace or UTF-8 text (whose
+/// first line is then reported as not a log).
+fn reads_as_text(bytes: &[u8]) -> bool {
+    let cut_magic =
+        !bytes.is_empty() && bytes.len() < binary::MAGIC.len() && binary::MAGIC.starts_with(bytes);
+    !cut_magic
+        && !bytes.starts_with(&binary::MAGIC)
+        && (text::looks_like_text(bytes) || std::str::from_utf8(bytes).is_ok())
+}
 
 /// Reads into `buf` until it is full or the reader ends; returns the bytes read.
 fn read_up_to(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
