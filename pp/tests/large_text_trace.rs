@@ -1,6 +1,10 @@
 //! `pp` on large text traces: a trace is read a line at a time and parsed once, so memory
 //! stays far below the file's size, and errors still name the file and line.
 //!
+//! `a_sparse_text_trace_fails_at_its_long_line`: a 1000 MiB sparse file (under the 1 GiB
+//! cap on text traces) holding a text trace header, then zero bytes with no line end: its
+//! third line is longer than the 16 MiB a line may have.
+//!
 //! Fixture (generated here, `trace`): 16 threads, p = 16. Thread 0 opens the session at
 //! 0 ns and a `par` at 1 ns; then K rounds, round i at `t = 10 + 60·i`: every thread runs a
 //! task from t to t + 50; thread 0 closes the `par` at `T = 10 + 60·K` and the session at
@@ -101,4 +105,36 @@ fn a_large_text_trace_is_read_in_bounded_memory() {
     assert!(o.stderr.contains(&needle), "{needle:?} not in {}", o.stderr);
     assert!(o.stderr.contains("task_begun"), "{}", o.stderr);
     assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+}
+
+#[test]
+fn a_sparse_text_trace_fails_at_its_long_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = d.join("sparse.pptrace");
+    std::fs::write(&log, "pptrace 1\nprocessors 2\n").unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(1000 << 20)
+        .unwrap();
+    let path = log.to_str().unwrap();
+    let tl = d.join("tl.json");
+    let runs: [&[&str]; 4] = [
+        &["-l", "", path],
+        &["--json", path],
+        &["--histograms", path],
+        &["--timeline", tl.to_str().unwrap(), path],
+    ];
+    for args in runs {
+        let o = run_pp(args, &[], d, Duration::from_secs(60));
+        o.within(&format!("pp {args:?} (1000 MiB sparse)"), 10.0, 100.0);
+        assert_eq!(o.status.code(), Some(1), "{}", o.stderr);
+        assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+        assert!(o.stderr.len() < 300, "{}", o.stderr);
+        for needle in ["sparse.pptrace: line 3", "a line of at most 16 MiB"] {
+            assert!(o.stderr.contains(needle), "{needle:?} not in {}", o.stderr);
+        }
+    }
 }
