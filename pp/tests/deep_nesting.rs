@@ -119,6 +119,8 @@ fn a_chunk_of_zero_bytes_nests_at_most_max_depth() {
         let all = with_log(&args, &[], &log);
         let o = run(d, &all, 30.0, 100.0);
         assert!(o.status.success(), "{all:?}: {}", o.stderr);
+        // The profile (table, JSON or record) of a session of 0 ns.
+        assert!(!o.stdout.is_empty(), "{all:?}");
         let dropped = (64 << 20) / 2 - 1 - pp::stack::MAX_DEPTH;
         assert!(
             o.stderr.contains(&format!(

@@ -70,6 +70,8 @@ fn spawn(scenario: &str, log: &Path, tasks: usize) -> std::process::Child {
 /// Starts the child `scenario` recording `tasks` tasks into `log`, then keeping the log
 /// open: returns once it says so, with its stdin (close it to let the child finish) and
 /// its stdout (keep it until the child has ended).
+// The child is handed to the caller, which waits for it (`limited`).
+#[allow(clippy::zombie_processes)]
 fn spawn_holding(log: &Path, tasks: usize) -> (std::process::Child, Holding) {
     use std::io::BufRead;
     let mut child = command("tasks", log, tasks)
@@ -81,7 +83,10 @@ fn spawn_holding(log: &Path, tasks: usize) -> (std::process::Child, Holding) {
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     loop {
         let mut line = String::new();
-        assert!(out.read_line(&mut line).unwrap() > 0, "the child ended");
+        if out.read_line(&mut line).unwrap() == 0 {
+            let status = child.wait().unwrap();
+            panic!("the child ended ({status}) before it was ready");
+        }
         if line.contains("ready") {
             return (child, (stdin, out));
         }
