@@ -12,7 +12,9 @@
 //! and one [`ThreadStream`] per thread, which yields that thread's events in time order and
 //! holds only a bounded amount of the log in memory at a time (binary logs are read lazily,
 //! in windows of at most [`binary::MAX_WINDOW`] bytes per stream, whatever the size of
-//! their chunks; see [`LogReader::set_stream_window`]).
+//! their chunks; see [`LogReader::set_stream_window`]; text traces a line at a time, by one
+//! pass shared by the streams of a [`LogReader::streams`] call, which keeps each thread's
+//! events read but not yet taken).
 //!
 //! ```
 //! use pplib::log::{EventKind, LogReader};
