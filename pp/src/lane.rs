@@ -259,9 +259,9 @@ impl<S: BatchSource> Lane<S> {
     }
 
     /// The lane drops an end event that does not match its thread's innermost open
-    /// construct (the stack and state stay as they were; the event is listed in the
-    /// summary's `dropped`) instead of stopping with [`LaneError::Mismatch`], as
-    /// [`Sweep::drop_unmatched_ends`] does.
+    /// construct, and a begin event past [`MAX_DEPTH`] (the stack and state stay as they
+    /// were; the event is counted in the summary's `dropped`) instead of stopping with
+    /// [`LaneError::Mismatch`], as [`Sweep::drop_unmatched_ends`] does.
     pub fn drop_unmatched_ends(mut self) -> Lane<S> {
         self.drop_unmatched = true;
         self
