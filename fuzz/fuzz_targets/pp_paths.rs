@@ -95,8 +95,9 @@ pub fn engines_agree(reader: &LogReader, bytes: &[u8]) {
 }
 
 /// Writes `bytes` to a file of its own and opens it with [`LogReader::open`] (the
-/// file-backed reader: the content sniffing, chunks read from the file), checking that it
-/// reads as the same bytes in memory do (for files the sniffing reads whole, below 64 KiB).
+/// file-backed reader: the content sniffing, binary chunks and text lines read from the
+/// file), checking that it reads as the same bytes in memory do (errors too, for files the
+/// sniffing reads whole, below 64 KiB).
 pub fn file_reader_agrees(bytes: &[u8]) {
     let path = std::env::temp_dir().join(format!("pp-fuzz-{}.log", std::process::id()));
     std::fs::write(&path, bytes).expect("the fuzz temp file is writable");

@@ -15,8 +15,10 @@ use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeR
 use crate::pipeline::{spawn_lane_merger, LaneMerge};
 use crate::profile::Profile;
 use crate::record::{format_record, profile_record, ProfileRecord};
+use crate::stack::MAX_DEPTH;
 use crate::sweep::{
-    CounterRoles, Observer, Sweep, SweepConfig, SweepError, TagSelection, ThreadCounts,
+    CounterRoles, Dropped, Observer, Sweep, SweepConfig, SweepError, SweepErrorKind, TagSelection,
+    ThreadCounts,
 };
 
 /// Logs with more threads than this are decoded by the merge thread (one lane or decoder
@@ -461,9 +463,9 @@ fn run_lanes(
         }
         summaries
     };
-    let mut dropped = Vec::new();
+    let mut dropped = Dropped::default();
     for (slot, s) in summaries.into_iter().enumerate() {
-        dropped.extend(s.dropped);
+        dropped.append(s.dropped);
         sweep.add_events(s.events);
         if let Some(t) = s.last_time {
             sweep.extend_to(pplib::log::Nanos(t));
@@ -474,17 +476,22 @@ fn run_lanes(
     Ok((warnings, truncation_reported))
 }
 
-/// At most this many dropped end events are listed one by one per log.
-const DROPPED_LISTED: usize = 20;
-
-/// The warnings for end events dropped because they matched no open construct: one a
+/// The warnings for events dropped because their thread's stack could not take them (an
+/// end event that matched no open construct, a begin event past [`MAX_DEPTH`]): one a
 /// dropped event (its position, thread, and what was expected), at most
-/// [`DROPPED_LISTED`], then how many more there were.
-fn dropped_end_warnings(path: &Path, dropped: Vec<SweepError>) -> Vec<String> {
-    let total = dropped.len();
+/// [`Dropped::LISTED`], then how many more of each kind there were.
+fn dropped_end_warnings(path: &Path, dropped: Dropped) -> Vec<String> {
+    let mut more_unmatched = dropped.unmatched;
+    let mut more_too_deep = dropped.too_deep;
+    for e in &dropped.first {
+        match e.kind {
+            SweepErrorKind::Unmatched => more_unmatched -= 1,
+            SweepErrorKind::TooDeep => more_too_deep -= 1,
+        }
+    }
     let mut out: Vec<String> = dropped
+        .first
         .into_iter()
-        .take(DROPPED_LISTED)
         .map(|e| {
             // The log's name goes before every warning already.
             let message = unmatched(path, e).to_string();
@@ -496,23 +503,37 @@ fn dropped_end_warnings(path: &Path, dropped: Vec<SweepError>) -> Vec<String> {
             )
         })
         .collect();
-    if total > DROPPED_LISTED {
+    if more_unmatched > 0 {
         out.push(format!(
-            "{} more unmatched end events dropped",
-            total - DROPPED_LISTED
+            "{more_unmatched} more unmatched end events dropped"
+        ));
+    }
+    if more_too_deep > 0 {
+        out.push(format!(
+            "{more_too_deep} more begin events dropped past {MAX_DEPTH} open constructs"
         ));
     }
     out
 }
 
-/// The error for an end event that matches no begin.
+/// The error for an event its thread's stack cannot take: an end event that matches no
+/// begin, a begin event past [`MAX_DEPTH`].
 fn unmatched(path: &Path, e: SweepError) -> PpError {
-    PpError::Unmatched {
-        path: path.to_owned(),
-        pos: e.pos,
-        thread: e.thread.0,
-        found: e.found,
-        expected: e.expected,
+    match e.kind {
+        SweepErrorKind::Unmatched => PpError::Unmatched {
+            path: path.to_owned(),
+            pos: e.pos,
+            thread: e.thread.0,
+            found: e.found,
+            expected: e.expected,
+        },
+        SweepErrorKind::TooDeep => PpError::TooDeep {
+            path: path.to_owned(),
+            pos: e.pos,
+            thread: e.thread.0,
+            found: e.found,
+            limit: MAX_DEPTH,
+        },
     }
 }
 

@@ -29,6 +29,21 @@ pub enum PpError {
         /// `a begin event (nothing is open)`).
         expected: String,
     },
+    /// A begin event on a thread that has the most constructs open that pp accepts
+    /// ([`crate::stack::MAX_DEPTH`]).
+    #[error("{}: {pos}: {found} on thread {thread} would open more than {limit} nested constructs, the most pp accepts on a thread (docs/event-logs.md)", path.display())]
+    TooDeep {
+        /// The log.
+        path: PathBuf,
+        /// Where the begin event is.
+        pos: Position,
+        /// The thread.
+        thread: u32,
+        /// The begin event as written (e.g. `session_begin`).
+        found: String,
+        /// The limit.
+        limit: usize,
+    },
     /// The header says the run had no processors.
     #[error("{}: expected a processor count p >= 1 in the header, found p = 0", path.display())]
     NoProcessors {

@@ -17,7 +17,9 @@
 //! lane's transitions with the time it sorts at ([`LaneBatch::error`]), so the merge hands
 //! it to the sweep at the same point of the global order at which the reference pipeline
 //! ([`crate::merge`] into [`Sweep::event`]) meets it: the first error in global order is
-//! the one reported, in the same words.
+//! the one reported, in the same words. A begin event on a thread that has
+//! [`MAX_DEPTH`] constructs open is refused the same way (stop, or drop it with
+//! [`Lane::drop_unmatched_ends`]), so a thread's stack never holds more.
 
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::Arc;
@@ -27,8 +29,8 @@ use pplib::log::{
 };
 
 use crate::merge::{BatchSource, QUEUE};
-use crate::stack::{Construct, Frame, Mismatch, ThreadStack, ThreadState};
-use crate::sweep::{mismatch_error, Sweep, SweepError};
+use crate::stack::{Construct, Frame, Mismatch, ThreadStack, ThreadState, MAX_DEPTH};
+use crate::sweep::{mismatch_error, Dropped, Sweep, SweepError, SweepErrorKind};
 
 /// One event of a thread as the global sweep needs it: 16 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,9 +196,9 @@ pub struct LaneSummary {
     pub last_time: Option<u64>,
     /// What is still open.
     pub stack: ThreadStack,
-    /// End events dropped because they matched no open construct (see
-    /// [`Lane::drop_unmatched_ends`]).
-    pub dropped: Vec<SweepError>,
+    /// Events dropped because the stack could not take them (see
+    /// [`Lane::drop_unmatched_ends`]): their numbers and the first few.
+    pub dropped: Dropped,
 }
 
 /// The per-thread pass over one thread's stream (see the module docs).
@@ -218,7 +220,7 @@ pub struct Lane<S> {
     done: bool,
     /// Drop unmatched end events instead of stopping at them.
     drop_unmatched: bool,
-    dropped: Vec<SweepError>,
+    dropped: Dropped,
 }
 
 impl<S: BatchSource> Lane<S> {
@@ -252,14 +254,14 @@ impl<S: BatchSource> Lane<S> {
             last_time: None,
             done: false,
             drop_unmatched: false,
-            dropped: Vec::new(),
+            dropped: Dropped::default(),
         }
     }
 
     /// The lane drops an end event that does not match its thread's innermost open
-    /// construct (the stack and state stay as they were; the event is listed in the
-    /// summary's `dropped`) instead of stopping with [`LaneError::Mismatch`], as
-    /// [`Sweep::drop_unmatched_ends`] does.
+    /// construct, and a begin event past [`MAX_DEPTH`] (the stack and state stay as they
+    /// were; the event is counted in the summary's `dropped`) instead of stopping with
+    /// [`LaneError::Mismatch`], as [`Sweep::drop_unmatched_ends`] does.
     pub fn drop_unmatched_ends(mut self) -> Lane<S> {
         self.drop_unmatched = true;
         self
@@ -320,8 +322,14 @@ impl<S: BatchSource> Lane<S> {
                 std::mem::take(&mut scan.dropped),
             );
             for (e, m) in dropped {
-                let err = mismatch_error(&self.names, self.thread, e.code, e.arg, e.pos(), m);
-                self.dropped.push(err);
+                let kind = match m {
+                    Mismatch::TooDeep => SweepErrorKind::TooDeep,
+                    _ => SweepErrorKind::Unmatched,
+                };
+                let (names, thread) = (&self.names, self.thread);
+                self.dropped.add(kind, || {
+                    mismatch_error(names, thread, e.code, e.arg, e.pos(), m)
+                });
             }
             self.state = state;
             self.present = present;
@@ -376,6 +384,9 @@ impl EventSink for Scan<'_> {
         let old = self.state;
         let new = match OPEN_STATE[code as usize] {
             Some(state) => {
+                if self.open.len() >= MAX_DEPTH {
+                    return self.refuse(e, Mismatch::TooDeep);
+                }
                 // A begin event: the event itself is the open construct.
                 self.open.push(e);
                 state
@@ -399,12 +410,7 @@ impl EventSink for Scan<'_> {
                         Some(top) => Mismatch::Innermost(frame_of(top)),
                         None => Mismatch::NothingOpen,
                     };
-                    if self.drop_unmatched {
-                        self.dropped.push((e, m));
-                        return true;
-                    }
-                    self.mismatch = Some((e, m));
-                    return false;
+                    return self.refuse(e, m);
                 }
                 self.open.pop();
                 self.open.last().map_or(ThreadState::Idle, |top| {
@@ -432,6 +438,19 @@ impl EventSink for Scan<'_> {
             .items
             .push(Transition::new(t, self.slot, code, e.arg, new));
         true
+    }
+}
+
+impl Scan<'_> {
+    /// An event the stack cannot take: dropped (the scan goes on) or the scan stops at it.
+    #[cold]
+    fn refuse(&mut self, e: CompactEvent, m: Mismatch) -> bool {
+        if self.drop_unmatched {
+            self.dropped.push((e, m));
+            return true;
+        }
+        self.mismatch = Some((e, m));
+        false
     }
 }
 

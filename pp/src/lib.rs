@@ -63,7 +63,11 @@
 //!   [`sweep`] is the single streaming pass (its module docs state the exact semantics
 //!   and the decisions docs/predicates.md leaves open), [`accum`] exact integer thread-nanoseconds.
 //!   Cost: O(E log T) for E events of T threads; memory: per thread, its stack and a few
-//!   batches, independent of E.
+//!   batches, independent of E. A thread's stack holds at most [`stack::MAX_DEPTH`]
+//!   (10 000) open constructs: a begin event past it fails `--strict` and is otherwise
+//!   dropped with a warning, like an end event that matches nothing; of the events
+//!   dropped, a count and the first [`sweep::Dropped::LISTED`] are kept
+//!   (docs/event-logs.md).
 //! - [`app`]: what the `pp` command does, over a plain [`app::Config`].
 //! - [`campaign`]: measurement campaigns (the `pp-campaign` command): a program run over a
 //!   grid of sizes, p and repetitions, round robin behind a quiet-machine gate, profiled

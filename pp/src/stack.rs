@@ -135,13 +135,22 @@ impl StackOp {
     }
 }
 
-/// Why an end event could not be matched.
+/// The most constructs a thread may have open at once (docs/event-logs.md): far above
+/// any real program (a recursion that deep would overflow its own stack first), and what
+/// keeps a hostile log (a run of zero bytes decodes as nested `session_begin`s) from
+/// growing a thread's stack without bound. A begin event past it is rejected like an
+/// unmatched end event: `--strict` fails, otherwise it is dropped with a warning.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// Why an event could not be applied to its thread's stack.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
-    /// The stack was empty.
+    /// An end event while the stack was empty.
     NothingOpen,
-    /// The innermost construct is a different one.
+    /// An end event while the innermost construct is a different one.
     Innermost(Frame),
+    /// A begin event while [`MAX_DEPTH`] constructs are open already.
+    TooDeep,
 }
 
 /// The stack of open constructs of one thread.
@@ -210,6 +219,7 @@ impl ThreadStack {
     }
 
     /// The number of open constructs.
+    #[inline]
     pub fn depth(&self) -> usize {
         self.frames.len()
     }

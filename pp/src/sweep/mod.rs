@@ -68,9 +68,10 @@ mod transition;
 mod windows;
 
 pub use config::{CounterRoles, Observer, Rates, SweepConfig, TagSelection};
-pub use mismatch::mismatch_error;
+pub use mismatch::{mismatch_error, Dropped};
 pub use results::{
-    Durations, SweepError, SweepResult, ThreadCounts, ThreadTotals, WindowResult, WindowTotals,
+    Durations, SweepError, SweepErrorKind, SweepResult, ThreadCounts, ThreadTotals, WindowResult,
+    WindowTotals,
 };
 
 use pplib::log::{
@@ -78,7 +79,12 @@ use pplib::log::{
 };
 
 use crate::accum::ThreadNanos;
-use crate::stack::{Construct, Mismatch, StackOp, ThreadStack, ThreadState};
+use crate::stack::{Construct, Mismatch, StackOp, ThreadStack, ThreadState, MAX_DEPTH};
+
+/// Per event code: whether the event opens a construct (pushes on its thread's stack).
+const OPENS: [bool; 12] = [
+    true, false, true, false, true, false, true, false, false, true, false, false,
+];
 use forkjoin::Nest;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -239,8 +245,8 @@ pub struct Sweep {
     /// Whether an end event that does not match its thread's innermost construct is
     /// dropped (see [`Sweep::drop_unmatched_ends`]) instead of failing the sweep.
     drop_unmatched: bool,
-    /// The end events dropped so far.
-    dropped: Vec<SweepError>,
+    /// The events dropped so far.
+    dropped: Dropped,
 }
 
 impl Sweep {
@@ -309,7 +315,7 @@ impl Sweep {
             warnings: Vec::new(),
             last_rates: None,
             drop_unmatched: false,
-            dropped: Vec::new(),
+            dropped: Dropped::default(),
         }
     }
 
@@ -538,11 +544,23 @@ impl Sweep {
         self.events += 1;
         let t = time.max(self.now);
         self.last_time = self.last_time.max(t);
+        if OPENS[code as usize] && self.slots[slot].stack.depth() >= MAX_DEPTH {
+            let id = self.slots[slot].id;
+            let names = &self.names;
+            let e = || mismatch_error(names, id, code, arg, pos, Mismatch::TooDeep);
+            if !self.drop_unmatched {
+                return Err(e());
+            }
+            self.dropped.add(SweepErrorKind::TooDeep, e);
+            return Ok(());
+        }
         if self.drop_unmatched {
             if let Some(c) = StackOp::of_code(code, arg).popped() {
                 if let Err(m) = self.slots[slot].stack.check_pop(c) {
-                    let e = mismatch_error(&self.names, self.slots[slot].id, code, arg, pos, m);
-                    self.dropped.push(e);
+                    let id = self.slots[slot].id;
+                    let names = &self.names;
+                    let e = || mismatch_error(names, id, code, arg, pos, m);
+                    self.dropped.add(SweepErrorKind::Unmatched, e);
                     return Ok(());
                 }
             }
@@ -627,17 +645,18 @@ impl Sweep {
     }
 
     /// From now on, an end event that does not match the innermost open construct of its
-    /// thread (or comes when nothing is open) is dropped: the thread's stack and state stay
-    /// as they were, as if the event were not in the log, and the sweep goes on. The
-    /// dropped events are kept for [`Sweep::take_dropped`]. Without this call such an event
-    /// fails the sweep.
+    /// thread (or comes when nothing is open), and a begin event on a thread that has
+    /// [`MAX_DEPTH`] constructs open, are dropped: the thread's stack and state stay as
+    /// they were, as if the event were not in the log, and the sweep goes on. The dropped
+    /// events are counted, and the first few kept, for [`Sweep::take_dropped`]. Without
+    /// this call such an event fails the sweep.
     pub fn drop_unmatched_ends(&mut self) {
         self.drop_unmatched = true;
     }
 
-    /// The end events dropped so far (see [`Sweep::drop_unmatched_ends`]), in the order
-    /// they were read.
-    pub fn take_dropped(&mut self) -> Vec<SweepError> {
+    /// The events dropped so far (see [`Sweep::drop_unmatched_ends`]): their numbers and
+    /// the first [`Dropped::LISTED`], in the order they were read.
+    pub fn take_dropped(&mut self) -> Dropped {
         std::mem::take(&mut self.dropped)
     }
 

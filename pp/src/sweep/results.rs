@@ -143,6 +143,8 @@ pub struct ThreadCounts {
 /// An error found by the sweep (the caller adds the file name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SweepError {
+    /// What is wrong with the event.
+    pub kind: SweepErrorKind,
     /// Where the offending event is.
     pub pos: Position,
     /// Its thread.
@@ -151,4 +153,13 @@ pub struct SweepError {
     pub found: String,
     /// What was expected instead.
     pub expected: String,
+}
+
+/// What a [`SweepError`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepErrorKind {
+    /// An end event that does not close the innermost open construct of its thread.
+    Unmatched,
+    /// A begin event on a thread that has [`crate::stack::MAX_DEPTH`] constructs open.
+    TooDeep,
 }

@@ -12,7 +12,9 @@
 //! and one [`ThreadStream`] per thread, which yields that thread's events in time order and
 //! holds only a bounded amount of the log in memory at a time (binary logs are read lazily,
 //! in windows of at most [`binary::MAX_WINDOW`] bytes per stream, whatever the size of
-//! their chunks; see [`LogReader::set_stream_window`]).
+//! their chunks; see [`LogReader::set_stream_window`]; text traces a line at a time, by one
+//! pass shared by the streams of a [`LogReader::streams`] call, which keeps each thread's
+//! events read but not yet taken).
 //!
 //! ```
 //! use pplib::log::{EventKind, LogReader};
@@ -65,6 +67,7 @@ mod error;
 pub mod event;
 mod header;
 mod text;
+mod text_stream;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -75,10 +78,13 @@ pub use error::LogError;
 pub use event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
 pub use header::{Header, ProcessInfo};
 
-/// The largest text trace [`LogReader::open`] reads (bytes): a text trace is held in memory
-/// whole (with an index of its lines), so its size is capped; larger logs should be binary
-/// ([`binary::LogWriter`]), which are read a window at a time.
+/// The largest text trace [`LogReader::open`] reads (bytes). A text trace is read a line at
+/// a time (it is never held whole: at most [`MAX_TEXT_LINE`] bytes of it, and the events its
+/// streams' consumer has not taken yet), but parsing text costs about ten times what
+/// decoding the binary form does: larger logs should be binary ([`binary::LogWriter`]).
 pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+
+pub use text::MAX_LINE as MAX_TEXT_LINE;
 
 /// How much of a file [`LogReader::open`] looks at to tell a text trace from anything else
 /// before reading the rest.
@@ -106,8 +112,9 @@ impl LogReader {
     ///
     /// A binary log is indexed (its chunk headers and string table are read; event
     /// payloads are read later by the streams). A text trace (at most [`MAX_TEXT_BYTES`])
-    /// is read into memory and checked for its header and thread ids. A file that is
-    /// neither is rejected after its first 64 KiB, whatever its size.
+    /// is read once, a line at a time, for its header, thread ids and names (each set of
+    /// streams reads it once more and parses its events). A file that is neither is
+    /// rejected after its first 64 KiB, whatever its size.
     pub fn open(path: &Path) -> Result<LogReader, LogError> {
         let io = |source| LogError::Io {
             path: path.to_owned(),
@@ -132,7 +139,10 @@ impl LogReader {
         let more = read_up_to(&mut file, &mut head[n..]).map_err(io)?;
         head.truncate(n + more);
         if head.len() < SNIFF_BYTES {
-            return LogReader::from_parts(path, head);
+            if !reads_as_text(&head) {
+                return LogReader::from_parts(path, head);
+            }
+            return LogReader::open_text(path, head, file);
         }
         if !text::looks_like_text(&head) {
             // The same error the whole file would give, from its start (cut at a UTF-8
@@ -150,15 +160,25 @@ impl LogReader {
                 path: path.to_owned(),
                 pos: Position::Offset(MAX_TEXT_BYTES),
                 expected: format!(
-                    "a text trace of at most {} MiB (text traces are read whole into memory; record larger logs in the binary form)",
+                    "a text trace of at most {} MiB (record larger logs in the binary form)",
                     MAX_TEXT_BYTES >> 20
                 ),
                 found: format!("{len} bytes"),
             });
         }
-        let mut bytes = head;
-        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
-        LogReader::from_parts(path, bytes)
+        LogReader::open_text(path, head, file)
+    }
+
+    /// A text trace of which `head` has been read from `file`.
+    fn open_text(path: &Path, head: Vec<u8>, file: std::fs::File) -> Result<LogReader, LogError> {
+        let (header, names, log) = text::open_file(path, head, file)?;
+        Ok(LogReader {
+            path: path.to_owned(),
+            header,
+            names,
+            source: Source::Text(Arc::new(log)),
+            window: None,
+        })
     }
 
     /// Reads a log held in memory; `name` stands for the file name in error messages.
@@ -193,7 +213,7 @@ impl LogReader {
                 window: None,
             });
         }
-        if !text::looks_like_text(&bytes) && std::str::from_utf8(&bytes).is_err() {
+        if !reads_as_text(&bytes) {
             let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).into_owned();
             return Err(LogError::NotALog {
                 path: path.to_owned(),
@@ -201,7 +221,7 @@ impl LogReader {
                 found: format!("binary data {}", error::quote(&shown)),
             });
         }
-        let (header, names, log) = text::open(path, bytes)?;
+        let (header, names, log) = text::open_bytes(path, bytes)?;
         Ok(LogReader {
             path: path.to_owned(),
             header,
@@ -280,15 +300,21 @@ impl LogReader {
         if threads.is_empty() && self.truncated().is_some() {
             threads.push(ThreadId(0));
         }
+        let pump = match &self.source {
+            Source::Text(log) => Some(text_stream::SharedPump::new(log)),
+            Source::Binary(_) => None,
+        };
         threads
             .into_iter()
             .map(|thread| ThreadStream {
                 thread,
                 done: false,
                 inner: match &self.source {
-                    Source::Text(log) => {
-                        StreamInner::Text(text::TextStream::new(Arc::clone(log), thread))
-                    }
+                    Source::Text(log) => StreamInner::Text(text_stream::TextStream::new(
+                        Arc::clone(log),
+                        pump.clone().expect("a text trace has its pass"),
+                        thread,
+                    )),
                     Source::Binary(log) => StreamInner::Binary(binary::BinaryStream::new(
                         Arc::clone(log),
                         thread,
@@ -302,6 +328,17 @@ impl LogReader {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a whole log (`bytes`) is read as a text trace: not binary (nor a binary log cut
+/// inside its magic number), and either starting like a text trace or UTF-8 text (whose
+/// first line is then reported as not a log).
+fn reads_as_text(bytes: &[u8]) -> bool {
+    let cut_magic =
+        !bytes.is_empty() && bytes.len() < binary::MAGIC.len() && binary::MAGIC.starts_with(bytes);
+    !cut_magic
+        && !bytes.starts_with(&binary::MAGIC)
+        && (text::looks_like_text(bytes) || std::str::from_utf8(bytes).is_ok())
+}
 
 /// Reads into `buf` until it is full or the reader ends; returns the bytes read.
 fn read_up_to(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -330,7 +367,7 @@ pub struct ThreadStream {
 
 #[derive(Debug)]
 enum StreamInner {
-    Text(text::TextStream),
+    Text(text_stream::TextStream),
     Binary(binary::BinaryStream),
 }
 
@@ -371,29 +408,7 @@ impl ThreadStream {
         }
         let result = match &mut self.inner {
             StreamInner::Binary(s) => s.next_into(sink, limit),
-            StreamInner::Text(s) => {
-                let mut n = 0;
-                loop {
-                    if n >= limit {
-                        break Ok(n);
-                    }
-                    match s.next_event() {
-                        Some(Ok(e)) => {
-                            n += 1;
-                            let (code, arg) = EventCode::of(&e.kind);
-                            let values = match &e.kind {
-                                EventKind::Counters(values) => &values[..],
-                                _ => &[],
-                            };
-                            if !sink.event(CompactEvent::at(e.time, code, arg, e.pos), values) {
-                                break Ok(n);
-                            }
-                        }
-                        Some(Err(e)) => break Err(e),
-                        None => break Ok(n),
-                    }
-                }
-            }
+            StreamInner::Text(s) => s.next_into(sink, limit),
         };
         if matches!(result, Err(_) | Ok(0)) {
             self.done = true;

@@ -1,4 +1,4 @@
-//! The `.pptrace` text trace (docs/event-logs.md): parsing and per-thread streams.
+//! The `.pptrace` text trace (docs/event-logs.md): the line grammar and opening a trace.
 //!
 //! ```text
 //! pptrace 1                 # first non-comment line: format and version
@@ -6,67 +6,142 @@
 //! <t_ns> <thread> <event> [args...]
 //! ```
 //!
-//! `#` starts a comment anywhere on a line; fields are separated by whitespace. Opening a
-//! trace checks the header, finds every thread and interns fragment names, wait kinds and
-//! counter names (in order of first appearance). A line whose thread cannot be read is an
-//! error of [`crate::log::LogReader::open`]; any other bad line is reported by its thread's
-//! stream when the stream reaches it, so the events before it stay usable.
+//! `#` starts a comment anywhere on a line; fields are separated by whitespace. A trace is
+//! never held in memory whole: opening it reads it once, a line at a time, to check the
+//! header, find every thread and intern fragment names, wait kinds and counter names (in
+//! order of first appearance), without parsing the events; the streams of
+//! [`crate::log::LogReader::streams`] then read it once more, parsing each event line once
+//! (`text_stream.rs`). A line whose thread cannot be read is an error of
+//! [`crate::log::LogReader::open`]; any other bad line is reported by its thread's stream
+//! when the stream reaches it, so the events before it stay usable.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
+use std::io::{BufRead, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::counter_check::{counter_error, CounterRules, CounterTrack};
+use super::counter_check::CounterRules;
 use super::error::{quote, LogError};
-use super::event::{CounterId, Event, EventKind, NameId, Nanos, Position, ThreadId};
+use super::event::{CounterId, EventKind, NameId, Nanos, Position, ThreadId};
 use super::header::{Header, ProcessInfo};
+
+/// The longest line a text trace may have (bytes, its newline excluded): what reading a
+/// line holds at most.
+pub const MAX_LINE: usize = 16 << 20;
 
 /// The shared, read-only state of an opened text trace.
 #[derive(Debug)]
 pub(crate) struct TextLog {
-    path: PathBuf,
-    text: Arc<str>,
-    names: HashMap<String, NameId>,
-    counters: HashMap<String, CounterId>,
-    /// Every event line, in file order, linked per thread (see [`EventLine::next`]): a
-    /// thread's stream visits its own lines only, so reading all streams costs one pass
-    /// over the file whatever the number of threads.
-    lines: Vec<EventLine>,
-    /// Per thread: the index in `lines` of its first event line.
-    first: BTreeMap<ThreadId, usize>,
-    counter_rules: Arc<CounterRules>,
+    pub(super) path: PathBuf,
+    /// Where the text is read from again by each set of streams.
+    pub(super) origin: Origin,
+    pub(super) names: HashMap<String, NameId>,
+    pub(super) counters: HashMap<String, CounterId>,
+    /// The threads with at least one event line, in id order; a thread's index here is
+    /// its slot.
+    pub(super) threads: Vec<ThreadId>,
+    pub(super) slots: Slots,
+    pub(super) counter_rules: Arc<CounterRules>,
 }
 
-/// Where an event line is, and the next line of the same thread.
-#[derive(Debug, Clone, Copy)]
-struct EventLine {
-    /// Byte offset of the line's start.
-    offset: usize,
-    /// 1-based line number.
-    line: u64,
-    /// Index in [`TextLog::lines`] of the thread's next event line ([`EventLine::LAST`]:
-    /// none).
-    next: usize,
+/// Where a text trace's bytes come from.
+#[derive(Debug, Clone)]
+pub(crate) enum Origin {
+    /// A file, opened again for every set of streams.
+    File,
+    /// Bytes held by the caller ([`crate::log::LogReader::from_bytes`]).
+    Bytes(Arc<Vec<u8>>),
 }
 
-impl EventLine {
-    const LAST: usize = usize::MAX;
+/// Bytes shared by a reader and the streams (for [`Cursor`]).
+struct Shared(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
 }
 
-/// Lines of `text` from byte `offset` on: (line start offset, line text without newline).
-fn lines_from(text: &str, offset: usize) -> impl Iterator<Item = (usize, &str)> {
-    let rest = &text[offset..];
-    rest.split_inclusive('\n').scan(offset, |at, line| {
-        let start = *at;
-        *at += line.len();
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        Some((start, line))
-    })
+/// A reader of the trace's text from its start.
+pub(super) type TextRead = Box<dyn BufRead + Send>;
+
+impl Origin {
+    /// The trace's text from its start.
+    pub(super) fn reopen(&self, path: &Path) -> std::io::Result<TextRead> {
+        Ok(match self {
+            Origin::File => Box::new(std::io::BufReader::with_capacity(
+                64 << 10,
+                std::fs::File::open(path)?,
+            )),
+            Origin::Bytes(bytes) => Box::new(Cursor::new(Shared(Arc::clone(bytes)))),
+        })
+    }
+}
+
+/// The lines of a trace, one at a time, numbered from 1, without their line end (`\n`, or
+/// `\r\n`); at most [`MAX_LINE`] bytes each are held.
+pub(super) struct Lines {
+    read: TextRead,
+    /// The current line's bytes.
+    pub(super) buf: Vec<u8>,
+    /// The current line's number (0 before the first).
+    pub(super) line: u64,
+}
+
+impl Lines {
+    pub(super) fn new(read: TextRead) -> Lines {
+        Lines {
+            read,
+            buf: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// Reads the next line into [`Lines::buf`]; `Ok(false)` at the end of the text.
+    pub(super) fn advance(&mut self, path: &Path) -> Result<bool, LogError> {
+        self.buf.clear();
+        let limit = MAX_LINE as u64 + 2;
+        let n = (&mut self.read)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|source| LogError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        if self.buf.len() > MAX_LINE {
+            return Err(syntax(
+                path,
+                Position::Line(self.line),
+                &format!("a line of at most {} MiB", MAX_LINE >> 20),
+                "a longer line",
+            ));
+        }
+        Ok(true)
+    }
+
+    /// The error for a current line that is not UTF-8.
+    pub(super) fn not_utf8(&self, path: &Path) -> LogError {
+        syntax(
+            path,
+            Position::Line(self.line),
+            "UTF-8 text",
+            "a byte sequence that is not UTF-8",
+        )
+    }
 }
 
 /// The whitespace-separated fields of a line, comment removed.
-fn fields(line: &str) -> impl Iterator<Item = &str> {
+pub(super) fn fields(line: &str) -> impl Iterator<Item = &str> {
     let content = match line.find('#') {
         Some(i) => &line[..i],
         None => line,
@@ -75,7 +150,7 @@ fn fields(line: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Where names and counter names get their ids while parsing.
-trait Names {
+pub(super) trait Names {
     fn name(&mut self, text: &str) -> Option<NameId>;
     fn counter(&mut self, text: &str) -> Option<CounterId>;
 }
@@ -110,7 +185,7 @@ impl Names for Interner {
 }
 
 /// Looks up while streaming (everything was interned at open).
-struct Lookup<'a>(&'a TextLog);
+pub(super) struct Lookup<'a>(pub(super) &'a TextLog);
 
 impl Names for Lookup<'_> {
     fn name(&mut self, text: &str) -> Option<NameId> {
@@ -122,7 +197,7 @@ impl Names for Lookup<'_> {
 }
 
 /// A syntax error about `pos`.
-fn syntax(path: &Path, pos: Position, expected: &str, found: &str) -> LogError {
+pub(super) fn syntax(path: &Path, pos: Position, expected: &str, found: &str) -> LogError {
     LogError::Syntax {
         path: path.to_owned(),
         pos,
@@ -132,7 +207,7 @@ fn syntax(path: &Path, pos: Position, expected: &str, found: &str) -> LogError {
 }
 
 /// Parses the fields of one event line after its thread field.
-fn parse_event<'a>(
+pub(super) fn parse_event<'a>(
     path: &Path,
     pos: Position,
     time: &str,
@@ -254,6 +329,33 @@ fn parse_event<'a>(
     Ok((Nanos(time), kind))
 }
 
+/// Interns the names an event line uses, as [`parse_event`] would (the same names, in
+/// the same order, also on a bad line), without parsing the event.
+fn intern_line<'a>(time: &str, mut rest: impl Iterator<Item = &'a str>, names: &mut Interner) {
+    if time.parse::<u64>().is_err() {
+        return;
+    }
+    match rest.next() {
+        Some("frag_begin" | "frag_end" | "wait_begin") => {
+            if let Some(name) = rest.next() {
+                names.name(name);
+            }
+        }
+        Some("counters") => {
+            for field in rest {
+                let Some((name, value)) = field.split_once('=') else {
+                    return;
+                };
+                if value.parse::<u64>().is_err() || name.is_empty() || names.counter(name).is_none()
+                {
+                    return;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// True if `text` starts like a text trace (first non-comment line begins with `pptrace`).
 pub(crate) fn looks_like_text(bytes: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(&bytes[..bytes.len().min(4096)])
@@ -261,7 +363,7 @@ pub(crate) fn looks_like_text(bytes: &[u8]) -> bool {
     else {
         return false;
     };
-    for (_, line) in lines_from(text, 0) {
+    for line in text.split('\n') {
         if let Some(first) = fields(line).next() {
             return first == "pptrace";
         }
@@ -269,42 +371,104 @@ pub(crate) fn looks_like_text(bytes: &[u8]) -> bool {
     false
 }
 
-/// Opens a text trace: checks the header, finds threads, interns names.
-pub(crate) fn open(
-    path: &Path,
-    bytes: Vec<u8>,
-) -> Result<(Header, Vec<String>, TextLog), LogError> {
-    let text: Arc<str> = match String::from_utf8(bytes) {
-        Ok(text) => Arc::from(text),
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() as u64 + 1;
-            return Err(syntax(
-                path,
-                Position::Line(line),
-                "UTF-8 text",
-                "a byte sequence that is not UTF-8",
-            ));
+/// The thread ids of a trace, collected line by line: a bit per id for small ids (the
+/// usual case: looking one up costs no search), a set for the others.
+#[derive(Default)]
+struct ThreadSet {
+    bits: Vec<u64>,
+    others: BTreeSet<ThreadId>,
+}
+
+impl ThreadSet {
+    /// Ids below this have a bit (at most 2 MiB of bits).
+    const DENSE: u32 = 1 << 24;
+
+    fn insert(&mut self, t: ThreadId) {
+        if t.0 >= ThreadSet::DENSE {
+            self.others.insert(t);
+            return;
         }
-    };
-    let mut interner = Interner {
-        names: HashMap::new(),
-        name_list: Vec::new(),
-        counters: HashMap::new(),
-        counter_list: Vec::new(),
-    };
-    let mut seen_magic = false;
-    let mut processors: Option<u32> = None;
-    let mut in_events = false;
-    let mut lines: Vec<EventLine> = Vec::new();
-    // Per thread: its first and (so far) last event line.
-    let mut ends: BTreeMap<ThreadId, (usize, usize)> = BTreeMap::new();
-    for (index, (offset, line)) in lines_from(&text, 0).enumerate() {
-        let line_no = index as u64 + 1;
+        let (word, bit) = ((t.0 / 64) as usize, t.0 % 64);
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        self.bits[word] |= 1 << bit;
+    }
+
+    /// The ids, in increasing order.
+    fn into_sorted(self) -> Vec<ThreadId> {
+        let mut out = Vec::new();
+        for (w, &word) in self.bits.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                let bit = rest.trailing_zeros();
+                out.push(ThreadId(w as u32 * 64 + bit));
+                rest &= rest - 1;
+            }
+        }
+        out.extend(self.others);
+        out
+    }
+}
+
+/// Thread id to slot (its index among the trace's threads, in id order): a table for the
+/// ids below a bound proportional to the number of threads, a map for the others.
+#[derive(Debug)]
+pub(super) struct Slots {
+    dense: Vec<u32>,
+    sparse: HashMap<ThreadId, usize>,
+}
+
+impl Slots {
+    /// The slots of `threads` (in increasing order).
+    fn new(threads: &[ThreadId]) -> Slots {
+        let bound = threads.len().saturating_mul(4).saturating_add(1 << 16);
+        let max = threads.last().map_or(0, |t| t.0 as usize + 1);
+        let mut dense = vec![u32::MAX; max.min(bound)];
+        let mut sparse = HashMap::new();
+        for (slot, t) in threads.iter().enumerate() {
+            match dense.get_mut(t.0 as usize) {
+                Some(d) => *d = slot as u32,
+                None => {
+                    sparse.insert(*t, slot);
+                }
+            }
+        }
+        Slots { dense, sparse }
+    }
+
+    /// The slot of thread `t`, if the trace has it.
+    #[inline]
+    pub(super) fn get(&self, t: ThreadId) -> Option<usize> {
+        match self.dense.get(t.0 as usize) {
+            Some(&u32::MAX) => None,
+            Some(&slot) => Some(slot as usize),
+            None => self.sparse.get(&t).copied(),
+        }
+    }
+}
+
+/// What opening a trace has found so far (see [`open`]).
+struct Index<'a> {
+    path: &'a Path,
+    interner: Interner,
+    seen_magic: bool,
+    processors: Option<u32>,
+    in_events: bool,
+    threads: ThreadSet,
+}
+
+impl Index<'_> {
+    /// Takes one line: a header line, or an event line whose thread it notes and whose
+    /// names it interns.
+    fn line(&mut self, line_no: u64, line: &str) -> Result<(), LogError> {
+        let path = self.path;
         let pos = Position::Line(line_no);
         let mut f = fields(line);
-        let Some(head) = f.next() else { continue };
-        if !seen_magic {
+        let Some(head) = f.next() else {
+            return Ok(());
+        };
+        if !self.seen_magic {
             if head != "pptrace" {
                 return Err(LogError::NotALog {
                     path: path.to_owned(),
@@ -335,11 +499,11 @@ pub(crate) fn open(
                     &quote(extra),
                 ));
             }
-            seen_magic = true;
-            continue;
+            self.seen_magic = true;
+            return Ok(());
         }
-        if head == "processors" && !in_events {
-            if processors.is_some() {
+        if head == "processors" && !self.in_events {
+            if self.processors.is_some() {
                 return Err(syntax(path, pos, "one `processors` line", "a second one"));
             }
             let value = f.next().unwrap_or("end of line");
@@ -356,18 +520,18 @@ pub(crate) fn open(
                     &quote(extra),
                 ));
             }
-            processors = Some(p);
-            continue;
+            self.processors = Some(p);
+            return Ok(());
         }
         if !head.starts_with(|c: char| c.is_ascii_digit()) {
-            let expected = if in_events {
+            let expected = if self.in_events {
                 "`<t_ns> <thread> <event>`"
             } else {
                 "`processors P` or `<t_ns> <thread> <event>`"
             };
             return Err(syntax(path, pos, expected, &quote(head)));
         }
-        if processors.is_none() {
+        if self.processors.is_none() {
             return Err(syntax(
                 path,
                 pos,
@@ -375,56 +539,94 @@ pub(crate) fn open(
                 &quote(line.trim()),
             ));
         }
-        in_events = true;
-        let thread_text = f.next().unwrap_or("end of line");
-        let thread = thread_text.parse::<u32>().map(ThreadId).map_err(|_| {
-            syntax(
-                path,
-                pos,
-                "a thread id (unsigned integer) after the time",
-                &quote(thread_text),
-            )
-        })?;
-        let at = lines.len();
-        lines.push(EventLine {
-            offset,
-            line: line_no,
-            next: EventLine::LAST,
-        });
-        match ends.get_mut(&thread) {
-            Some((_, last)) => {
-                lines[*last].next = at;
-                *last = at;
-            }
-            None => {
-                ends.insert(thread, (at, at));
+        self.in_events = true;
+        let thread = read_thread(path, pos, f.next())?;
+        self.threads.insert(thread);
+        // Names only; the event itself is parsed (and its errors reported) by the
+        // thread's stream.
+        intern_line(head, f, &mut self.interner);
+        Ok(())
+    }
+}
+
+/// The thread field of an event line.
+pub(super) fn read_thread(
+    path: &Path,
+    pos: Position,
+    field: Option<&str>,
+) -> Result<ThreadId, LogError> {
+    let text = field.unwrap_or("end of line");
+    text.parse::<u32>().map(ThreadId).map_err(|_| {
+        syntax(
+            path,
+            pos,
+            "a thread id (unsigned integer) after the time",
+            &quote(text),
+        )
+    })
+}
+
+/// Opens a text trace whose text is `read` (from its start; `origin` gives it again to the
+/// streams): checks the header, finds threads, interns names, a line at a time.
+pub(crate) fn open(
+    path: &Path,
+    read: TextRead,
+    origin: Origin,
+) -> Result<(Header, Vec<String>, TextLog), LogError> {
+    let mut index = Index {
+        path,
+        interner: Interner {
+            names: HashMap::new(),
+            name_list: Vec::new(),
+            counters: HashMap::new(),
+            counter_list: Vec::new(),
+        },
+        seen_magic: false,
+        processors: None,
+        in_events: false,
+        threads: ThreadSet::default(),
+    };
+    let mut lines = Lines::new(read);
+    // The first error; a text that is not UTF-8 is reported as such (at its first bad
+    // line) before any other error, as if the whole text were checked first.
+    let mut failed: Option<LogError> = None;
+    while lines.advance(path)? {
+        let Ok(line) = std::str::from_utf8(&lines.buf) else {
+            return Err(lines.not_utf8(path));
+        };
+        if failed.is_none() {
+            if let Err(e) = index.line(lines.line, line) {
+                failed = Some(e);
             }
         }
-        // Intern names; errors are reported by the thread's stream.
-        let _ = parse_event(path, pos, head, f, &mut interner);
     }
-    if !seen_magic {
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if !index.seen_magic {
         return Err(LogError::NotALog {
             path: path.to_owned(),
             pos: Position::Line(1),
             found: "an empty file".to_owned(),
         });
     }
+    let interner = index.interner;
     let header = Header {
         version: 1,
-        processors: processors.unwrap_or(1),
+        processors: index.processors.unwrap_or(1),
         clock: "unspecified".to_owned(),
         counters: interner.counter_list,
         process: ProcessInfo::default(),
     };
+    let threads: Vec<ThreadId> = index.threads.into_sorted();
     let log = TextLog {
         path: path.to_owned(),
-        text,
+        origin,
         names: interner.names,
         counters: interner.counters,
         counter_rules: CounterRules::new(&header.counters),
-        lines,
-        first: ends.into_iter().map(|(t, (first, _))| (t, first)).collect(),
+        slots: Slots::new(&threads),
+        threads,
     };
     Ok((header, interner.name_list, log))
 }
@@ -432,83 +634,27 @@ pub(crate) fn open(
 impl TextLog {
     /// The threads with at least one event line, in id order.
     pub(crate) fn threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
-        self.first.keys().copied()
+        self.threads.iter().copied()
     }
 }
 
-/// The events of one thread of a text trace.
-#[derive(Debug)]
-pub(crate) struct TextStream {
-    log: Arc<TextLog>,
-    thread: ThreadId,
-    /// Index in [`TextLog::lines`] of the thread's next event line.
-    next: usize,
-    last: Option<Nanos>,
-    counters: CounterTrack,
+/// [`open`] for bytes held in memory.
+pub(crate) fn open_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+) -> Result<(Header, Vec<String>, TextLog), LogError> {
+    let bytes = Arc::new(bytes);
+    let read: TextRead = Box::new(Cursor::new(Shared(Arc::clone(&bytes))));
+    open(path, read, Origin::Bytes(bytes))
 }
 
-impl TextStream {
-    pub(crate) fn new(log: Arc<TextLog>, thread: ThreadId) -> TextStream {
-        let next = log.first.get(&thread).copied().unwrap_or(EventLine::LAST);
-        TextStream {
-            counters: CounterTrack::new(Arc::clone(&log.counter_rules)),
-            log,
-            thread,
-            next,
-            last: None,
-        }
-    }
-
-    /// The next event of the thread; `None` at the end of the file.
-    pub(crate) fn next_event(&mut self) -> Option<Result<Event, LogError>> {
-        let log = Arc::clone(&self.log);
-        let text: &str = &log.text;
-        while let Some(at) = log.lines.get(self.next) {
-            self.next = at.next;
-            let line_no = at.line;
-            let rest = &text[at.offset..];
-            let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            let mut f = fields(line);
-            let Some(time) = f.next() else { continue };
-            // The thread field was read when the trace was opened.
-            let _ = f.next();
-            let pos = Position::Line(line_no);
-            let result = parse_event(&log.path, pos, time, f, &mut Lookup(&log));
-            let (time, kind) = match result {
-                Ok(ok) => ok,
-                Err(e) => return Some(Err(e)),
-            };
-            if let Some(previous) = self.last {
-                if time < previous {
-                    return Some(Err(LogError::TimeBackwards {
-                        path: log.path.clone(),
-                        pos,
-                        thread: self.thread,
-                        time,
-                        previous,
-                    }));
-                }
-            }
-            if let EventKind::Counters(values) = &kind {
-                if let Err(detail) = self.counters.sample(values, time.0) {
-                    return Some(Err(counter_error(
-                        &log.path,
-                        pos,
-                        self.thread,
-                        time,
-                        detail,
-                    )));
-                }
-            }
-            self.last = Some(time);
-            return Some(Ok(Event {
-                time,
-                thread: self.thread,
-                kind,
-                pos,
-            }));
-        }
-        None
-    }
+/// [`open`] for a file of which `head` (its first bytes) has been read from `file`.
+pub(crate) fn open_file(
+    path: &Path,
+    head: Vec<u8>,
+    file: std::fs::File,
+) -> Result<(Header, Vec<String>, TextLog), LogError> {
+    let rest = std::io::BufReader::with_capacity(64 << 10, file);
+    let read: TextRead = Box::new(Cursor::new(head).chain(rest));
+    open(path, read, Origin::File)
 }
