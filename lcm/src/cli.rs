@@ -2,6 +2,38 @@
 //! translation into a library call live in a module of their own.
 use clap::{Parser, Subcommand};
 
+/// `print!` to standard output through [`write_out`].
+macro_rules! out {
+    ($($t:tt)*) => { $crate::cli::write_out(format_args!($($t)*)) };
+}
+
+/// `println!` through [`write_out`].
+macro_rules! outln {
+    () => { $crate::cli::write_out(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::cli::write_out(format_args!("{}\n", format_args!($($t)*))) };
+}
+
+/// Writes to standard output. When its reader has gone away (`lcm ... | head`) the command
+/// ends quietly with exit 0, as if it had finished; any other write error ends it with exit 1
+/// and a message.
+pub(crate) fn write_out(args: std::fmt::Arguments) {
+    use std::io::Write;
+    match std::io::stdout().lock().write_fmt(args) {
+        Ok(()) => {}
+        Err(e) => closed_or_failed(&e),
+    }
+}
+
+/// Ends the process after a failed write to standard output: exit 0 for a closed pipe,
+/// else exit 1 with the error.
+pub(crate) fn closed_or_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("lcm: standard output: {e}");
+    std::process::exit(1);
+}
+
 mod compare_times;
 mod pamela_cmd;
 mod predict_cmd;

@@ -218,10 +218,10 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
                 .iter()
                 .all(|s| s.split('=').next().map(str::trim) != Some(p.as_str()))
             {
-                println!("numeric parameter {p}");
+                outln!("numeric parameter {p}");
             }
         }
-        println!(
+        outln!(
             "process {} = {nf}",
             program.main_name().map_err(|e| input(&a.file, e))?
         );
@@ -248,24 +248,24 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
             "t_main": model.t_main().to_string(),
             "value": value.map(|v| v.0),
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&out).expect("a JSON value serializes")
         );
         return Ok(());
     }
-    println!("model: {}", a.file.display());
+    outln!("model: {}", a.file.display());
     match &value {
         Some((t, phi, omega)) => {
-            println!("phi = {}", fmt_num(*phi));
-            println!("omega = {}", fmt_num(*omega));
-            println!("T_main = {}", fmt_num(*t));
+            outln!("phi = {}", fmt_num(*phi));
+            outln!("omega = {}", fmt_num(*omega));
+            outln!("T_main = {}", fmt_num(*t));
         }
         None => {
-            println!("parameters: {}", unset.join(", "));
-            println!("phi = {}", model.phi());
-            println!("omega = {}", model.omega());
-            println!("T_main = {}", model.t_main());
+            outln!("parameters: {}", unset.join(", "));
+            outln!("phi = {}", model.phi());
+            outln!("omega = {}", model.omega());
+            outln!("T_main = {}", model.t_main());
         }
     }
     Ok(())
@@ -278,7 +278,7 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
     columns.extend(["phi".to_string(), "omega".to_string(), "t_main".to_string()]);
     if a.json {
         let out = json!({ "file": a.file.display().to_string(), "columns": columns, "rows": rows });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string(&out).expect("a JSON value serializes")
         );
@@ -389,9 +389,9 @@ fn print_table(columns: &[String], rows: &[Vec<f64>]) {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    println!("{}", line(columns));
+    outln!("{}", line(columns));
     for r in &cells {
-        println!("{}", line(r));
+        outln!("{}", line(r));
     }
 }
 
@@ -446,15 +446,15 @@ fn simulate_inner(a: &SimulateArgs) -> Result<(), Fail> {
             "events": r.events,
             "samples": r.samples,
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&out).expect("a JSON value serializes")
         );
         return Ok(());
     }
-    println!("model: {}", a.file.display());
-    println!("events: {}", r.events);
-    println!(
+    outln!("model: {}", a.file.display());
+    outln!("events: {}", r.events);
+    outln!(
         "simulated: T={} sd={} runs={} T_lower={} ratio={}",
         fmt_sig(r.mean),
         fmt_sig(r.sd),

@@ -249,6 +249,11 @@ pub struct CalibrateArgs {
 }
 
 fn fail(e: PredictError) -> i32 {
+    if let PredictError::Io { path, source } = &e {
+        if path == "standard output" {
+            super::closed_or_failed(source);
+        }
+    }
     eprintln!("lcm: {}", super::pamela_cmd::shorten(&e.to_string()));
     match e {
         PredictError::Usage(_) => 2,
@@ -297,7 +302,7 @@ pub fn run_predict(a: PredictArgs) -> i32 {
     let run = || -> Result<(), PredictError> {
         if a.pamela {
             let m = lcm::predict::program::compose_file(&a.file, &a.opts.options())?;
-            print!("{}", m.text);
+            out!("{}", m.text);
             return Ok(());
         }
         let prog = load(&a.file, &a.opts.options())?;
@@ -328,7 +333,7 @@ pub fn run_predict(a: PredictArgs) -> i32 {
                     source: e,
                 });
             }
-            print!("{}", report::table_of(&prog.file, &points, &ts, &grid));
+            out!("{}", report::table_of(&prog.file, &points, &ts, &grid));
             return Ok(());
         }
         let mut preds = Vec::new();
@@ -344,9 +349,9 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             eprintln!("{}: {line}", prog.file);
         }
         if a.json {
-            println!("{}", report::predictions_json(&preds, &grid));
+            outln!("{}", report::predictions_json(&preds, &grid));
         } else {
-            print!("{}", report::single(&prog, &preds[0]));
+            out!("{}", report::single(&prog, &preds[0]));
         }
         Ok(())
     };
@@ -405,19 +410,19 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let cmp = Comparison::new(&grid.varying(), points, ta, tb, us);
         if a.json {
             let text = report::compare_json(&pa.file, &pb.file, &cmp, (u, from), (&wa, &wb));
-            println!(
+            outln!(
                 "{}",
                 with_residuals_json(&text, &residuals, &per_point, from)
             );
         } else {
-            print!("{}", report::compare_table(&pa.file, &pb.file, &grid, &cmp));
-            print!("{}", residuals_table(&residuals, &per_point, floor));
+            out!("{}", report::compare_table(&pa.file, &pb.file, &grid, &cmp));
+            out!("{}", residuals_table(&residuals, &per_point, floor));
         }
         if let Some(out) = &a.plot {
             let x = a.x.clone().unwrap_or_else(|| grid.default_x());
             report::compare_plot(out, &pa.file, &pb.file, &grid, &cmp, &x)?;
             if !a.json {
-                println!("plot: {}", out.display());
+                outln!("plot: {}", out.display());
             }
         }
         Ok(())
@@ -475,13 +480,13 @@ pub fn run_tree(a: TreeArgs) -> i32 {
             eprintln!("{w}");
         }
         if a.json {
-            println!("{}", report::tree_json(&root));
+            outln!("{}", report::tree_json(&root));
         } else {
-            print!("{}", lcm::predict::tree::render(&root, &name));
+            out!("{}", lcm::predict::tree::render(&root, &name));
         }
         if a.pamela {
             let prog = Program::from_source(&name, &text, &opts)?;
-            print!("\n{}", prog.model.text);
+            out!("\n{}", prog.model.text);
         }
         Ok(())
     };
@@ -522,7 +527,7 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
                 )
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "latency_s": c.machine.latency_s,
@@ -550,9 +555,9 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
                 ),
                 None => String::new(),
             };
-            println!("{k} = {v:.4e}{how}");
+            outln!("{k} = {v:.4e}{how}");
         }
-        println!("machine file: {}", a.output.display());
+        outln!("machine file: {}", a.output.display());
     }
     0
 }
