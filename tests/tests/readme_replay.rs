@@ -21,8 +21,11 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/readme_replay")
 }
 
-/// The `lca` and `lcm` binaries of this build's profile, built if needed (cargo runs
-/// integration tests after their build, so a nested build of two binaries is safe).
+/// The `lca` and `lcm` binaries of this build's profile. `cargo test --workspace` builds
+/// them with this test (they are the binaries of workspace members with integration
+/// tests); when one is missing (`cargo test -p tests` alone) it is built here, once. A
+/// build of its own every time would resolve the libraries' features differently from the
+/// test's build and have the two rebuild each other.
 fn tools() -> (PathBuf, PathBuf) {
     let exe = std::env::current_exe().expect("the test's path");
     // target/PROFILE/deps/readme_replay-HASH
@@ -31,6 +34,10 @@ fn tools() -> (PathBuf, PathBuf) {
         .and_then(Path::parent)
         .expect("a profile directory")
         .to_path_buf();
+    let (lca, lcm) = (profile_dir.join("lca"), profile_dir.join("lcm"));
+    if lca.is_file() && lcm.is_file() {
+        return (lca, lcm);
+    }
     let target = profile_dir.parent().expect("a target directory");
     let mut build = Command::new(env!("CARGO"));
     build
@@ -43,7 +50,7 @@ fn tools() -> (PathBuf, PathBuf) {
     }
     let status = build.status().expect("run cargo build");
     assert!(status.success(), "building lca and lcm failed");
-    (profile_dir.join("lca"), profile_dir.join("lcm"))
+    (lca, lcm)
 }
 
 /// Runs `exe ARGS` in `dir`; its stdout (the test fails with stderr on a failure).
@@ -188,7 +195,7 @@ fn the_readme_commands_reproduce_the_study_predictions() {
                 let diff = (cli_s - study_s).abs() / study_s;
                 assert!(
                     diff <= 0.01,
-                    "{what} at n={n} p={}: the study predicted {study_s:e} s, the README's commands {cli_s:e} s ({:.2} % apart)",
+                    "{what} at n={n} p={}: the study predicted {study_s:e} s, the README's commands {cli_s:e} s ({:.2} % apart; are the lca and lcm binaries of this build current? cargo build --release -p lca -p lcm)",
                     x.p,
                     100.0 * diff
                 );
