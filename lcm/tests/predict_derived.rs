@@ -379,9 +379,9 @@ fn a_reference_with_p_k_takes_the_measured_model_at_k_processors() {
     assert!(close(t, 1.2e-5), "{t}");
     // A suffix that is not `_p` and a whole number is not a category.
     let bad = "fn main() {\n    // lcm: fragment fill\n    // lcm: like fill\n    // lcm: ml = fill.ml_px\n    work();\n}\n";
-    let e = program(bad, "main", MEASURED)
-        .err()
-        .expect("an error")
-        .to_string();
+    let Err(e) = program(bad, "main", MEASURED) else {
+        panic!("`fill.ml_px` accepted");
+    };
+    let e = e.to_string();
     assert!(e.contains("_pK"), "{e}");
 }

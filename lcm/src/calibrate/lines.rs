@@ -86,7 +86,9 @@ pub fn line_bounce_once<C: Clock + ?Sized>(clock: &C, updates: u64) -> f64 {
         let mine = side(17);
         (mine, other.join().unwrap_or((f64::NAN, f64::NAN)))
     });
-    if !(overlap(a, b) >= MIN_OVERLAP) {
+    // NaN times (a thread that panicked) overlap nothing.
+    let both = overlap(a, b);
+    if both.is_nan() || both < MIN_OVERLAP {
         return f64::NAN;
     }
     let together = ((a.1 - a.0) + (b.1 - b.0)) / (2 * updates) as f64;
