@@ -365,3 +365,23 @@ fn cli_resolves_rules_with_set_variables() {
         "{err}"
     );
 }
+
+#[test]
+fn a_reference_with_p_k_takes_the_measured_model_at_k_processors() {
+    // fill.ml = 2e-9*n*(p - 1): at 2 processors 2e-9*n, whatever the fragment's own p.
+    let src = "fn main() {\n    // lcm: fragment fill\n    // lcm: like fill\n    // lcm: contention = fill.ml_p2 / fill.pc\n    work();\n}\n";
+    let prog = program(src, "main", MEASURED).unwrap();
+    // p = 1: pc = 1e-8*n, ml = 0 + (2e-9*n / 1e-8*n) * pc = 0.2 * pc: n = 1000 gives 1.2e-5.
+    let t = prog
+        .predict(&at(&[("p", 1.0), ("n", 1000.0)]))
+        .unwrap()
+        .seconds;
+    assert!(close(t, 1.2e-5), "{t}");
+    // A suffix that is not `_p` and a whole number is not a category.
+    let bad = "fn main() {\n    // lcm: fragment fill\n    // lcm: like fill\n    // lcm: ml = fill.ml_px\n    work();\n}\n";
+    let Err(e) = program(bad, "main", MEASURED) else {
+        panic!("`fill.ml_px` accepted");
+    };
+    let e = e.to_string();
+    assert!(e.contains("_pK"), "{e}");
+}

@@ -28,9 +28,7 @@
 //! `tp.rs`'s rules derive its fragments' models.
 
 pub mod dp;
-pub mod handoff;
 pub mod tp;
-pub mod transfer;
 
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
@@ -118,38 +116,6 @@ pub fn transpose_block(a: &[Complex64], block: &mut [Complex64], first_row: usiz
             block[j * n + c] = *v;
         }
     }
-}
-
-/// Runs the 2D FFT's kernels serially and without instrumentation (`init`, `cols`,
-/// `transpose`, `rows` of one n×n matrix per iteration) on the calling thread until `stop`
-/// is set. The study runs it beside a measured run to see how the fragments slow down when
-/// another instance of the program shares the machine (caches, memory bandwidth, clock), as
-/// the two tasks of the task-parallel version do. Returns the iterations done.
-pub fn co_run(n: usize, stop: &std::sync::atomic::AtomicBool) -> usize {
-    let n = n.max(1);
-    let plan = Plan::new(n);
-    let g = block_cols(n);
-    let mut a = zeros(n);
-    let mut b = zeros(n);
-    let mut k = 0;
-    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        // The same work items as the data-parallel version's loops, in order.
-        for (j, block) in a.chunks_mut(g * n).enumerate() {
-            init_block(block, j * g, n, k);
-        }
-        for block in a.chunks_mut(g * n) {
-            plan.process(block);
-        }
-        for (j, block) in b.chunks_mut(g * n).enumerate() {
-            transpose_block(&a, block, j * g, n);
-        }
-        for block in b.chunks_mut(g * n) {
-            plan.process(block);
-        }
-        k += 1;
-    }
-    std::hint::black_box(&b);
-    k
 }
 
 /// A zero n×n matrix.

@@ -8,17 +8,18 @@
 //! call that names it, with its `// lcm:` lines (models, inputs, outputs) directly above.
 //!
 //! `transpose` reads the matrix `a` that `cols` wrote on task A's processor (`// lcm: input
-//! a`): the study prices that move with a microbenchmark of these kernels at every size
-//! ([`super::transfer`]), since what it costs depends on which cache holds the matrix.
+//! a`, `bytes = 16*n^2`): lcm prices that move from the machine file (what reading that
+//! many bytes written on another processor adds over reading them where they were written,
+//! `transfer_s_B − local_read_s_B`; docs/machine.md).
 //!
 //! Each fragment derives from the data-parallel version's measured models (`lcm predict
-//! --models`; docs/models.md, "Derived models"). Variables the study measures before this
-//! version runs: `corun_FRAGMENT` (how much the fragment's pure computation slows when it
-//! shares the machine with the other task, from the measured version run beside a
-//! co-runner), `handoff_s` (seconds per item the pipeline loses to each stage's hand-off,
-//! [`super::handoff`]) and `transfer_s` (seconds `transpose` pays to read a matrix written
-//! on the other stage's processor, [`super::transfer`]). `alloc` runs before the tasks
-//! start: it keeps its measured models.
+//! --models`; docs/models.md, "Derived models") and the machine file's keys (`lcm predict
+//! --machine`), nothing else: the two tasks run at once, so each fragment's work slows by
+//! what the measured version lost when two threads ran it at once (`X.ml_p2 / X.pc`), at
+//! most the machine's memory slowdown for two threads (`mem_slowdown_k2`); every item is
+//! handed to a stage that sleeps while it waits, and the stage that hands it over pays
+//! the wake-up (`handoff_notify_s`, on each stage's first fragment). `alloc` runs before
+//! the tasks start: it keeps its measured models.
 
 use super::{block_cols, init_block, transpose_block, zeros, MatrixPool, Plan};
 use crossbeam_channel::{bounded, Receiver, Sender};
@@ -63,10 +64,11 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
     for k in 0..iters {
         let mut a = free.take();
 
-        // First fragment of stage A: it pays the hand-off (per execution on its p).
+        // First fragment of stage A: it wakes stage B for each matrix (per execution on
+        // its p).
         // lcm: like init
-        // lcm: sl = init.sl + handoff_s * p
-        // lcm: contention = corun_init
+        // lcm: sl = init.sl + handoff_notify_s * p
+        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, init.ml_p2 / init.pc))
         // lcm: output a
         pplib::frag_scope("init", || {
             a.par_chunks_mut(g * n)
@@ -75,7 +77,7 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
         });
 
         // lcm: like cols
-        // lcm: contention = corun_cols
+        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, cols.ml_p2 / cols.pc))
         // lcm: input a
         // lcm: output a
         pplib::frag_scope("cols", || {
@@ -106,13 +108,13 @@ fn task_b(
         let a = rx.recv().expect("task A sends every matrix");
         drop(receiving);
 
-        // First fragment of stage B: the hand-off, and the move of the matrix from the
-        // other stage's processor.
+        // First fragment of stage B: it gives the matrix back to a sleeping stage A, and
+        // reads the matrix from the other stage's processor.
         // lcm: like transpose
-        // lcm: sl = transpose.sl + handoff_s * p
-        // lcm: ml = transpose.ml + transfer_s * p
-        // lcm: contention = corun_transpose
+        // lcm: sl = transpose.sl + handoff_notify_s * p
+        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, transpose.ml_p2 / transpose.pc))
         // lcm: input a
+        // lcm: bytes = 16*n^2
         // lcm: output b
         pplib::frag_scope("transpose", || {
             b.par_chunks_mut(g * n)
@@ -121,7 +123,7 @@ fn task_b(
         });
 
         // lcm: like rows
-        // lcm: contention = corun_rows
+        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, rows.ml_p2 / rows.pc))
         // lcm: input b
         // lcm: output b
         pplib::frag_scope("rows", || {

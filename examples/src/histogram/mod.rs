@@ -8,7 +8,6 @@
 //! Each key costs [`KEY_ROUNDS`] rounds of integer mixing outside the lock; the critical
 //! section is one increment. Both versions give the same histogram.
 
-pub mod kernels;
 pub mod locked;
 pub mod sharded;
 

@@ -4,9 +4,8 @@
 //! This file is also the input of `lcm predict`, with the locked version's models file
 //! (`--models`): the rules above `frag_scope("fill", ..)` derive the sharded fill from the
 //! measured locked one (docs/models.md, "Derived models"). Variables: `shards` (the shard
-//! count) and the per-key prices of a microbenchmark of both kernels
-//! ([`super::kernels`]): `locked_key_s`, `sharded_key_s` on one thread and
-//! `concurrent_key_s` (processor-seconds per key with two threads on the same shards).
+//! count, an input like `n`) and the machine file's `line_bounce_s` (`lcm calibrate`: what
+//! an atomic update adds when another processor wrote the line last; docs/machine.md).
 
 use super::{bucket_of, BUCKETS, KEYS_PER_ITEM, SHARDS};
 use pplib::prelude::*;
@@ -30,14 +29,14 @@ pub fn add(shards: &[Mutex<Vec<u64>>], b: usize) {
 pub fn fill(n: u64) -> Vec<u64> {
     let shards = shards();
     let items = n.div_ceil(KEYS_PER_ITEM as u64);
-    // With keys spread evenly, an acquisition finds its lock held 1/shards as often.
-    // The kernel's pure computation is the sharded kernel's per-key price. In place of the
-    // locked version's lock-line bouncing, the concurrent kernel's loss: all of it at
-    // p = 2, and with the chance (p - 1)/p that another thread wrote the lines last beyond.
+    // With keys spread evenly, an acquisition finds its lock held 1/shards as often. The
+    // work per key is the locked version's. In place of its lock-line bouncing (paid while
+    // the one lock serializes the threads), the threads now write shared lines at once:
+    // per key the shard's lock line and its bucket line, each last written by another
+    // thread with the chance (p - 1)/p.
     // lcm: like fill
     // lcm: sl = fill.sl / shards
-    // lcm: pc = fill.pc * sharded_key_s / locked_key_s
-    // lcm: ml = n * 2*(p - 1)/p * max(concurrent_key_s - sharded_key_s, 0)
+    // lcm: ml = n * 2*(p - 1)/p * line_bounce_s
     pplib::frag_scope("fill", || {
         (0..items).into_par_iter().pp_for_each(|item| {
             let first = item * KEYS_PER_ITEM as u64;

@@ -4,7 +4,6 @@
 use super::design::{fft_iterations, queens_iterations, ProgramKind};
 use crate::{fft, histogram, queens};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 /// One version of a program: its name, its `lcm` source and how to run it.
 #[derive(Clone, Copy)]
@@ -22,81 +21,12 @@ pub struct Version {
     pub min_p: usize,
 }
 
-/// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the
-/// microbenchmarks that price its hand-offs and its data move between the stages, bound as
-/// [`HANDOFF_VAR`] and [`TRANSFER_VAR`] for the rules in its source.
-#[derive(Clone, Copy)]
-pub struct Pipeline {
-    /// Seconds per item the pipeline loses to its hand-offs, for stage times (a, b): one
-    /// run of the microbenchmark (the study repeats it and keeps the median of the quiet
-    /// runs).
-    pub overhead: fn(f64, f64) -> f64,
-    /// Seconds of the second stage's first fragment at a size when its input was written on
-    /// its own processor and on the other stage's (one run of the microbenchmark: the study
-    /// repeats it and prices the difference).
-    pub transfer: fn(u64) -> (f64, f64),
-}
-
-/// Name of the variable that carries the hand-off cost per item (seconds) into `lcm`.
-pub const HANDOFF_VAR: &str = "handoff_s";
-
-/// Name of the variable that carries the transfer cost per execution of the second stage's
-/// first fragment (seconds) into `lcm`.
-pub const TRANSFER_VAR: &str = "transfer_s";
-
-/// Per-key prices of the two versions' kernels on this machine, from a microbenchmark of
-/// the program's own kernels ([`Case::kernels`]; the sharded histogram,
-/// [`crate::histogram::kernels`]), seconds per key. Bound as `locked_key_s`,
-/// `sharded_key_s` and `concurrent_key_s` ([`KernelPrices::vars`]) for the rules in the
-/// other version's source.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KernelPrices {
-    /// The base version's kernel on one thread.
-    pub base_key_s: f64,
-    /// The other version's kernel on one thread.
-    pub other_key_s: f64,
-    /// The other version's kernel run by two threads at once on the same data
-    /// (processor-seconds per key).
-    pub concurrent_key_s: f64,
-}
-
-impl KernelPrices {
-    /// The other version's pure computation per unit of the base version's.
-    pub fn work_ratio(&self) -> f64 {
-        self.other_key_s / self.base_key_s
-    }
-
-    /// Processor-seconds per key the other version loses at p = 2 to running its kernel
-    /// on two processors at once (at least 0).
-    pub fn concurrent_loss_s(&self) -> f64 {
-        (self.concurrent_key_s - self.other_key_s).max(0.0)
-    }
-
-    /// The prices as the variables of the histogram's rules (`sharded.rs`).
-    pub fn vars(&self) -> [(String, f64); 3] {
-        [
-            ("locked_key_s".into(), self.base_key_s),
-            ("sharded_key_s".into(), self.other_key_s),
-            ("concurrent_key_s".into(), self.concurrent_key_s),
-        ]
-    }
-}
-
 /// Name of the variable that carries the other version's useful-work span ([`Case::span`]).
 pub const SPAN_VAR: &str = "span";
 
 /// Name of the variable that carries the base version's useful-work span
 /// ([`Case::base_span`]).
 pub const BASE_SPAN_VAR: &str = "base_span";
-
-/// Name of the variable that carries fragment `name`'s co-run slowdown (a share of its pure
-/// computation) into the rules of the other version's source (`contention = corun_NAME`).
-pub fn co_run_var(name: &str) -> String {
-    format!(
-        "corun_{}",
-        name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-    )
-}
 
 /// Memoized per-item useful work of the study's n-queens board at k.
 fn queens_items(k: u64) -> Vec<u64> {
@@ -133,20 +63,9 @@ pub struct Case {
     pub iterations: fn(u64, f64) -> u64,
     /// The function of both sources that `lcm` starts from.
     pub entry: &'static str,
-    /// For programs whose other version runs tasks side by side (the TP 2D FFT): an
-    /// uninstrumented instance of the program's kernels at a size, run on a second thread
-    /// until the flag is set. The study measures the base version at p = 1 beside it (the
-    /// co-run calibration) to price how much the fragments slow down when they share the
-    /// machine, bound per fragment as [`co_run_var`].
-    /// Returns the iterations of the kernels it did.
-    pub co_runner: Option<fn(u64, &AtomicBool) -> u64>,
     /// The trip count of the base version's sequential loop at a size, bound as `groups`
     /// (n-queens: the depth-1 groups holding the first k solutions, a property of the input).
     pub groups: Option<fn(u64) -> f64>,
-    /// One run of a microbenchmark of both versions' kernels (the sharded histogram,
-    /// [`crate::histogram::kernels`]); the study repeats it
-    /// ([`super::calibrate::kernel_prices`]) and binds the prices ([`KernelPrices::vars`]).
-    pub kernels: Option<fn() -> crate::histogram::kernels::KernelTimes>,
     /// The other version's useful-work span at (size, p) as a share of the whole useful work
     /// (n-queens' tree version: [`crate::queens::tree_span`]), bound as [`SPAN_VAR`].
     pub span: Option<fn(u64, usize) -> f64>,
@@ -158,9 +77,6 @@ pub struct Case {
     /// are divided by the number of times each ran (pp's `executions`), not by the
     /// iterations, so that their models are per execution as `lcm` counts them.
     pub setup: &'static [&'static str],
-    /// The other version's tasks form a two-stage pipeline (the TP 2D FFT): the
-    /// microbenchmarks of its hand-off and data move ([`Pipeline`]).
-    pub pipeline: Option<Pipeline>,
 }
 
 /// n-queens board size the queens study uses: 73712 solutions, found in 13 depth-1 groups
@@ -203,16 +119,10 @@ impl Case {
                 fixed: &[],
                 iterations: fft_iterations,
                 entry: "fft2d",
-                co_runner: Some(|n, stop| fft::co_run(n as usize, stop) as u64),
                 groups: None,
-                kernels: None,
                 span: None,
                 base_span: None,
                 setup: &["alloc"],
-                pipeline: Some(Pipeline {
-                    overhead: fft::handoff::handoff_overhead_once,
-                    transfer: |n| fft::transfer::transfer_once(n as usize),
-                }),
             },
             ProgramKind::Queens => Case {
                 program,
@@ -243,9 +153,7 @@ impl Case {
                 fixed: &[("n", QUEENS_BOARD as f64)],
                 iterations: queens_iterations,
                 entry: "count",
-                co_runner: None,
                 groups: Some(|k| queens::groups_needed(QUEENS_BOARD, k) as f64),
-                kernels: None,
                 span: Some(|k, p| queens::tree_span(&queens_items(k), p)),
                 base_span: Some(|k, p| {
                     let sizes: Vec<usize> = queens::depth2_groups(QUEENS_BOARD)
@@ -255,7 +163,6 @@ impl Case {
                     queens::loop_span(&queens_items(k), &sizes, p)
                 }),
                 setup: &[],
-                pipeline: None,
             },
             ProgramKind::Histogram => Case {
                 program,
@@ -286,13 +193,10 @@ impl Case {
                 fixed: &[("shards", histogram::SHARDS as f64)],
                 iterations: |_, _| 1,
                 entry: "fill",
-                co_runner: None,
                 groups: None,
-                kernels: Some(histogram::kernels::kernel_times_once),
                 span: None,
                 base_span: None,
                 setup: &[],
-                pipeline: None,
             },
         }
     }
@@ -320,69 +224,6 @@ impl Case {
     }
 }
 
-/// The values the study measured once for the rules of both sources: per fragment the
-/// co-run slowdown ([`co_run_var`], 0 for a fragment without one) and the kernel prices.
-/// Without usable kernel prices the histogram's rules get equal prices (the sharded kernel
-/// then costs what the locked one did and loses nothing to concurrency), with a warning.
-pub fn rule_vars(
-    case: &Case,
-    fragments: &[String],
-    co_run: &[(String, f64)],
-    kernels: Option<&KernelPrices>,
-    warnings: &mut Vec<String>,
-) -> Vec<(String, f64)> {
-    let mut v: Vec<(String, f64)> = fragments
-        .iter()
-        .map(|f| {
-            let k = co_run
-                .iter()
-                .find(|(name, _)| name == f)
-                .map_or(0.0, |(_, k)| *k);
-            (co_run_var(f), if k.is_finite() { k } else { 0.0 })
-        })
-        .collect();
-    match (case.kernels, kernels) {
-        (Some(_), Some(k)) => v.extend(k.vars()),
-        (Some(_), None) => {
-            warnings.push(
-                "kernel microbenchmark: nothing usable; the sharded kernel is priced as the locked one"
-                    .into(),
-            );
-            v.extend(
-                KernelPrices {
-                    base_key_s: 1.0,
-                    other_key_s: 1.0,
-                    concurrent_key_s: 1.0,
-                }
-                .vars(),
-            );
-        }
-        _ => {}
-    }
-    v
-}
-
-/// The variables of a point as `lcm` binds them ([`Case::bindings`]), with the hand-off
-/// price per item and the transfer price per execution (seconds) when the case's other
-/// version is a pipeline, and the study's measured `rules` values ([`rule_vars`]).
-pub fn point_vars(
-    case: &Case,
-    n: u64,
-    p: usize,
-    iters: u64,
-    handoff: f64,
-    transfer: f64,
-    rules: &[(String, f64)],
-) -> Vec<(String, f64)> {
-    let mut v = case.bindings(n, p, iters);
-    if case.pipeline.is_some() {
-        v.push((HANDOFF_VAR.to_string(), handoff));
-        v.push((TRANSFER_VAR.to_string(), transfer));
-    }
-    v.extend(rules.iter().cloned());
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,11 +242,20 @@ mod tests {
             .collect()
     }
 
+    /// A machine file with every key the rules may name (round numbers, as `lcm calibrate`
+    /// writes them).
+    const MACHINE: &str = "latency_s = 1e-7\nbandwidth_bytes_per_s = 1e10\ncalibrated_p = 2\n\
+        fork_join_base_s = 1e-6\nfork_join_log2p_s = 1e-6\nfork_join_s_p1 = 1e-6\n\
+        fork_join_s_p2 = 2e-6\ntask_s = 1e-7\npar_item_s = 1e-9\nhandoff_spin_s = 1e-7\n\
+        handoff_wake_s = 1e-5\nhandoff_notify_s = 2e-6\ntransfer_s_4096 = 3e-7\n\
+        transfer_s_67108864 = 1e-2\nlocal_read_s_4096 = 1e-7\nlocal_read_s_67108864 = 1e-2\n\
+        line_bounce_s = 1e-7\nmem_slowdown_k1 = 1\nmem_slowdown_k2 = 1.5\n";
+
     /// Both sources of every program resolve their rules against a models file of the
-    /// measured version's fragments, and the study binds every variable they use: each
-    /// version predicts a finite positive time at a point.
+    /// measured version's fragments and a machine file, with nothing but the point's own
+    /// variables bound: each version predicts a finite positive time at a point.
     #[test]
-    fn the_study_binds_every_variable_of_the_rules() {
+    fn the_sources_need_only_the_models_the_machine_and_the_inputs() {
         for (program, fragments, size) in [
             (
                 ProgramKind::Fft,
@@ -419,31 +269,24 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("models.lcm");
             std::fs::write(&path, models(fragments)).unwrap();
-            let names: Vec<String> = fragments.iter().map(|f| f.to_string()).collect();
-            let co_run = vec![(names[0].clone(), 0.25)];
-            let kernels = KernelPrices {
-                base_key_s: 2e-9,
-                other_key_s: 3e-9,
-                concurrent_key_s: 5e-9,
-            };
-            let mut warnings = Vec::new();
-            let rules = rule_vars(&case, &names, &co_run, Some(&kernels), &mut warnings);
-            assert!(warnings.is_empty(), "{warnings:?}");
-            let vars = point_vars(&case, size, 2, 3, 1e-6, 2e-6, &rules);
+            let machine = dir.path().join("machine.txt");
+            std::fs::write(&machine, MACHINE).unwrap();
+            let vars = case.bindings(size, 2, 3);
             for v in [case.other, case.base] {
-                let model = Predictor::new(v.file, v.source, case.entry, &path, None, None)
-                    .unwrap_or_else(|e| panic!("{}: {e}", v.file));
+                let model = Predictor::new(
+                    v.file,
+                    v.source,
+                    case.entry,
+                    &path,
+                    Some(machine.as_path()),
+                    None,
+                )
+                .unwrap_or_else(|e| panic!("{}: {e}", v.file));
                 let t = model
                     .seconds(&vars)
                     .unwrap_or_else(|e| panic!("{}: {e}", v.file));
                 assert!(t.is_finite() && t > 0.0, "{}: {t}", v.file);
             }
         }
-    }
-
-    #[test]
-    fn co_run_variables_are_names() {
-        assert_eq!(co_run_var("cols"), "corun_cols");
-        assert_eq!(co_run_var("fft.cols-2"), "corun_fft_cols_2");
     }
 }

@@ -9,7 +9,7 @@ use pp::campaign::LoadConditions;
 /// How one thing was timed at one point (for the report's measurement conditions).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimingNote {
-    /// What: the version's name, `-corun` beside a co-runner.
+    /// What: the version's name.
     pub label: String,
     /// Size.
     pub n: u64,

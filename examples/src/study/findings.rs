@@ -149,105 +149,47 @@ fn session_shares(r: &StudyResult, pt: &PointResult, text: &mut String) {
 /// How the FFT's task-parallel version is predicted from the data-parallel one.
 fn fft_method(r: &StudyResult) -> String {
     let (base, other) = (r.case.base.name, r.case.other.name);
-    let co: Vec<String> = r
-        .co_run
-        .iter()
-        .filter(|(f, _)| !r.case.setup.contains(&f.as_str()))
-        .map(|(f, k)| format!("{f} +{:.0}%", 100.0 * k))
-        .collect();
     format!(
         "How {other} is predicted from {base}: with {} cores each task of {other} gets {} \
-         thread(s); its fragments are {base}'s models at that p, plus (a) the slowdown \
-         measured when {base} runs beside a second instance of the program's kernels \
-         (co-run calibration, as a share of pure computation: {}), since {other}'s two tasks \
-         share the machine, (b) the move of the matrix that task A hands to task B \
-         (`// lcm: input a` on transpose): task B's transpose reads lines that sit in \
-         task A's cache, which {base}'s p = 1 run found in its own; measured at every \
-         size by a microbenchmark of the program's kernels (a transpose of a matrix \
-         written by another thread, while that thread goes on writing the next matrix, against \
-         one written by the transposing thread) and added to transpose as `ml`: {}, and \
-         (c) the hand-off between the tasks, measured by a microbenchmark of the \
-         pipeline's wiring at the predicted stage times (blocked threads are woken \
-         through the kernel; the median of its quiet runs, since a run's waits either \
-         are caught while the waiting thread spins or sleep until woken) and added to \
-         the first fragment of each stage as `sl`: {}. \
-         The matrices are allocated before the tasks start (`alloc`, once per matrix: \
-         {base} allocates two, {other} three; the first write to each fresh page faults, \
-         some 7 ms per matrix at n = 1024 here), priced per allocation by {base}'s \
-         model. Not priced: the matrix's cache lines going back to task A when its `init` \
-         overwrites the matrix B has read (whole lines overwritten are only invalidated \
-         in B's cache, not copied back).",
+         thread(s); its fragments are {base}'s models at that p (`like`), with the rules \
+         written in {other}'s source, in the machine file's keys (`lcm calibrate`; \
+         docs/machine.md) and nothing the study measures itself: (a) the two tasks run at \
+         once, so each fragment's work slows by the memory contention the rule in the source \
+         derives from `mem_slowdown_kK`; (b) task B's transpose reads the matrix task A \
+         wrote on its own processor (`// lcm: input a`, `bytes = 16*n^2`): lcm prices what \
+         reading those bytes from another processor's cache adds over reading them where \
+         they were written (`transfer_s_B` − `local_read_s_B`, interpolated by bytes); \
+         (c) every item is handed to a stage that sleeps while it waits: the stage that \
+         hands it over pays the wake-up (`handoff_notify_s` per item on each stage's \
+         first fragment), and lcm adds the cache-line hand-off (`handoff_spin_s`) to the \
+         second stage. The matrices are allocated before the tasks start (`alloc`, once \
+         per matrix: {base} allocates two, {other} three), priced per allocation by \
+         {base}'s model. Not priced: the matrix's cache lines going back to task A when \
+         its `init` overwrites the matrix B has read, and a wake-up's latency where the \
+         two stages are so close that the woken stage is on the critical path.",
         r.cores,
         (r.cores / 2).max(1),
-        if co.is_empty() {
-            "none".to_string()
-        } else {
-            co.join(", ")
-        },
-        {
-            let mut seen = Vec::new();
-            r.handoffs
-                .iter()
-                .filter(|h| {
-                    let new = !seen.contains(&h.n);
-                    seen.push(h.n);
-                    new
-                })
-                .map(|h| format!("{}={}: {:.1} µs", r.case.size_var, h.n, 1e6 * h.transfer))
-                .collect::<Vec<_>>()
-                .join(", ")
-        },
-        r.handoffs
-            .iter()
-            .map(|h| format!(
-                "{}={} p={}: {:.1} µs per item (stages {:.1} µs and {:.1} µs)",
-                r.case.size_var,
-                h.n,
-                h.p,
-                1e6 * h.seconds,
-                1e6 * h.stages[0],
-                1e6 * h.stages[1]
-            ))
-            .collect::<Vec<_>>()
-            .join(", ")
     )
 }
 
 /// How the sharded histogram is predicted from the single-lock one.
 fn histogram_method(r: &StudyResult) -> String {
     let (base, other) = (r.case.base.name, r.case.other.name);
-    let kernel = r.kernels.map_or(
-        "the kernel microbenchmark gave nothing usable, so the locked version's memory loss \
-         was kept"
-            .to_string(),
-        |k| {
-            format!(
-                "the kernel microbenchmark (uninstrumented, before {other} ran) timed {base}'s \
-                 kernel at {:.1} ns per key and {other}'s at {:.1} ns on one thread (work \
-                 ratio {:.3}, applied to pc), and {other}'s at {:.1} ns of processor time per \
-                 key on two threads at once: {:.1} ns per key lost to the two processors \
-                 fighting over the same shards' lock and bucket lines, which replaces \
-                 {base}'s memory loss (the bouncing of its one lock's line, paid while the \
-                 lock serializes the threads)",
-                1e9 * k.base_key_s,
-                1e9 * k.other_key_s,
-                k.work_ratio(),
-                1e9 * k.concurrent_key_s,
-                1e9 * k.concurrent_loss_s()
-            )
-        },
-    );
     format!(
         "How {other} is predicted from {base}: {base}'s fitted models (load imbalance, \
-         insufficient parallelism, the same loop), with the synchronization loss (sl) \
-         divided by the {} shards (with keys spread evenly an increment finds its shard's \
-         lock held 1/{} as often); {kernel}. Not modelled: the chance that an increment \
-         finds its shard's lock held while the other thread is preempted (other load on \
-         the host), and that the price of a line moving between the two processors \
-         changes during the study: on a virtual machine it depends on where the host \
-         places the two virtual processors (two hyperthreads of one core share their \
-         caches; two cores meet only in the last-level cache), which the guest cannot \
-         see, so the microbenchmark's price and the runs' may differ.",
+         insufficient parallelism, pure computation, the same loop), with the \
+         synchronization loss (sl) divided by the {} shards (with keys spread evenly an \
+         increment finds its shard's lock held 1/{} as often), and in place of {base}'s \
+         memory loss (its one lock's line bouncing while the lock serializes the threads) \
+         the lines the threads now write at once: per key, the shard's lock line and its \
+         bucket line were last written by another processor with the chance (p − 1)/p, \
+         each such line priced by the machine file's `line_bounce_s` (`lcm calibrate`: two \
+         threads updating random lines of 64 shared ones at once, against one alone). Not \
+         modelled: the chance that an increment finds its shard's lock held while the \
+         other thread is preempted (other load on the host), and that the price of a line \
+         moving between the two processors changes during the study: on a virtual machine \
+         it depends on where the host places the two virtual processors, which the guest \
+         cannot see.",
         crate::histogram::SHARDS,
         crate::histogram::SHARDS
     )

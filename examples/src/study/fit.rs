@@ -1,7 +1,8 @@
-//! Step 2: fitting every fragment's categories with `lca`'s fitting policy
-//! ([`lca::policy`]: pure computation from the p = 1 records, overheads that vanish at
-//! p = 1, candidates chosen by held-out and extrapolation error, coefficients bounded by the
-//! data). The study chooses no model itself.
+//! Step 2: fitting every fragment's categories as `lca model --all-tags --emit annotation`
+//! does ([`lca::models_file`]: the records file's text read as the command reads it, every
+//! fragment fitted by [`lca::policy`] through [`lca::runtime::fit_runtime`], the models
+//! printed with the digits their confidence intervals justify, [`lca::precision`]). The
+//! study chooses no model itself, and its `models.lcm` is the file the command writes.
 //!
 //! The records are per fragment *execution* (the study divides each run's totals by its
 //! iterations), so the models are processor-seconds per execution in the size variable and
@@ -9,53 +10,103 @@
 
 use super::model::{CategoryFit, FragmentFit};
 use lca::extraction::Extraction;
-use lca::record::Record;
+use lca::search::SearchOptions;
 
 /// Errors of the fitting step.
 #[derive(Debug, thiserror::Error)]
 pub enum FitStepError {
-    /// lca could not model a fragment.
-    #[error(transparent)]
-    Policy(#[from] lca::policy::PolicyError),
+    /// The records could not be read.
+    #[error("{0}")]
+    Records(String),
+    /// No fragment could be fitted.
+    #[error("{source_name}: no fragment could be fitted: {errors}")]
+    NoneFitted {
+        /// The records file.
+        source_name: String,
+        /// Why each failed.
+        errors: String,
+    },
 }
 
-/// Fits every category of every fragment of `records` as a function of `variables`
-/// (e.g. `["n", "p"]`) with [`lca::policy::fit_fragments`]. `source` names the records in
-/// messages. The notes say what the policy decided (categories left out as noise, …).
+/// What the fitting step produced: the fragments' fits, the models file's text (as `lca
+/// model --all-tags --emit annotation` prints it) and lca's notes.
+pub struct Fitted {
+    /// One fit per fitted fragment (the session's included), in record order.
+    pub fits: Vec<FragmentFit>,
+    /// The models file.
+    pub models_text: String,
+    /// What the fitting policy decided (categories left out as noise, fragments skipped).
+    pub notes: Vec<String>,
+}
+
+/// Fits every category of every fragment of the records file `text` (named `source`) as a
+/// function of `variables` (e.g. `["n", "p"]`), as `lca model -f SOURCE -v VARIABLES
+/// --all-tags --emit annotation` does.
 pub fn fit_fragments(
-    records: &[Record],
+    text: &str,
     source: &str,
     variables: &[String],
-) -> Result<(Vec<FragmentFit>, Vec<String>), FitStepError> {
-    let fitted = lca::policy::fit_fragments(records, source, variables, &Extraction::default())?;
+) -> Result<Fitted, FitStepError> {
+    let format = lca::extrap::InputFormat::detect(text);
+    let records = lca::extrap::read_records(text, format)
+        .map_err(|e| FitStepError::Records(format!("{source}: {e}")))?;
+    let extraction = Extraction::default();
+    let all = lca::models_file::fit_all(
+        &records,
+        source,
+        variables,
+        &extraction,
+        &SearchOptions::default(),
+    );
     let mut notes = Vec::new();
-    let fits = fitted
-        .into_iter()
-        .map(|f| {
-            notes.extend(f.notes.iter().cloned());
-            FragmentFit {
-                name: f.tag.clone().unwrap_or_else(|| "session".into()),
-                categories: f
+    let mut errors = Vec::new();
+    let mut fits = Vec::new();
+    for (tag, fit) in &all {
+        let name = tag
+            .clone()
+            .unwrap_or_else(|| lca::models_file::SESSION.into());
+        match fit {
+            Ok(m) => {
+                notes.extend(m.notes.iter().cloned());
+                let printed = lca::models_file::printed_categories(m);
+                let categories = m
                     .categories
                     .iter()
-                    .map(|c| CategoryFit {
-                        category: c.category.clone(),
-                        expr: c.model.expr.clone(),
-                        form: c.model.label.clone(),
-                        r2: c.model.quality.r2,
-                        points: c.observations,
+                    .zip(printed)
+                    .map(|((category, a), (_, expr))| CategoryFit {
+                        category: category.clone(),
+                        expr,
+                        form: a.best().label.clone(),
+                        r2: a.best().quality.r2,
+                        points: m.rows.len(),
                     })
-                    .collect(),
+                    .collect();
+                fits.push(FragmentFit { name, categories });
             }
-        })
-        .collect();
-    Ok((fits, notes))
+            Err(e) => {
+                notes.push(format!("fragment `{name}` skipped: {e}"));
+                errors.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    if fits.is_empty() {
+        return Err(FitStepError::NoneFitted {
+            source_name: source.to_string(),
+            errors: errors.join("; "),
+        });
+    }
+    let models_text = lca::models_file::models_file(&all, &records, variables, &extraction, source)
+        .map_err(|e| FitStepError::Records(format!("{source}: {e}")))?;
+    Ok(Fitted {
+        fits,
+        models_text,
+        notes,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lca::record::parse_records;
     use std::collections::BTreeMap;
 
     #[test]
@@ -72,8 +123,13 @@ mod tests {
                 ));
             }
         }
-        let records = parse_records(&text).unwrap();
-        let (fits, notes) = fit_fragments(&records, "test", &["n".into(), "p".into()]).unwrap();
+        let f = fit_fragments(&text, "test", &["n".into(), "p".into()]).unwrap();
+        let (fits, notes) = (f.fits, f.notes);
+        assert!(
+            f.models_text.contains("// lcm: fragment cols"),
+            "{}",
+            f.models_text
+        );
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(fits.len(), 1);
         let cats: Vec<&str> = fits[0]

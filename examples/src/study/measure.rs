@@ -19,15 +19,9 @@ use super::load::Gate;
 use super::run::{Categories, Run};
 use pp::campaign::{KeepLogs, PointRunner, RunError};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// An uninstrumented instance of a program's kernels at a size, run until the flag is set;
-/// returns the iterations it did (see [`super::case::Case::co_runner`]).
-pub type CoRunner = fn(u64, &AtomicBool) -> u64;
-
-/// One thing to time: a version at a design point (size, p, iterations), alone or beside
-/// a co-runner.
+/// One thing to time: a version at a design point (size, p, iterations).
 #[derive(Clone, Copy)]
 pub struct Spec<'a> {
     /// The version.
@@ -38,17 +32,12 @@ pub struct Spec<'a> {
     pub iters: u64,
     /// Its processors.
     pub p: usize,
-    /// A co-runner on another thread during every repetition (co-run calibration).
-    pub beside: Option<CoRunner>,
 }
 
 impl Spec<'_> {
-    /// Name used in file names and messages (`dp`, `dp-corun`).
+    /// Name used in file names and messages (`dp`).
     pub fn label(&self) -> String {
-        match self.beside {
-            Some(_) => format!("{}-corun", self.version.name),
-            None => self.version.name.to_string(),
-        }
+        self.version.name.to_string()
     }
 }
 
@@ -89,9 +78,6 @@ pub struct Timing {
     pub reps: usize,
     /// Other load's share of the machine during the kept repetition (None: not measurable).
     pub foreign: Option<f64>,
-    /// For a spec beside a co-runner: the co-runner's pace during the repetitions against
-    /// its pace alone (NaN otherwise).
-    pub pace: f64,
     /// The kept repetition's log.
     pub log: PathBuf,
 }
@@ -154,76 +140,33 @@ pub fn categories_of(profile: &pp::Profile) -> Categories {
         .collect()
 }
 
-/// Seconds the co-runner runs alone to set its reference pace.
-pub const LONE_PACE_SECONDS: f64 = 0.2;
-
-/// Runs `co` alone for [`LONE_PACE_SECONDS`]: its iterations per second.
-fn lone_pace(co: CoRunner, n: u64) -> f64 {
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        let start = Instant::now();
-        let h = s.spawn(|| co(n, &stop));
-        std::thread::sleep(Duration::from_secs_f64(LONE_PACE_SECONDS));
-        stop.store(true, Ordering::Relaxed);
-        let done = h.join().unwrap_or(0);
-        done as f64 / start.elapsed().as_secs_f64().max(1e-9)
-    })
-}
-
-/// One repetition of `spec`: its seconds and, beside a co-runner, the co-runner's
-/// (iterations, seconds).
-fn run_once(spec: &Spec, log: Option<&Path>) -> Result<(f64, Option<(u64, f64)>), MeasureError> {
-    let (n, iters) = (spec.n, spec.iters);
-    let err = |message| MeasureError::Program {
+/// One repetition of `spec`: its seconds.
+fn run_once(spec: &Spec, log: Option<&Path>) -> Result<f64, MeasureError> {
+    (spec.version.run)(spec.n, spec.p, spec.iters, log).map_err(|message| MeasureError::Program {
         version: spec.label(),
-        n,
+        n: spec.n,
         p: spec.p,
         message,
-    };
-    let Some(co) = spec.beside else {
-        return (spec.version.run)(n, spec.p, iters, log)
-            .map(|s| (s, None))
-            .map_err(err);
-    };
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        let start = Instant::now();
-        let h = s.spawn(|| co(n, &stop));
-        // Let the co-runner get going (its first iteration touches fresh memory).
-        std::thread::sleep(Duration::from_millis(5));
-        let r = (spec.version.run)(n, spec.p, iters, log);
-        stop.store(true, Ordering::Relaxed);
-        let done = h.join().unwrap_or(0);
-        r.map(|secs| (secs, Some((done, start.elapsed().as_secs_f64()))))
-            .map_err(err)
     })
 }
 
-/// The study's versions run in this process: the campaign's runner of a [`Spec`] (with its
-/// index, under which a co-runner's iterations and seconds add up).
+/// The study's versions run in this process: the campaign's runner of a [`Spec`].
 pub struct InProcess<'a> {
-    /// Per spec: the co-runner's iterations and seconds over the recorded repetitions.
-    co: Vec<(u64, f64)>,
     versions: std::marker::PhantomData<&'a Version>,
 }
 
 impl<'a> PointRunner for InProcess<'a> {
-    type Point = (usize, Spec<'a>);
+    type Point = Spec<'a>;
 
-    fn label(&self, (_, s): &Self::Point) -> String {
+    fn label(&self, s: &Self::Point) -> String {
         format!("{}-n{}-p{}", s.label(), s.n, s.p)
     }
 
-    fn run(&mut self, (i, s): &Self::Point, log: Option<&Path>) -> Result<f64, RunError> {
-        let (secs, co) = run_once(s, log).map_err(|e| RunError {
-            point: self.label(&(*i, *s)),
+    fn run(&mut self, s: &Self::Point, log: Option<&Path>) -> Result<f64, RunError> {
+        run_once(s, log).map_err(|e| RunError {
+            point: self.label(s),
             message: e.to_string(),
-        })?;
-        if let (Some((d, t)), Some(_)) = (co, log) {
-            self.co[*i].0 += d;
-            self.co[*i].1 += t;
-        }
-        Ok(secs)
+        })
     }
 }
 
@@ -237,17 +180,11 @@ pub fn time_round_robin<'a>(
     gate: &mut Gate,
     progress: &dyn Fn(usize),
 ) -> Result<Vec<Timing>, MeasureError> {
-    let lone: Vec<f64> = specs
-        .iter()
-        .map(|s| s.beside.map_or(f64::NAN, |co| lone_pace(co, s.n)))
-        .collect();
-    let points: Vec<(usize, Spec<'a>)> = specs.iter().copied().enumerate().collect();
     let mut runner = InProcess {
-        co: vec![(0, 0.0); specs.len()],
         versions: std::marker::PhantomData,
     };
     let times = pp::campaign::time_round_robin(
-        &points,
+        specs,
         &mut runner,
         rep,
         gate,
@@ -258,14 +195,7 @@ pub fn time_round_robin<'a>(
     .map_err(|e| MeasureError::Campaign(e.to_string()))?;
     Ok(times
         .into_iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let (done, secs) = runner.co[i];
-            let pace = if secs > 0.0 && lone[i] > 0.0 {
-                done as f64 / secs / lone[i]
-            } else {
-                f64::NAN
-            };
+        .map(|t| {
             let kept = t.kept();
             Timing {
                 seconds: kept.seconds,
@@ -274,7 +204,6 @@ pub fn time_round_robin<'a>(
                 quiet: t.quiet(),
                 reps: t.reps.len(),
                 foreign: kept.foreign,
-                pace,
                 log: kept.log.clone().unwrap_or_default(),
             }
         })

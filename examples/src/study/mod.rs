@@ -7,26 +7,23 @@
 //! measure with pp's campaign runner ([`pp::campaign`]):
 //!
 //! 1. measure the base version (`dp` for the 2D FFT) at every size and every p from 1 to the
-//!    cores, under pplib, profiled by `pp` with the p = 1 run as baseline ([`measure`]);
-//!    for programs whose other version runs tasks side by side, also at p = 1 beside an
-//!    uninstrumented instance of the program's kernels (co-run calibration,
-//!    [`co_run_factors`]). All of it is timed round robin (one repetition of every point in
+//!    cores, under pplib, profiled by `pp` with the p = 1 run as baseline ([`measure`]),
+//!    timed round robin (one repetition of every point in
 //!    turn, many rounds), each repetition watched for other load on the machine ([`load`]):
 //!    only quiet repetitions count, the fastest is kept, and the report says how quiet the
 //!    machine was ([`conditions`]); [`phase::measure`];
 //! 2. fit every fragment's categories with `lca`'s automatic search ([`fit`]; overheads that
-//!    vanish at p = 1 as `(p - 1) * f`) into `models.lcm`; both versions' sources derive
-//!    their fragments' models from it by the rules written in them (docs/models.md,
-//!    "Derived models"), with the variables the study measures ([`case::rule_vars`]);
-//!    [`phase::fit`], which also calibrates the machine's and the kernels' prices of step 3;
-//! 3. price inter-processor data movement on this machine ([`calibrate_machine`], lcm's
-//!    microbenchmarks) and, for a pipelined other version, the move of the handed-over data
-//!    into the second stage at every size ([`crate::fft::transfer`]) and its hand-offs
-//!    ([`crate::fft::handoff`], at the stage times the models predict), for the sharded
-//!    histogram its kernels alone and on two threads at once ([`crate::histogram::kernels`],
-//!    [`calibrate::kernel_prices`]), and predict both
-//!    versions with `lcm` at every point of the other version ([`predict`]), before the
-//!    other version has run (the predictions are written to disk first); [`phase::predict`];
+//!    vanish at p = 1 as `(p - 1) * f`) into `models.lcm`, and calibrate the machine file
+//!    ([`calibrate_machine`], as `lcm calibrate`); both versions' sources derive their
+//!    fragments' models from these two files by the rules written in them (docs/models.md,
+//!    "Derived models"; docs/machine.md): the study measures nothing for them itself;
+//!    [`phase::fit`];
+//! 3. predict both versions with `lcm` at every point of the other version ([`predict`]),
+//!    binding only the point's own variables (size, p, iterations: what a user passes with
+//!    `--set`), before the other version has run (the predictions are written to disk
+//!    first); [`phase::predict`]. The README's "Using the tools on your own program"
+//!    replays these predictions with the command-line tools
+//!    (`tests/tests/readme_replay.rs`);
 //! 4. run the other version (`tp`) at those points, round robin with the base version
 //!    again (the ranking compares times taken under the same conditions), compare
 //!    ([`compare`]): errors, rankings, measured ties (the two versions closer than the
@@ -53,14 +50,10 @@ pub mod report;
 pub mod result;
 pub mod run;
 
-pub use calibrate::{
-    calibrate_machine, co_run_factors, least_of_quiet, median_of_quiet, MIN_CO_RUN_PACE,
-};
-pub use case::point_vars;
+pub use calibrate::calibrate_machine;
 pub use compare::FragmentCheck;
 pub use conditions::{Conditions, TimingNote};
 pub use findings::findings;
-pub use predict::Handoff;
 pub use result::{StudyError, StudyResult};
 
 use case::Case;
@@ -147,7 +140,7 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
     let measured = phase::measure::measure(&mut bench)?;
     let fitted = phase::fit::fit(&mut bench, &measured)?;
     let predicted = phase::predict::predict(&mut bench, &fitted)?;
-    let validated = phase::validate::validate(&mut bench, &measured, &fitted, &predicted)?;
+    let validated = phase::validate::validate(&mut bench, &measured, &predicted)?;
     let _ = std::fs::remove_dir_all(&bench.logs);
     let conditions = Conditions::of(
         pp::campaign::LoadConditions {
@@ -173,9 +166,6 @@ pub fn run_study(cfg: &Config) -> Result<StudyResult, StudyError> {
         other_runs: validated.other_runs,
         fits: fitted.fits,
         other_fits: predicted.other_fits,
-        co_run: measured.co_run,
-        kernels: fitted.kernels,
-        handoffs: predicted.handoffs,
         points: validated.points,
         base_only: validated.base_only,
         fragment_checks: validated.fragment_checks,

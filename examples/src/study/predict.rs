@@ -125,34 +125,3 @@ pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]
         })
         .unwrap_or((p, 0.0))
 }
-
-/// The predicted seconds per item of each stage of the other version's pipeline at `vars`
-/// (the point's bindings, with the hand-off cost bound to 0), as lcm composes them: the sum
-/// of the stage's fragment times with the data-trace communication before them. 0 when lcm
-/// finds no two-stage pipeline or cannot evaluate the point (the microbenchmark then
-/// prices a hand-off between stages that never wait).
-pub fn stage_times(model: &Predictor, vars: &[(String, f64)]) -> [f64; 2] {
-    let Ok(pr) = model.predict(vars) else {
-        return [0.0; 2];
-    };
-    match pr.accounting.pipelines.first().map(|pl| &pl.stages[..]) {
-        Some([a, b]) => [a.tau_s, b.tau_s],
-        _ => [0.0; 2],
-    }
-}
-
-/// The hand-off price of the other version's pipeline at one point.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Handoff {
-    /// Size.
-    pub n: u64,
-    /// Processors.
-    pub p: usize,
-    /// Predicted seconds per item of each stage (without hand-offs).
-    pub stages: [f64; 2],
-    /// Measured hand-off seconds per item on the pipeline's critical path.
-    pub seconds: f64,
-    /// Measured seconds the second stage's first fragment pays per execution for reading
-    /// data written on the first stage's processor (the size's transfer price).
-    pub transfer: f64,
-}

@@ -5,7 +5,6 @@ use super::compare::{FragmentCheck, PointResult, Summary};
 use super::conditions::Conditions;
 use super::design::Design;
 use super::model::FragmentFit;
-use super::predict::Handoff;
 use super::run::Run;
 use super::{fit, measure, predict, report};
 
@@ -25,16 +24,9 @@ pub struct StudyResult {
     pub other_runs: Vec<Run>,
     /// The fitted models.
     pub fits: Vec<FragmentFit>,
-    /// The models written into the other version's copy (the fitted ones after the case's
-    /// structural rules and the co-run slowdown).
+    /// The other version's fragment models as lcm resolved them (the fitted ones, or
+    /// derived from them and the machine file's keys by the rules in its source).
     pub other_fits: Vec<FragmentFit>,
-    /// Co-run calibration: per fragment, the slowdown beside another instance of the
-    /// program as a share of its pure computation (added to the other version's `ml`).
-    pub co_run: Vec<(String, f64)>,
-    /// The kernel prices of the case's microbenchmark ([`super::case::Case::kernels`]).
-    pub kernels: Option<super::case::KernelPrices>,
-    /// The hand-off prices measured for the other version's pipeline, one per point.
-    pub handoffs: Vec<Handoff>,
     /// One entry per point of the predicted version.
     pub points: Vec<PointResult>,
     /// Points where only the base version runs: (size, p, predicted, measured) seconds.

@@ -1,6 +1,8 @@
 //! Hand-off latency between two threads: one-way time for a value written by one thread to
 //! be seen by another that is spinning on it ([`spin_once`]), or that sleeps in the kernel
-//! until woken ([`wake_once`]).
+//! until woken ([`wake_once`]); and what waking a sleeping thread costs the thread that
+//! wakes it ([`notify_once`]: in a pipeline whose next stage sleeps while it waits, the
+//! stage that hands an item over pays it).
 
 use super::clock::Clock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -115,6 +117,50 @@ pub fn wake_once<C: Clock + ?Sized>(clock: &C, round_trips: u64) -> f64 {
     elapsed / (2.0 * trips as f64)
 }
 
+/// How long [`notify_once`] lets its partner fall asleep before each timed wake-up.
+pub const NOTIFY_SETTLE_S: f64 = 50e-6;
+
+/// Seconds the waking thread spends handing a value to a thread asleep on a condition
+/// variable: the partner announces that it waits and blocks; this thread lets it fall
+/// asleep ([`NOTIFY_SETTLE_S`], spinning), then times setting the value under the mutex and
+/// `notify_one` (the kernel's wake-up call). `trips` wake-ups, the median.
+pub fn notify_once<C: Clock + ?Sized>(clock: &C, trips: u64) -> f64 {
+    let trips = trips.max(1);
+    // (value handed over, partner asleep-or-about-to-be for that value)
+    let shared = Arc::new((Mutex::new((0u64, 0u64)), Condvar::new()));
+    let s2 = Arc::clone(&shared);
+    let partner = std::thread::spawn(move || {
+        let (m, cv) = &*s2;
+        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        for k in 1..=trips {
+            g.1 = k;
+            while g.0 < k {
+                g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+    });
+    let (m, cv) = &*shared;
+    let mut times = Vec::with_capacity(trips as usize);
+    for k in 1..=trips {
+        while m.lock().map_or(k, |g| g.1) < k {
+            std::hint::spin_loop();
+        }
+        let settle = clock.now_s();
+        while clock.now_s() - settle < NOTIFY_SETTLE_S {
+            std::hint::spin_loop();
+        }
+        let start = clock.now_s();
+        {
+            let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+            g.0 = k;
+        }
+        cv.notify_one();
+        times.push(clock.now_s() - start);
+    }
+    let _ = partner.join();
+    super::quiet::median(&times)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::clock::fake::StepClock;
@@ -141,9 +187,19 @@ mod tests {
         let clock = super::super::clock::MonotonicClock::new();
         let spin = spin_once(&clock, 200);
         let wake = wake_once(&clock, 200);
+        let notify = notify_once(&clock, 50);
         assert!(
-            spin > 0.0 && spin.is_finite() && wake > 0.0,
-            "{spin} {wake}"
+            spin > 0.0 && spin.is_finite() && wake > 0.0 && notify > 0.0 && notify.is_finite(),
+            "{spin} {wake} {notify}"
         );
+    }
+
+    #[test]
+    fn a_wake_up_is_timed_from_the_store_to_the_notify() {
+        // Readings around the settling spin and the timed section: the timed section spans
+        // exactly one step of the fake clock.
+        let clock = StepClock::new(1e-4);
+        let t = notify_once(&clock, 5);
+        assert!((t - 1e-4).abs() < 1e-15, "{t}");
     }
 }

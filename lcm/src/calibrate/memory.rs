@@ -1,6 +1,7 @@
 //! Kernels that price the memory system: cache-to-cache transfer of a buffer another thread
 //! just wrote ([`transfer_once`], a few sizes from L1 to beyond the last-level cache), the
-//! copy bandwidth of such a buffer ([`copy_bandwidth_once`]) and the slowdown of a
+//! same read of a buffer the reading thread wrote itself ([`local_read_once`]: their
+//! difference is what the move between processors adds), the copy bandwidth of such a buffer ([`copy_bandwidth_once`]) and the slowdown of a
 //! memory-bound kernel (a STREAM triad) when k threads run it at once ([`triad_slowdown_once`]).
 
 use super::clock::{time_it, Clock};
@@ -36,6 +37,26 @@ pub fn transfer_once<C: Clock + ?Sized>(clock: &C, bytes: usize, rounds: usize) 
     }
     let _ = writer.join();
     total / rounds as f64
+}
+
+/// Seconds for one thread to read (sum) a buffer of `bytes` that it has just written
+/// itself: `rounds` rounds of write-here, read-here, the reads timed and averaged. The
+/// same buffer, stores and reads as [`transfer_once`], so the two differ only by where the
+/// written lines sit when the read starts.
+pub fn local_read_once<C: Clock + ?Sized>(clock: &C, bytes: usize, rounds: usize) -> f64 {
+    let words = (bytes / 8).max(1);
+    let buf: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    let mut total = 0.0;
+    for r in 0..rounds.max(1) as u64 {
+        for (i, w) in buf.iter().enumerate() {
+            w.store(i as u64 ^ r, Ordering::Relaxed);
+        }
+        total += time_it(clock, || {
+            let s: u64 = buf.iter().map(|w| w.load(Ordering::Relaxed)).sum();
+            black_box(s);
+        });
+    }
+    total / rounds.max(1) as f64
 }
 
 /// Spins (yielding) until `turn` holds `value`.
@@ -119,6 +140,14 @@ mod tests {
         let t = transfer_once(&clock, 4096, 5);
         assert!((t - 2e-6).abs() < 1e-15, "{t}");
         assert_eq!(clock.readings(), 10);
+    }
+
+    #[test]
+    fn local_read_averages_the_timed_reads() {
+        let clock = StepClock::new(3e-6);
+        let t = local_read_once(&clock, 4096, 4);
+        assert!((t - 3e-6).abs() < 1e-15, "{t}");
+        assert_eq!(clock.readings(), 8);
     }
 
     #[test]

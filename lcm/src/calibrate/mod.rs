@@ -6,9 +6,13 @@
 //! of the quiet repetitions):
 //! - [`pool`]: fork/join of a rayon pool by its threads q = 1 … p, the cost of a task
 //!   spawned in a scope, the cost of an item of a parallel iterator;
-//! - [`handoff`]: hand-off latency between two threads, caught spinning and woken from sleep;
-//! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), copy
-//!   bandwidth, and the slowdown of a STREAM triad when k of p threads run it at once.
+//! - [`handoff`]: hand-off latency between two threads, caught spinning and woken from sleep,
+//!   and what waking a sleeping thread costs the waker;
+//! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), the
+//!   same read of a buffer the reader wrote itself, copy bandwidth, and the slowdown of a
+//!   STREAM triad when k of p threads run it at once;
+//! - [`lines`]: the price of a cache line written alternately by two processors (an atomic
+//!   update that finds the line in the other processor's cache).
 //!
 //! None of them runs a program's own code: they price the runtime and the machine, so one
 //! file serves every program. The clock is behind [`clock::Clock`] (tests drive the kernels'
@@ -21,6 +25,7 @@
 
 pub mod clock;
 pub mod handoff;
+pub mod lines;
 pub mod memory;
 pub mod pool;
 pub mod quiet;
@@ -47,8 +52,12 @@ pub struct CalibrateOptions {
     pub spin_trips: u64,
     /// Sleeping hand-off round trips per repetition.
     pub wake_trips: u64,
+    /// Timed wake-ups of a sleeping thread per repetition.
+    pub notify_trips: u64,
     /// Buffer sizes of the transfer kernel, bytes.
     pub transfer_bytes: Vec<usize>,
+    /// Atomic updates per thread and repetition of the shared-line kernel.
+    pub bounce_updates: u64,
     /// Bytes of the copy-bandwidth buffer.
     pub copy_bytes: usize,
     /// Doubles per triad array (three arrays per thread).
@@ -66,7 +75,9 @@ impl CalibrateOptions {
             items: 20_000_000,
             spin_trips: 20_000,
             wake_trips: 2_000,
+            notify_trips: 400,
             transfer_bytes: vec![4 << 10, 256 << 10, 4 << 20, 64 << 20],
+            bounce_updates: 2_000_000,
             copy_bytes: 64 << 20,
             triad_len: 4 << 20,
         }
@@ -81,7 +92,9 @@ impl CalibrateOptions {
             items: 2_000_000,
             spin_trips: 5_000,
             wake_trips: 500,
+            notify_trips: 100,
             transfer_bytes: vec![4 << 10, 256 << 10, 4 << 20, 64 << 20],
+            bounce_updates: 500_000,
             copy_bytes: 16 << 20,
             triad_len: 2 << 20,
             ..CalibrateOptions::full()
@@ -153,13 +166,27 @@ pub fn calibrate_with(
         "handoff_wake_s".into(),
         median_of_quiet(reps, probe, || handoff::wake_once(clock, opts.wake_trips)),
     );
-    let mut transfer_by_bytes = Vec::new();
+    let notify = keep(
+        "handoff_notify_s".into(),
+        median_of_quiet(reps, probe, || {
+            handoff::notify_once(clock, opts.notify_trips)
+        }),
+    );
+    let (mut transfer_by_bytes, mut local_read_by_bytes) = (Vec::new(), Vec::new());
     for &b in &opts.transfer_bytes {
         // At least 64 MiB read per repetition, at least 2 rounds.
         let rounds = ((64usize << 20) / b.max(1)).clamp(2, 4096);
         let k = median_of_quiet(reps, probe, || memory::transfer_once(clock, b, rounds));
         transfer_by_bytes.push((b, keep(format!("transfer_s_{b}"), k)));
+        let k = median_of_quiet(reps, probe, || memory::local_read_once(clock, b, rounds));
+        local_read_by_bytes.push((b, keep(format!("local_read_s_{b}"), k)));
     }
+    let line_bounce = keep(
+        "line_bounce_s".into(),
+        median_of_quiet(reps, probe, || {
+            lines::line_bounce_once(clock, opts.bounce_updates)
+        }),
+    );
     let mut seed = 0u64;
     let bandwidth = keep(
         "bandwidth_bytes_per_s".into(),
@@ -176,6 +203,14 @@ pub fn calibrate_with(
         mem_slowdown_by_k.push((k, keep(format!("mem_slowdown_k{k}"), kk)));
     }
     let positive = |x: f64, floor: f64| if x.is_finite() && x > 0.0 { x } else { floor };
+    // A spinning partner that loses its processor (other load) hands off through the
+    // scheduler: such a hand-off is never dearer than one to a thread asleep, which the
+    // wake kernel prices.
+    let spin = if wake.is_finite() && wake > 0.0 {
+        spin.min(wake)
+    } else {
+        spin
+    };
     let machine = Machine {
         latency_s: positive(spin, 1e-9),
         bandwidth_bytes_per_s: positive(bandwidth, 1e9),
@@ -198,10 +233,22 @@ pub fn calibrate_with(
             },
             handoff_spin_s: positive(spin, 1e-9),
             handoff_wake_s: positive(wake, 1e-9),
+            handoff_notify_s: (notify.is_finite() && notify > 0.0).then_some(notify),
             transfer_by_bytes: transfer_by_bytes
                 .into_iter()
                 .map(|(b, t)| (b, positive(t, 1e-12)))
                 .collect(),
+            local_read_by_bytes: local_read_by_bytes
+                .into_iter()
+                .map(|(b, t)| (b, positive(t, 1e-12)))
+                .collect(),
+            // With no repetition side by side (a loaded machine), the one-way trip of a
+            // line between two spinning threads, the same movement.
+            line_bounce_s: Some(if line_bounce.is_finite() {
+                line_bounce.max(0.0)
+            } else {
+                positive(spin, 1e-9)
+            }),
             mem_slowdown_by_k: mem_slowdown_by_k
                 .into_iter()
                 .map(|(k, s)| (k, positive(s, 1.0)))
@@ -231,7 +278,9 @@ mod tests {
             items: 1000,
             spin_trips: 64,
             wake_trips: 10,
+            notify_trips: 5,
             transfer_bytes: vec![4096],
+            bounce_updates: 1000,
             copy_bytes: 1 << 16,
             triad_len: 1 << 12,
         };
@@ -241,11 +290,15 @@ mod tests {
         assert_eq!(costs.fork_join_by_p.len(), 2);
         assert_eq!(costs.mem_slowdown_by_k.len(), 2);
         assert_eq!(costs.transfer_by_bytes[0].0, 4096);
+        assert_eq!(costs.local_read_by_bytes[0].0, 4096);
         for key in [
             "fork_join_s_p1",
             "task_s",
             "handoff_wake_s",
+            "handoff_notify_s",
             "transfer_s_4096",
+            "local_read_s_4096",
+            "line_bounce_s",
         ] {
             assert_eq!(c.kept[key].repetitions, 1, "{key}");
         }

@@ -5,10 +5,13 @@
 //! call is replicated at each call site). Each fragment is its own location for data. A
 //! fragment with `// lcm: input X` whose last holder of X (the last fragment that wrote or read
 //! it) has a parallel least common ancestor with it (parallel node, spawn loop, data-parallel
-//! node, pipeline) receives X: one transfer priced `latency + bytes / bandwidth` by the machine
-//! file, with `bytes` from the reader's `// lcm: bytes = EXPR` (in the program's variables; 0
-//! when absent: latency only). Afterwards the reader holds X; `// lcm: output X` makes the
-//! writer the holder.
+//! node, pipeline) receives X: one transfer, with `bytes` from the reader's
+//! `// lcm: bytes = EXPR` (in the program's variables; 0 when absent). A machine file with
+//! measured transfers (`transfer_s_B`, `local_read_s_B`: `lcm calibrate`) prices it as what
+//! reading `bytes` written on another processor adds over reading them where they were
+//! written, interpolated by bytes ([`super::machine::Costs::move_s`]); otherwise (or with
+//! no `bytes`) `latency + bytes / bandwidth`. Afterwards the reader holds X;
+//! `// lcm: output X` makes the writer the holder.
 //!
 //! Movement the measured program already had is not counted twice: given the measured
 //! version's source, its moves (item, writer fragment, reader fragment) are already inside the
@@ -128,6 +131,13 @@ fn walk(
 /// The cost of one move in seconds, as an expression.
 pub fn move_cost(m: &Move, machine: &Machine) -> Expr {
     let lat = Expr::Num(machine.latency_s);
+    let measured = match &m.bytes {
+        Expr::Num(b) if *b == 0.0 => None,
+        b => machine.costs.as_ref().and_then(|c| c.move_s_expr(b)),
+    };
+    if let Some(e) = measured {
+        return e;
+    }
     match &m.bytes {
         Expr::Num(b) if *b == 0.0 => lat,
         b => add(
@@ -190,4 +200,50 @@ pub fn adjustments(
         }
     }
     (adj, added, removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::predict::machine::Machine;
+
+    fn a_move(bytes: Expr) -> Move {
+        Move {
+            item: "a".into(),
+            from: "w".into(),
+            from_line: 1,
+            to: "r".into(),
+            to_line: 2,
+            to_index: 1,
+            via_line: 1,
+            bytes,
+        }
+    }
+
+    #[test]
+    fn measured_transfers_price_a_move_by_its_bytes() {
+        // 4 KiB: 3 us from another processor, 1 us from its own cache: the move adds 2 us;
+        // 64 KiB: 20 us against 4 us.
+        let text = "latency_s = 1e-7\nbandwidth_bytes_per_s = 1e9\nfork_join_base_s = 1e-6\n\
+            fork_join_log2p_s = 0\ntask_s = 0\npar_item_s = 0\nhandoff_spin_s = 1e-7\n\
+            handoff_wake_s = 1e-5\ntransfer_s_4096 = 3e-6\ntransfer_s_65536 = 2e-5\n\
+            local_read_s_4096 = 1e-6\nlocal_read_s_65536 = 4e-6\n";
+        let m = Machine::parse("m.txt", text).unwrap();
+        let cost = |bytes: Expr, n: f64| {
+            let vars = std::collections::BTreeMap::from([("n".to_string(), n)]);
+            move_cost(&a_move(bytes), &m).eval(&vars).unwrap()
+        };
+        let n_bytes = Expr::bin(BinOp::Mul, Expr::Num(16.0), Expr::Var("n".into()));
+        assert!((cost(n_bytes.clone(), 256.0) - 2e-6).abs() < 1e-15);
+        assert!((cost(n_bytes.clone(), 4096.0) - 16e-6).abs() < 1e-15);
+        // Half-way between the sizes: half-way between the prices.
+        assert!((cost(n_bytes, 2176.0) - 9e-6).abs() < 1e-15);
+        // No `bytes =`: the latency alone, as without measured transfers.
+        assert_eq!(cost(Expr::Num(0.0), 1.0), 1e-7);
+        // A file with communication prices only: latency + bytes / bandwidth.
+        let old =
+            Machine::parse("o.txt", "latency_s = 1e-7\nbandwidth_bytes_per_s = 1e9\n").unwrap();
+        let e = move_cost(&a_move(Expr::Num(4096.0)), &old);
+        assert!((e.eval(&Default::default()).unwrap() - (1e-7 + 4.096e-6)).abs() < 1e-15);
+    }
 }

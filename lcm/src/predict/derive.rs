@@ -8,7 +8,9 @@
 //! 1. with `like NAME`: every category model of the measured fragment NAME;
 //! 2. each category line of the block, replacing the inherited model of that category,
 //!    every reference `F.c` replaced by the measured model of category `c` of fragment `F`
-//!    (0 when `F` was measured but the fit left `c` out);
+//!    (0 when `F` was measured but the fit left `c` out), and `F.c_pK` (K a whole number)
+//!    by that model at K processors (`p` replaced by K: what the measured version lost with
+//!    K threads, e.g. `F.ml_p2`, whatever the derived fragment's own processors);
 //! 3. with `contention = E`: the fragment shares the machine with other busy tasks and its
 //!    pure computation slows by the share `E`: `E * pc` is added to `ml` (to `rt` as
 //!    `E * rt` when the models have no `pc`).
@@ -112,23 +114,40 @@ fn resolve(
                 ),
             ));
         };
-        if !CATEGORIES.contains(&cat.as_str()) {
+        let (cat_name, at_p) = split_processors(&cat);
+        if !CATEGORIES.contains(&cat_name) {
             let has: Vec<&str> = m.categories.iter().map(|(c, _)| c.as_str()).collect();
             return Err(err(
                 file,
                 line,
                 format!(
-                    "`{frag}.{cat}`: expected a category after `{frag}.` (one of {}), found `{cat}` ({} models `{frag}` with {})",
+                    "`{frag}.{cat}`: expected a category after `{frag}.` (one of {}, or one of them with `_pK` for its model at K processors), found `{cat}` ({} models `{frag}` with {})",
                     CATEGORIES.join(" "),
                     measured.file,
                     has.join(" ")
                 ),
             ));
         }
-        let model = m.category(&cat).cloned().unwrap_or(Expr::Num(0.0));
+        let mut model = m.category(cat_name).cloned().unwrap_or(Expr::Num(0.0));
+        if let Some(k) = at_p {
+            let p = BTreeMap::from([("p".to_string(), Expr::Num(k))]);
+            model = super::env::substitute(&model, &p);
+        }
         map.insert(format!("{frag}.{cat}"), model);
     }
     Ok(super::env::substitute(expr, &map))
+}
+
+/// A reference's category and, for `CAT_pK`, the processors K it is taken at.
+fn split_processors(cat: &str) -> (&str, Option<f64>) {
+    if let Some((c, k)) = cat.rsplit_once("_p") {
+        if CATEGORIES.contains(&c) && !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
+            if let Ok(k) = k.parse::<f64>() {
+                return (c, Some(k));
+            }
+        }
+    }
+    (cat, None)
 }
 
 fn set(categories: &mut Vec<(String, Expr)>, category: &str, expr: Expr) {

@@ -31,10 +31,20 @@
 //!   (`(0..N).into_par_iter().for_each` of an empty body, time times threads, less the
 //!   sequential loop, over N; at least 0);
 //! - `handoff_spin_s`: one-way hand-off latency to a thread that spins on the value (the same
-//!   kernel as `latency_s`);
+//!   kernel as `latency_s`; `lcm calibrate` keeps at most `handoff_wake_s`: a spinning
+//!   partner that lost its processor handed off through the scheduler);
 //! - `handoff_wake_s`: one-way hand-off latency to a thread asleep on a condition variable;
+//! - `handoff_notify_s` (optional): seconds the handing thread spends waking a thread asleep
+//!   on a condition variable (setting the value under the mutex and `notify_one`): what a
+//!   pipeline stage pays per item when the next stage sleeps while it waits;
 //! - `transfer_s_B` (B bytes, a few sizes from L1 to beyond the last-level cache): seconds
 //!   for one thread to read a B-byte buffer another thread has just written;
+//! - `local_read_s_B` (the same sizes; optional): seconds for one thread to read a B-byte
+//!   buffer it has just written itself; `transfer_s_B − local_read_s_B` is what the move
+//!   between processors adds ([`Costs::move_s`]);
+//! - `line_bounce_s` (optional): seconds an atomic update (a lock's acquisition, an
+//!   increment) adds when another processor wrote the line last (two threads updating
+//!   random lines of 64 shared ones at once, against one alone);
 //! - `mem_slowdown_kK` (K = 1 … `calibrated_p`): time of a STREAM triad pass (three arrays
 //!   beyond the last-level cache per thread) when K threads run it at once, over its time
 //!   alone (a ratio, 1 for K = 1);
@@ -72,10 +82,102 @@ pub struct Costs {
     pub handoff_wake_s: f64,
     /// Seconds to read a buffer of so many bytes another thread wrote (`transfer_s_B`).
     pub transfer_by_bytes: Vec<(usize, f64)>,
+    /// Seconds the waker spends waking a sleeping thread (`handoff_notify_s`; None in files
+    /// without it).
+    pub handoff_notify_s: Option<f64>,
+    /// Seconds to read a buffer of so many bytes the reader wrote itself (`local_read_s_B`;
+    /// empty in files without it).
+    pub local_read_by_bytes: Vec<(usize, f64)>,
+    /// Seconds a line written last by another processor adds to an atomic update
+    /// (`line_bounce_s`; None in files without it).
+    pub line_bounce_s: Option<f64>,
     /// Memory-bound slowdown with k threads at once (`mem_slowdown_kK`).
     pub mem_slowdown_by_k: Vec<(usize, f64)>,
     /// Threads the measurements went up to (`calibrated_p`).
     pub calibrated_p: usize,
+}
+
+impl Costs {
+    /// What moving `bytes` written on one processor into another one's reads adds, seconds:
+    /// `transfer(bytes) − local_read(bytes)` (at least 0), each interpolated linearly in
+    /// bytes between the measured sizes, from 0 at 0 bytes, and beyond the largest size
+    /// at its seconds per byte. Without `local_read_s_B` keys the whole transfer; None
+    /// without `transfer_s_B` keys.
+    pub fn move_s(&self, bytes: f64) -> Option<f64> {
+        let t = interpolate(&self.transfer_by_bytes, bytes)?;
+        let local = interpolate(&self.local_read_by_bytes, bytes).unwrap_or(0.0);
+        Some((t - local).max(0.0))
+    }
+
+    /// [`Costs::move_s`] as an expression in the bytes (an expression in the program's
+    /// variables): a sum of hinge terms `max(0, bytes − B)`, one per measured size.
+    pub fn move_s_expr(&self, bytes: &lca::expr::Expr) -> Option<lca::expr::Expr> {
+        use lca::expr::{BinOp, Expr, Func};
+        let sizes: Vec<f64> = self
+            .transfer_by_bytes
+            .iter()
+            .map(|(b, _)| *b as f64)
+            .filter(|b| *b > 0.0)
+            .collect();
+        if sizes.is_empty() {
+            return None;
+        }
+        // Knots: 0 and every size; the slope of move_s between knots, and beyond the last
+        // size its seconds per byte.
+        let mut knots = vec![0.0];
+        knots.extend(sizes.iter().copied());
+        let value = |x: f64| self.move_s(x).unwrap_or(0.0);
+        let mut slopes: Vec<f64> = knots
+            .windows(2)
+            .map(|w| (value(w[1]) - value(w[0])) / (w[1] - w[0]))
+            .collect();
+        let last = *knots.last().unwrap_or(&1.0);
+        slopes.push(value(last) / last);
+        let mut e = Expr::bin(BinOp::Mul, Expr::Num(slopes[0]), bytes.clone());
+        for (i, knot) in knots.iter().enumerate().skip(1) {
+            let change = slopes[i] - slopes[i - 1];
+            if change == 0.0 {
+                continue;
+            }
+            let hinge = Expr::Call(
+                Func::Max,
+                vec![
+                    Expr::Num(0.0),
+                    Expr::bin(BinOp::Sub, bytes.clone(), Expr::Num(*knot)),
+                ],
+            );
+            e = Expr::bin(
+                BinOp::Add,
+                e,
+                Expr::bin(BinOp::Mul, Expr::Num(change), hinge),
+            );
+        }
+        Some(Expr::Call(Func::Max, vec![Expr::Num(0.0), e]))
+    }
+}
+
+/// `table` (bytes, seconds) interpolated at `bytes` (see [`Costs::move_s`]); None when the
+/// table is empty.
+fn interpolate(table: &[(usize, f64)], bytes: f64) -> Option<f64> {
+    let mut pts: Vec<(f64, f64)> = table
+        .iter()
+        .filter(|(b, _)| *b > 0)
+        .map(|(b, t)| (*b as f64, *t))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let &(lb, lt) = pts.last()?;
+    let x = bytes.max(0.0);
+    if x >= lb {
+        return Some(lt * x / lb);
+    }
+    let mut prev = (0.0, 0.0);
+    for &(b, t) in &pts {
+        if x <= b {
+            return Some(prev.1 + (t - prev.1) * (x - prev.0) / (b - prev.0));
+        }
+        prev = (b, t);
+    }
+    Some(lt)
 }
 
 /// The prices of a machine.
@@ -129,8 +231,9 @@ fn key_range(key: &str) -> Option<ValueRule> {
         | "bandwidth_bytes_per_s"
         | "fork_join_base_s"
         | "handoff_spin_s"
-        | "handoff_wake_s" => Some(positive),
-        "fork_join_log2p_s" | "task_s" | "par_item_s" => Some(non_negative),
+        | "handoff_wake_s"
+        | "handoff_notify_s" => Some(positive),
+        "fork_join_log2p_s" | "task_s" | "par_item_s" | "line_bounce_s" => Some(non_negative),
         "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
         _ if family(key).is_some() => Some(positive),
         _ => None,
@@ -140,14 +243,19 @@ fn key_range(key: &str) -> Option<ValueRule> {
 /// A key of the families `fork_join_s_pQ`, `transfer_s_B`, `mem_slowdown_kK`: the family's
 /// prefix and the number.
 fn family(key: &str) -> Option<(&'static str, usize)> {
-    ["fork_join_s_p", "transfer_s_", "mem_slowdown_k"]
-        .into_iter()
-        .find_map(|prefix| {
-            let n = key.strip_prefix(prefix)?;
-            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| n.parse().ok().map(|n| (prefix, n)))
-                .flatten()
-        })
+    [
+        "fork_join_s_p",
+        "transfer_s_",
+        "local_read_s_",
+        "mem_slowdown_k",
+    ]
+    .into_iter()
+    .find_map(|prefix| {
+        let n = key.strip_prefix(prefix)?;
+        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| n.parse().ok().map(|n| (prefix, n)))
+            .flatten()
+    })
 }
 
 impl Machine {
@@ -222,7 +330,10 @@ impl Machine {
                 par_item_s: values["par_item_s"],
                 handoff_spin_s: values["handoff_spin_s"],
                 handoff_wake_s: values["handoff_wake_s"],
+                handoff_notify_s: values.get("handoff_notify_s").copied(),
                 transfer_by_bytes: fam("transfer_s_"),
+                local_read_by_bytes: fam("local_read_s_"),
+                line_bounce_s: values.get("line_bounce_s").copied(),
                 mem_slowdown_by_k: fam("mem_slowdown_k"),
                 calibrated_p: values.get("calibrated_p").map_or(1, |x| *x as usize),
             })
@@ -277,8 +388,17 @@ impl Machine {
             kv.push(("par_item_s".into(), c.par_item_s));
             kv.push(("handoff_spin_s".into(), c.handoff_spin_s));
             kv.push(("handoff_wake_s".into(), c.handoff_wake_s));
+            if let Some(x) = c.handoff_notify_s {
+                kv.push(("handoff_notify_s".into(), x));
+            }
             for (b, t) in &c.transfer_by_bytes {
                 kv.push((format!("transfer_s_{b}"), *t));
+            }
+            for (b, t) in &c.local_read_by_bytes {
+                kv.push((format!("local_read_s_{b}"), *t));
+            }
+            if let Some(x) = c.line_bounce_s {
+                kv.push(("line_bounce_s".into(), x));
             }
             for (k, s) in &c.mem_slowdown_by_k {
                 kv.push((format!("mem_slowdown_k{k}"), *s));
@@ -328,8 +448,15 @@ fn describe(key: &str) -> String {
         ("par_item_s", _) => "processor-s per parallel-iterator item beyond a serial loop".into(),
         ("handoff_spin_s", _) => "s, one-way hand-off to a spinning thread".into(),
         ("handoff_wake_s", _) => "s, one-way hand-off to a thread asleep on a condvar".into(),
+        ("handoff_notify_s", _) => {
+            "s, what waking a thread asleep on a condvar costs the waker".into()
+        }
         (_, Some(("fork_join_s_p", q))) => format!("s, measured fork/join of {q} thread(s)"),
         (_, Some(("transfer_s_", b))) => format!("s, reading {b} bytes another thread wrote"),
+        (_, Some(("local_read_s_", b))) => format!("s, reading {b} bytes this thread wrote"),
+        ("line_bounce_s", _) => {
+            "s, an atomic update of a line another processor wrote last, beyond one in cache".into()
+        }
         (_, Some(("mem_slowdown_k", k))) => {
             format!("ratio, triad time with {k} thread(s) at once over alone")
         }
@@ -353,7 +480,10 @@ mod tests {
                 par_item_s: 0.0,
                 handoff_spin_s: 6e-8,
                 handoff_wake_s: 2e-5,
+                handoff_notify_s: Some(3e-6),
                 transfer_by_bytes: vec![(4096, 3e-7), (67108864, 1e-2)],
+                local_read_by_bytes: vec![(4096, 1e-7), (67108864, 1e-2)],
+                line_bounce_s: Some(8e-8),
                 mem_slowdown_by_k: vec![(1, 1.0), (2, 1.6)],
                 calibrated_p: 2,
             }),
@@ -374,6 +504,29 @@ mod tests {
         assert_eq!(back.bindings(), m.bindings());
         assert_eq!(back.bindings()["mem_slowdown_k2"], 1.6);
         assert_eq!(back.bindings()["transfer_s_4096"], 3e-7);
+    }
+
+    #[test]
+    fn a_move_costs_the_transfer_beyond_the_local_read_interpolated_by_bytes() {
+        let c = full().costs.unwrap();
+        // At a measured size: 3e-7 - 1e-7.
+        assert!((c.move_s(4096.0).unwrap() - 2e-7).abs() < 1e-15);
+        // Half-way from 0 to the first size: half of it.
+        assert!((c.move_s(2048.0).unwrap() - 1e-7).abs() < 1e-15);
+        // Equal beyond the cache: nothing; beyond the largest size, its rate per byte.
+        assert_eq!(c.move_s(67108864.0).unwrap(), 0.0);
+        assert_eq!(c.move_s(2.0 * 67108864.0).unwrap(), 0.0);
+        // The expression agrees with the interpolation everywhere.
+        let e = c.move_s_expr(&lca::expr::Expr::Var("b".into())).unwrap();
+        for b in [0.0, 1000.0, 4096.0, 1e6, 3e7, 67108864.0, 1e8] {
+            let vars = std::collections::BTreeMap::from([("b".to_string(), b)]);
+            let got = e.eval(&vars).unwrap();
+            assert!((got - c.move_s(b).unwrap()).abs() < 1e-12, "{b}: {got}");
+        }
+        // Without local reads, the whole transfer.
+        let mut c2 = c.clone();
+        c2.local_read_by_bytes.clear();
+        assert!((c2.move_s(4096.0).unwrap() - 3e-7).abs() < 1e-15);
     }
 
     #[test]

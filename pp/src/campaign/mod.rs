@@ -97,6 +97,10 @@ pub struct Campaign {
     pub logs: PathBuf,
     /// Leave the counted repetitions' logs in `logs`.
     pub keep_logs: bool,
+    /// Records per fragment execution: every fragment's amounts divided by the times it
+    /// ran in the repetition (pp's `executions`; the session's are left whole), so that
+    /// models are per execution as `lcm` counts a loop's fragments.
+    pub per_execution: bool,
 }
 
 /// What a campaign measured.
@@ -146,7 +150,7 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         progress,
     );
     let result = times.map_err(CampaignError::from).and_then(|times| {
-        let recs = records::records(&points, &times, &campaign.note)?;
+        let recs = records::records(&points, &times, &campaign.note, campaign.per_execution)?;
         Ok((times, recs))
     });
     if !campaign.keep_logs {

@@ -29,11 +29,13 @@ pub struct Records {
 }
 
 /// Profiles the counted repetitions of every point (`times[i]` of `points[i]`, logs still
-/// on disk) and writes their records, `note` tokens first.
+/// on disk) and writes their records, `note` tokens first; `per_execution`: each fragment's
+/// record divided by its executions ([`lines_of`]).
 pub fn records(
     points: &[Point],
     times: &[PointTimes],
     note: &[String],
+    per_execution: bool,
 ) -> Result<Records, PpError> {
     let mut out = Records::default();
     let mut baselines: BTreeMap<Vec<(String, String)>, Analysis> = BTreeMap::new();
@@ -66,7 +68,7 @@ pub fn records(
             for w in &a.warnings {
                 pp_warnings.push(format!("{}: round {}: {w}", point.label(), rep.round));
             }
-            per_point[i].extend(a.record_lines(&note_of(note, point, rep)));
+            per_point[i].extend(lines_of(&a, &note_of(note, point, rep), per_execution));
             analyses.push((rep.seconds, a));
         }
         out.warnings.extend(first_warnings(pp_warnings, point));
@@ -78,6 +80,23 @@ pub fn records(
     }
     out.lines = per_point.into_iter().flatten().collect();
     Ok(out)
+}
+
+/// The record lines of one repetition's analysis: as `pp -l` writes them, or with
+/// `per_execution` every fragment's amounts divided by the times it ran (pp's
+/// `executions`: the intervals of the union of its runs); the session's stay whole.
+pub fn lines_of(a: &Analysis, note: &[String], per_execution: bool) -> Vec<String> {
+    if !per_execution {
+        return a.record_lines(note);
+    }
+    a.profiles
+        .iter()
+        .zip(a.records(note))
+        .map(|(profile, r)| match (&profile.tag, profile.executions) {
+            (Some(_), Some(k)) if k > 0 => r.divided(k).to_string(),
+            _ => r.to_string(),
+        })
+        .collect()
 }
 
 /// Most of pp's warnings shown per point (a disturbed machine warns at every repetition).
@@ -136,6 +155,36 @@ mod tests {
             values: vec![("n".into(), "64".into())],
             p: 2,
         }
+    }
+
+    #[test]
+    fn per_execution_records_divide_fragments_by_their_executions() {
+        // One thread: `alloc` twice (1 ms each), then `work` three times (2 ms each).
+        let text = "pptrace 1\nprocessors 1\n0 0 session_begin\n\
+            0 0 frag_begin alloc\n1000000 0 frag_end alloc\n\
+            1000000 0 frag_begin alloc\n2000000 0 frag_end alloc\n\
+            2000000 0 frag_begin work\n4000000 0 frag_end work\n\
+            4000000 0 frag_begin work\n6000000 0 frag_end work\n\
+            6000000 0 frag_begin work\n8000000 0 frag_end work\n\
+            8000000 0 session_end\n";
+        let a = crate::analyze_bytes(text.as_bytes().to_vec(), "t.pptrace", &Options::all_tags())
+            .expect("a valid trace");
+        let note = vec!["n=1".to_string()];
+        let rt = |lines: &[String], tag: &str| -> f64 {
+            let line = lines
+                .iter()
+                .find(|l| l.contains(&format!("tag={tag} ")))
+                .expect("a record of the tag");
+            let v = line.split(' ').find_map(|t| t.strip_prefix("rt=")).unwrap();
+            v.parse().unwrap()
+        };
+        let per = lines_of(&a, &note, true);
+        assert!((rt(&per, "alloc") - 0.001).abs() < 1e-12, "{per:?}");
+        assert!((rt(&per, "work") - 0.002).abs() < 1e-12, "{per:?}");
+        // Whole runs otherwise, as `pp -l` writes them.
+        let whole = lines_of(&a, &note, false);
+        assert_eq!(whole, a.record_lines(&note));
+        assert!((rt(&whole, "work") - 0.006).abs() < 1e-12, "{whole:?}");
     }
 
     #[test]

@@ -1,11 +1,8 @@
 //! Phase 1, measure: the base version at every size and every p from 1 to the cores, under
-//! pplib, profiled by `pp` with the p = 1 run as baseline; for programs whose other version
-//! runs tasks side by side, also at p = 1 beside an uninstrumented instance of the
-//! program's kernels (co-run calibration, [`co_run_factors`]). All of it timed round robin
-//! by pp's campaign runner ([`super::super::measure`]).
+//! pplib, profiled by `pp` with the p = 1 run as baseline, timed round robin by pp's
+//! campaign runner ([`super::super::measure`]).
 
 use super::Bench;
-use crate::study::calibrate::{co_run_factors, MIN_CO_RUN_PACE};
 use crate::study::conditions::TimingNote;
 use crate::study::measure::{self, Spec, Timing};
 use crate::study::run::Run;
@@ -17,18 +14,13 @@ use std::fmt::Write as _;
 pub struct Measurement {
     /// The base version's runs (fastest quiet repetition of every point).
     pub base_runs: Vec<Run>,
-    /// Its runs at p = 1 beside a co-runner (sizes where the co-runner kept its pace).
-    pub co_runs: Vec<Run>,
-    /// Per fragment, the co-run slowdown as a share of its pure computation.
-    pub co_run: Vec<(String, f64)>,
     /// The p = 1 analysis of every size: the baseline of later runs there.
     pub baselines: BTreeMap<u64, pp::Analysis>,
     /// Seconds of the base version at every (size, p).
     pub calibration_seconds: BTreeMap<(u64, usize), f64>,
-    /// Records per fragment execution as written to `BASE-per-execution.pp`.
+    /// Records per fragment execution as written to `BASE-per-execution.pp` (the fitting
+    /// phase's input, read as `lca model` reads that file).
     pub per_execution: String,
-    /// The same records as typed values (the fitting phase's input).
-    pub per_execution_records: Vec<pp::ProfileRecord>,
 }
 
 /// Runs the measure phase (see the module docs) and writes its record files.
@@ -44,16 +36,6 @@ pub fn measure(bench: &mut Bench) -> Result<Measurement, StudyError> {
                 n,
                 iters,
                 p,
-                beside: None,
-            });
-        }
-        if let Some(co) = case.co_runner {
-            specs.push(Spec {
-                version: base,
-                n,
-                iters,
-                p: 1,
-                beside: Some(co),
             });
         }
     }
@@ -65,82 +47,28 @@ pub fn measure(bench: &mut Bench) -> Result<Measurement, StudyError> {
     };
     // Per size, the lone p = 1 run first: the baseline of the others.
     let mut order: Vec<(Spec, Timing)> = specs.iter().copied().zip(timed).collect();
-    order.sort_by_key(|(s, _)| (s.n, s.beside.is_some(), s.p));
+    order.sort_by_key(|(s, _)| (s.n, s.p));
     let mut m = Measurement {
         base_runs: Vec::new(),
-        co_runs: Vec::new(),
-        co_run: Vec::new(),
         baselines: BTreeMap::new(),
         calibration_seconds: BTreeMap::new(),
         per_execution: format!(
             "# {} records per fragment execution (whole-run values / iterations)\n",
             base.name
         ),
-        per_execution_records: Vec::new(),
     };
     let mut raw = format!(
         "# {} records: whole runs (pp -l --all-tags, p = 1 baseline)\n",
         base.name
     );
-    let mut co_raw = format!(
-        "# {} at p = 1 beside a co-runner, per fragment execution (ml: slowdown against the lone p = 1 run, timed round robin with it)\n",
-        base.name
-    );
     for (spec, t) in order {
         bench.timings.push(TimingNote::of(&spec, &t));
         let measured = measure::profile(&spec, t, m.baselines.get(&spec.n))?;
-        if spec.beside.is_some() {
-            co_run(bench, &mut m, &mut co_raw, &spec, measured);
-        } else {
-            alone(bench, &mut m, &mut raw, &spec, measured);
-        }
+        alone(bench, &mut m, &mut raw, &spec, measured);
     }
     bench.write(&format!("{}.pp", base.name), &raw)?;
-    if !m.co_runs.is_empty() {
-        bench.write(&format!("{}-co-run.pp", base.name), &co_raw)?;
-    }
-    m.co_run = co_run_factors(&m.base_runs, &m.co_runs);
     bench.write(&format!("{}-per-execution.pp", base.name), &m.per_execution)?;
     Ok(m)
-}
-
-/// Takes in a run beside the co-runner (left out when the co-runner lost its pace).
-fn co_run(
-    bench: &mut Bench,
-    m: &mut Measurement,
-    co_raw: &mut String,
-    spec: &Spec,
-    measured: measure::Measured,
-) {
-    let (case, n) = (bench.case, spec.n);
-    // The co-runner's pace beside the measurement against its lone pace: near 1 when it
-    // ran beside the measurement (slowed only by sharing caches and memory), near 1/2 or
-    // below when the two shared one core.
-    let pace = measured.timing.pace;
-    bench.say(format!(
-        "{} {}={n} p=1 beside a co-runner: {:.4} s (co-runner at {:.0}% of its lone pace)",
-        case.base.name,
-        case.size_var,
-        measured.run.seconds,
-        100.0 * pace
-    ));
-    if pace.is_nan() || pace < MIN_CO_RUN_PACE {
-        bench.warnings.push(format!(
-            "co-run calibration at {}={n}: the co-runner ran at {:.0}% of its lone pace (< {:.0}%): it shared a core with the measurement (other load on the host), so this size is left out of the co-run slowdown",
-            case.size_var,
-            100.0 * pace,
-            100.0 * MIN_CO_RUN_PACE
-        ));
-        return;
-    }
-    let note = vec![
-        format!("{}={n}", case.size_var),
-        format!("impl={}-corun", case.base.name),
-    ];
-    for r in per_execution_records(&measured.analysis, &note, spec.iters, case.setup) {
-        let _ = writeln!(co_raw, "{r}");
-    }
-    m.co_runs.push(measured.run);
 }
 
 /// Takes in a run of the base version alone: records, baseline (p = 1), seconds.
@@ -186,7 +114,6 @@ fn alone(
     }
     for r in per_execution_records(&measured.analysis, &note, iters, case.setup) {
         let _ = writeln!(m.per_execution, "{r}");
-        m.per_execution_records.push(r);
     }
     bench.warnings.extend(
         measured

@@ -1,9 +1,10 @@
 //! The study's four phases, each a function from the previous phases' outputs to its own:
 //!
 //! - [`measure::measure`] → [`measure::Measurement`]: the base version at every design
-//!   point (and beside a co-runner), profiled with the p = 1 baseline;
-//! - [`fit::fit`] → [`fit::Fitted`]: lca's models of every fragment, the versions' models
-//!   and their annotated sources;
+//!   point, profiled with the p = 1 baseline;
+//! - [`fit::fit`] → [`fit::Fitted`]: lca's models of every fragment (`models.lcm`, as `lca
+//!   model --all-tags --emit annotation` writes it), the machine file (as `lcm calibrate`)
+//!   and the versions' annotated sources;
 //! - [`predict::predict`] → [`predict::Predictions`]: lcm's predictions of both versions
 //!   at every point, written to disk before the other version runs;
 //! - [`validate::validate`] → [`validate::Validation`]: the other version (and the base

@@ -5,8 +5,7 @@
 
 use super::measure::{executions_per_run, Measurement};
 use super::predict::{Planned, Predictions};
-use super::{fit::Fitted, Bench};
-use crate::study::case::point_vars;
+use super::Bench;
 use crate::study::compare::{self, FragmentCheck, PointResult};
 use crate::study::conditions::TimingNote;
 use crate::study::measure::{self, Spec};
@@ -31,7 +30,6 @@ pub struct Validation {
 pub fn validate(
     bench: &mut Bench,
     measured: &Measurement,
-    fitted: &Fitted,
     predicted: &Predictions,
 ) -> Result<Validation, StudyError> {
     let case = bench.case;
@@ -44,7 +42,6 @@ pub fn validate(
                 n: x.n,
                 iters: x.iters,
                 p: x.p,
-                beside: None,
             });
         }
     }
@@ -93,7 +90,7 @@ pub fn validate(
             measured_base
         ));
         v.fragment_checks
-            .extend(fragment_checks(bench, fitted, predicted, x, &m));
+            .extend(fragment_checks(bench, predicted, x, &m));
         v.points.push(PointResult {
             n: x.n,
             p: x.p,
@@ -115,7 +112,6 @@ pub fn validate(
 /// time per execution, on the processors it ran on.
 fn fragment_checks(
     bench: &Bench,
-    fitted: &Fitted,
     predicted: &Predictions,
     x: &Planned,
     m: &measure::Measured,
@@ -127,10 +123,8 @@ fn fragment_checks(
         let Some(measured) = m.run.fragments.get(&f.name).and_then(|c| c.get("tt")) else {
             continue;
         };
-        // The fragment's own window holds no hand-off (but the transfer): compare without
-        // it.
-        let transfer = predicted.transfers.get(&n).copied().unwrap_or(0.0);
-        let at = point_vars(case, n, p, iters, 0.0, transfer, &fitted.rules);
+        let mut at = case.bindings(n, p, iters);
+        at.extend(predicted.machine_vars.iter().cloned());
         let (p_f, comm) = lcm_predict::fragment_processors(&predicted.other_model, &f.name, &at);
         let mut vars: BTreeMap<String, f64> = at.into_iter().collect();
         vars.insert("p".into(), p_f);

@@ -76,6 +76,11 @@ pub struct Args {
     #[arg(long, value_name = "KEY")]
     pub time_key: Option<String>,
 
+    /// Records per fragment execution: each fragment's amounts divided by the times it ran
+    /// in the repetition (the session's left whole), as `lcm` counts a loop's fragments
+    #[arg(long)]
+    pub per_execution: bool,
+
     /// key=value tokens written first in every record (such as impl=dp)
     #[arg(long, value_name = "NOTE", default_value = "")]
     pub note: String,
@@ -156,6 +161,7 @@ impl Args {
             note,
             logs,
             keep_logs: self.keep_logs,
+            per_execution: self.per_execution,
         })
     }
 }
