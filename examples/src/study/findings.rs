@@ -140,7 +140,7 @@ fn session_shares(r: &StudyResult, pt: &PointResult, text: &mut String) {
                 let _ = write!(text, " (the tasks wait for each other on the channel: the stages are unbalanced, or the hand-off per iteration costs more than the fragment models carry)");
             }
             if share("ml") > 10.0 {
-                let _ = write!(text, " (work inflation at p = {}: the tasks run at once and share caches and memory bandwidth, which the p_f = 1 fragment models, measured alone, do not carry)", pt.p);
+                let _ = write!(text, " (work inflation at p = {}: the processors did more work than one does alone, from sharing caches and memory bandwidth or from speculative work that pplib could not mark as wasted because it ended after the answer was known; the p_f = 1 fragment models, measured alone, do not carry it)", pt.p);
             }
         }
     }
