@@ -101,6 +101,19 @@ pub struct LogReader {
     window: Option<usize>,
 }
 
+impl LogReader {
+    /// A reader of `source`, opened from `path`, with the default stream window.
+    fn with_source(path: &Path, header: Header, names: Vec<String>, source: Source) -> LogReader {
+        LogReader {
+            path: path.to_owned(),
+            header,
+            names,
+            source,
+            window: None,
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Source {
     Text(Arc<text::TextLog>),
@@ -125,13 +138,12 @@ impl LogReader {
         let n = read_up_to(&mut file, &mut magic).map_err(io)?;
         if n == magic.len() && magic == binary::MAGIC {
             let (header, names, log) = binary::BinaryLog::open_file(path, file)?;
-            return Ok(LogReader {
-                path: path.to_owned(),
+            return Ok(LogReader::with_source(
+                path,
                 header,
                 names,
-                source: Source::Binary(Arc::new(log)),
-                window: None,
-            });
+                Source::Binary(Arc::new(log)),
+            ));
         }
         // Not binary: look at the start before reading a large file whole.
         let mut head = magic[..n].to_vec();
@@ -172,13 +184,12 @@ impl LogReader {
     /// A text trace of which `head` has been read from `file`.
     fn open_text(path: &Path, head: Vec<u8>, file: std::fs::File) -> Result<LogReader, LogError> {
         let (header, names, log) = text::open_file(path, head, file)?;
-        Ok(LogReader {
-            path: path.to_owned(),
+        Ok(LogReader::with_source(
+            path,
             header,
             names,
-            source: Source::Text(Arc::new(log)),
-            window: None,
-        })
+            Source::Text(Arc::new(log)),
+        ))
     }
 
     /// Reads a log held in memory; `name` stands for the file name in error messages.
@@ -205,13 +216,12 @@ impl LogReader {
         }
         if bytes.starts_with(&binary::MAGIC) {
             let (header, names, log) = binary::BinaryLog::open_bytes(path, bytes)?;
-            return Ok(LogReader {
-                path: path.to_owned(),
+            return Ok(LogReader::with_source(
+                path,
                 header,
                 names,
-                source: Source::Binary(Arc::new(log)),
-                window: None,
-            });
+                Source::Binary(Arc::new(log)),
+            ));
         }
         if !reads_as_text(&bytes) {
             let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).into_owned();
@@ -222,13 +232,12 @@ impl LogReader {
             });
         }
         let (header, names, log) = text::open_bytes(path, bytes)?;
-        Ok(LogReader {
-            path: path.to_owned(),
+        Ok(LogReader::with_source(
+            path,
             header,
             names,
-            source: Source::Text(Arc::new(log)),
-            window: None,
-        })
+            Source::Text(Arc::new(log)),
+        ))
     }
 
     /// Sets the most bytes of the file each stream of a binary log holds at a time (at
