@@ -131,6 +131,14 @@ impl Args {
                 ));
             }
         }
+        for (flag, path) in [("--timeline", &self.timeline), ("--plot", &self.plot)] {
+            if path.as_deref() == Some(std::path::Path::new("-")) {
+                return Err(format!(
+                    "{flag}: expected a file name, found '-' (the profile itself goes to the \
+                     standard output)"
+                ));
+            }
+        }
         if self.timeline.is_some() && logs.len() > 1 {
             return Err(format!(
                 "--timeline writes one log's timeline: expected one LOG, found {}",

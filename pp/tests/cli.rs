@@ -619,3 +619,27 @@ fn histograms_with_records_is_a_usage_error() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// `-` is not taken as a file name for the timeline or the plot: the profile goes to the
+/// standard output, so the command is refused (usage, exit 2) and no file named `-` is made.
+#[test]
+fn dash_is_refused_as_timeline_or_plot_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["--timeline", "--plot"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp"))
+            .current_dir(dir.path())
+            .args([flag, "-", fixture("barrier.pptrace").to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("expected a file name"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            !dir.path().join("-").exists(),
+            "{flag} wrote a file named '-'"
+        );
+    }
+}
