@@ -315,7 +315,10 @@ fn the_examples_measured_fragments_get_no_costs_inside() {
     let fft = models(&["alloc", "init", "cols", "transpose", "rows"]);
     // The round machine with a parallel-iterator call price: measured fragments pay no call
     // either.
-    let text = format!("{}par_call_s_p1 = 1e-7\npar_call_s_p2 = 5e-6\n", round::ROUND);
+    let text = format!(
+        "{}par_call_s_p1 = 1e-7\npar_call_s_p2 = 5e-6\n",
+        round::ROUND
+    );
     let costs = lcm::predict::machine::Machine::parse("round.txt", &text)
         .unwrap()
         .costs
