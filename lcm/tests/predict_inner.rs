@@ -313,12 +313,22 @@ fn the_examples_measured_fragments_get_no_costs_inside() {
             .collect()
     };
     let fft = models(&["alloc", "init", "cols", "transpose", "rows"]);
+    // The round machine with a parallel-iterator call price: measured fragments pay no call
+    // either.
+    let text = format!(
+        "{}par_call_s_p1 = 1e-7\npar_call_s_p2 = 5e-6\n",
+        round::ROUND
+    );
+    let costs = lcm::predict::machine::Machine::parse("round.txt", &text)
+        .unwrap()
+        .costs
+        .unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/src");
     for file in ["fft/dp.rs", "fft/tp.rs"] {
         let text = std::fs::read_to_string(root.join(file)).unwrap();
         let (tree, _) = structure(file, &text, "fft2d", Some(("fft.models", fft.as_str())))
             .unwrap_or_else(|e| panic!("{e}"));
-        let with = apply(tree, "round.txt");
+        let with = apply(tree, "round.txt", &costs);
         let frags = with.fragments();
         let covered: Vec<&str> = frags
             .iter()

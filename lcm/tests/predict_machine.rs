@@ -2,7 +2,9 @@
 //! inline source with a machine file of round numbers (tests/support/round_machine.rs; the
 //! expected time is computed by hand above each assertion), machine keys as annotation variables, and the
 //! n-body target: `lcm compare` on `examples/src/nbody/{outer,reduce}.rs` with the measured
-//! machine file `tests/nbody/machine.txt` (its header says how it was made).
+//! machine file `tests/nbody/machine.txt` and with `tests/nbody/machine-par-call.txt`, which
+//! prices a parallel-iterator call (`par_call_s_pQ`; each file's header says how it was
+//! made).
 
 #[path = "support/run.rs"]
 mod support;
@@ -54,6 +56,117 @@ fn a_parallel_iterator_pays_one_fork_join_and_its_items() {
         .map(|(n, _)| n.as_str())
         .collect();
     assert!(named.contains(&"machine par items"), "{named:?}");
+}
+
+/// The round machine with a parallel-iterator call priced at 0.1 µs on one thread and 5 µs
+/// on two (`par_call_s_pQ`).
+fn round_machine_with_par_call(dir: &Path) -> PathBuf {
+    let path = dir.join("round-par-call.txt");
+    let text = format!(
+        "{}par_call_s_p1 = 1e-7\npar_call_s_p2 = 5e-6\n",
+        round::ROUND
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_parallel_iterator_pays_the_call_price_in_place_of_the_fork_join() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = round_machine_with_par_call(dir.path());
+    let at = [("n", 1000.0), ("p", 2.0)];
+    // Work: 1000 items of 1e-8 s over 2 processors, 5e-6 s.
+    close(predict(PAR_ITER, None, &at).seconds, 5e-6);
+    // One call on min(1000, 2) = 2 threads (5e-6 s, not the fork/join's 2e-6 s) and
+    // 1000 items * 1e-9 processor-s / 2 processors.
+    let with = predict(PAR_ITER, Some(&m), &at);
+    close(with.seconds, 5e-6 + 5e-6 + 5e-7);
+    // At p = 1 the call on one thread: 1e-7 s; 1000 items of work and scheduling on it.
+    close(
+        predict(PAR_ITER, Some(&m), &[("n", 1000.0), ("p", 1.0)]).seconds,
+        1e-5 + 1e-7 + 1e-6,
+    );
+    // At p = 4 (twice the 2 calibrated threads) one doubling beyond the last measured
+    // growth: 5e-6 + (5e-6 - 1e-7) s; still within the trusted range, no warning.
+    let p4 = predict(PAR_ITER, Some(&m), &[("n", 1000.0), ("p", 4.0)]);
+    close(p4.seconds, 2.5e-6 + 9.9e-6 + 2.5e-7);
+    assert!(p4.accounting.range_warnings.is_empty());
+    // At p = 16 the price is extrapolated far beyond the calibrated threads: warned about.
+    let p16 = predict(PAR_ITER, Some(&m), &[("n", 1000.0), ("p", 16.0)]);
+    let w = &p16.accounting.range_warnings;
+    assert!(
+        w.iter()
+            .any(|w| w.fragment == "machine par items" && w.variable == "p"),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn a_join_keeps_the_fork_join_price_with_a_par_call_file() {
+    let src = r#"
+fn main() {
+    rayon::join(
+        || {
+            // lcm: fragment left
+            // lcm: rt = 1e-3
+            left();
+        },
+        || {
+            // lcm: fragment right
+            // lcm: rt = 1e-3
+            right();
+        },
+    );
+}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let m = round_machine_with_par_call(dir.path());
+    // Fork/join of 2 threads (2e-6 s) and a task (1e-7 s): the call price is not charged.
+    close(
+        predict(src, Some(&m), &[("p", 2.0)]).seconds,
+        1e-3 + 2e-6 + 1e-7,
+    );
+}
+
+#[test]
+fn a_parallel_iterator_inside_a_fragment_pays_the_call_unless_measured_with_it() {
+    // `rule`: an extra line of the fragment's block (none when empty).
+    let src = |rule: &str| {
+        let rule = if rule.is_empty() {
+            String::new()
+        } else {
+            format!("        {rule}\n")
+        };
+        format!(
+            r#"
+fn main() {{
+    // lcm: iterations = 10
+    for k in 0..10 {{
+        // lcm: fragment force
+        // lcm: rt = 1e-6
+{rule}        let a = (0..n).into_par_iter().map(|j| pair(k, j)).sum::<f64>();
+        use_it(a);
+    }}
+}}
+"#
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let m = round_machine_with_par_call(dir.path());
+    let at = [("n", 1000.0), ("p", 2.0)];
+    // 10 executions of 1e-6 processor-s over 2 processors.
+    close(predict(&src(""), None, &at).seconds, 5e-6);
+    // Written in the source: each execution pays a call on 2 threads (5e-6 s) and 1000
+    // items * 1e-9 / 2, 10 times.
+    close(
+        predict(&src(""), Some(&m), &at).seconds,
+        5e-6 + 10.0 * (5e-6 + 5e-7),
+    );
+    // Measured with the loop inside: nothing added, as models from a models file.
+    close(
+        predict(&src("// lcm: overheads = measured"), Some(&m), &at).seconds,
+        5e-6,
+    );
 }
 
 #[test]
@@ -203,4 +316,30 @@ fn nbody_fold_reduce_is_ranked_at_least_3x_slower_with_machine_costs() {
     let (a, b, err) = compare_nbody(Some(Path::new("tests/nbody/machine.txt")));
     assert!(!err.contains("machine costs"), "{err}");
     assert!(b / a >= 3.0, "outer {a} s, reduce {b} s: ratio {}", b / a);
+}
+
+#[test]
+fn nbody_fold_reduce_is_ranked_at_least_3x_slower_with_the_call_price() {
+    // The quiet machine's prices (tests/nbody/machine-par-call.txt): with a fork/join per
+    // fold (0.67 us at 2 threads) the reduce version would predict only about 2.2x the outer
+    // one; with the call price (3.3 us at 2 threads, charged in place of the fork/join on
+    // each of the n folds) n = 1000 calls add 3.3 ms to its 0.65 ms of pairs.
+    let file = Path::new("tests/nbody/machine-par-call.txt");
+    let (a, b, err) = compare_nbody(Some(file));
+    assert!(!err.contains("machine costs"), "{err}");
+    assert!(b / a >= 3.0, "outer {a} s, reduce {b} s: ratio {}", b / a);
+    // The outer version pays one call: within 1 % of its pairs alone.
+    assert!(a < 6.5e-4 * 1.01, "outer {a} s");
+    // The same file without its par_call_s_pQ keys charges the fork/join: under 3x.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(file)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.txt");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("par_call_s_p"))
+        .collect();
+    std::fs::write(&old, kept.join("\n")).unwrap();
+    let (a, b, _) = compare_nbody(Some(&old));
+    assert!(b / a < 3.0, "outer {a} s, reduce {b} s: ratio {}", b / a);
 }

@@ -6,8 +6,10 @@
 //!
 //! Both do the same n² pair interactions (about 1.3 ns each on the team's 2-core VM). With a machine file,
 //! `lcm compare outer.rs reduce.rs --machine machine.txt --set n=1000 --set p=2` predicts
-//! the second one several times slower: n fork/joins and n² iterator items are its cost,
-//! which the pair models alone do not show (`examples/src/bin/nbody.rs` measures both).
+//! the second one several times slower: n parallel-iterator calls (the machine file's
+//! `par_call_s_pQ`, what one small call issued from inside the pool costs) and n² iterator
+//! items are its cost, which the pair models alone do not show (`examples/src/bin/nbody.rs`
+//! measures both).
 
 pub mod outer;
 pub mod reduce;

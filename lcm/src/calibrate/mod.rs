@@ -6,6 +6,8 @@
 //! of the quiet repetitions):
 //! - [`pool`]: fork/join of a rayon pool by its threads q = 1 … p, the cost of a task
 //!   spawned in a scope, the cost of an item of a parallel iterator;
+//! - [`par_call`]: one small parallel-iterator call (a fold/reduce of a thousand cheap
+//!   items) issued from inside a pool of q = 1 … p threads, beyond its items' work;
 //! - [`handoff`]: hand-off latency between two threads, caught spinning and woken from sleep,
 //!   and what waking a sleeping thread costs the waker;
 //! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), the
@@ -27,6 +29,7 @@ pub mod clock;
 pub mod handoff;
 pub mod lines;
 pub mod memory;
+pub mod par_call;
 pub mod pool;
 pub mod quiet;
 
@@ -48,6 +51,8 @@ pub struct CalibrateOptions {
     pub tasks: usize,
     /// Parallel-iterator items per repetition.
     pub items: usize,
+    /// Back-to-back parallel-iterator calls (of [`par_call::ITEMS`] items) per repetition.
+    pub par_calls: usize,
     /// Spinning hand-off round trips per repetition.
     pub spin_trips: u64,
     /// Sleeping hand-off round trips per repetition.
@@ -73,6 +78,7 @@ impl CalibrateOptions {
             fork_joins: 4_000,
             tasks: 100_000,
             items: 20_000_000,
+            par_calls: 2_000,
             spin_trips: 20_000,
             wake_trips: 2_000,
             notify_trips: 400,
@@ -90,6 +96,7 @@ impl CalibrateOptions {
             fork_joins: 1_000,
             tasks: 20_000,
             items: 2_000_000,
+            par_calls: 500,
             spin_trips: 5_000,
             wake_trips: 500,
             notify_trips: 100,
@@ -145,6 +152,15 @@ pub fn calibrate_with(
         }
     }
     let (base, slope) = pool::fit_log2p(&fork_join_by_p);
+    let mut par_call_by_p = Vec::new();
+    for q in 1..=pmax {
+        if let Some(pool) = pool::pool(q) {
+            let k = median_of_quiet(reps, probe, || {
+                par_call::par_call_once(clock, &pool, opts.par_calls, par_call::ITEMS)
+            });
+            par_call_by_p.push((q, keep(format!("par_call_s_p{q}"), k)));
+        }
+    }
     let (task_s, par_item_s) = match pool::pool(pmax) {
         Some(pool) => (
             keep(
@@ -231,6 +247,10 @@ pub fn calibrate_with(
             } else {
                 0.0
             },
+            par_call_by_p: par_call_by_p
+                .into_iter()
+                .map(|(q, t)| (q, if t.is_finite() { t.max(0.0) } else { 0.0 }))
+                .collect(),
             handoff_spin_s: positive(spin, 1e-9),
             handoff_wake_s: positive(wake, 1e-9),
             handoff_notify_s: (notify.is_finite() && notify > 0.0).then_some(notify),
@@ -276,6 +296,7 @@ mod tests {
             fork_joins: 10,
             tasks: 100,
             items: 1000,
+            par_calls: 10,
             spin_trips: 64,
             wake_trips: 10,
             notify_trips: 5,
@@ -288,11 +309,13 @@ mod tests {
         let back = Machine::parse("m.txt", &c.machine.to_text()).unwrap();
         let costs = back.costs.unwrap();
         assert_eq!(costs.fork_join_by_p.len(), 2);
+        assert_eq!(costs.par_call_by_p.len(), 2);
         assert_eq!(costs.mem_slowdown_by_k.len(), 2);
         assert_eq!(costs.transfer_by_bytes[0].0, 4096);
         assert_eq!(costs.local_read_by_bytes[0].0, 4096);
         for key in [
             "fork_join_s_p1",
+            "par_call_s_p2",
             "task_s",
             "handoff_wake_s",
             "handoff_notify_s",

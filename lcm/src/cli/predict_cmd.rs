@@ -54,9 +54,11 @@ docs/models.md, section Derived models); the rules' variables are bound with --s
 
 The last line of a single-point prediction is exactly `predicted: T=SECONDS`.
 With --machine FILE (from `lcm calibrate`) the machine's run-time costs are added as named
-fragments: `machine fork/join` before every parallel construct and data-parallel loop
+fragments: `machine fork/join` before every join and scope
 (fork_join_base_s + fork_join_log2p_s*log2(min(tasks, p))), `machine task` per task
-(task_s), `machine par items` per data-parallel loop (items * par_item_s / p; items from
+(task_s), `machine par items` per data-parallel loop (one parallel-iterator call,
+par_call_s_pQ at Q = min(items, p) interpolated in log2(Q), or the fork/join with a file
+without it, plus items * par_item_s / p; items from
 `(0..n)`, a vec![x; n] or collected range, par_chunks(c), or `// lcm: items = EXPR`) and
 `machine hand-off` per item of every pipeline stage after the first (handoff_spin_s).
 A parallel construct inside a fragment's code pays the same costs before the fragment when
@@ -214,7 +216,8 @@ const CALIBRATE_EXAMPLES: &str = "Examples:
 Measures, with kernels that run no program's code: fork/join latency (broadcast) of a rayon pool of
 q = 1..p threads (fork_join_s_pQ, fitted as fork_join_base_s + fork_join_log2p_s*log2(q)),
 the cost of a task spawned in a scope (task_s) and of a parallel-iterator item (par_item_s,
-processor-seconds beyond a serial loop), hand-off latency between two threads caught
+processor-seconds beyond a serial loop), the cost of one small parallel-iterator call issued
+from inside a pool of q = 1..p threads beyond its items' work (par_call_s_pQ), hand-off latency between two threads caught
 spinning (handoff_spin_s = latency_s) and woken from sleep (handoff_wake_s), the time to
 read a buffer another thread just wrote at a few sizes from L1 to beyond the last-level
 cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), and the slowdown of a
@@ -469,8 +472,8 @@ pub fn run_tree(a: TreeArgs) -> i32 {
         let root = match &a.machine {
             Some(path) => {
                 let m = lcm::predict::machine::Machine::load(path)?;
-                match m.costs {
-                    Some(_) => lcm::predict::overheads::apply(root, &m.origin),
+                match &m.costs {
+                    Some(costs) => lcm::predict::overheads::apply(root, &m.origin, costs),
                     None => root,
                 }
             }

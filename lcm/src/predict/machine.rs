@@ -25,6 +25,13 @@
 //! - `fork_join_s_pQ` (Q = 1, 2, … up to `calibrated_p`): seconds of one
 //!   `rayon::broadcast` of an empty closure inside a pool of Q threads (every thread runs
 //!   it, the calling worker waits for all), back to back (workers awake);
+//! - `par_call_s_pQ` (optional; Q = 1, 2, … up to `calibrated_p`): seconds one small
+//!   parallel-iterator call adds, issued from inside a pool of Q threads back to back: a
+//!   `fold/reduce` over 1000 trivially cheap items, its time less the items' work on one
+//!   thread divided by Q (at least 0). It holds the job splitting, the other workers'
+//!   steals and the reduction tree's joins that one call pays beyond a fork/join; lcm
+//!   charges it, in place of the fork/join, on every parallel-iterator call
+//!   ([`Costs::par_call_s_expr`]); a file without it charges the fork/join;
 //! - `task_s`: processor-seconds per task spawned in a `rayon::scope` (100 000 empty tasks on
 //!   a pool of `calibrated_p` threads: time times threads over tasks);
 //! - `par_item_s`: processor-seconds per item a parallel iterator adds over a sequential loop
@@ -61,6 +68,7 @@
 //! ```
 
 use super::error::PredictError;
+use lca::expr::Expr;
 use std::collections::BTreeMap;
 
 /// Run-time costs of parallel constructs on a machine (see the module docs for each key).
@@ -72,6 +80,9 @@ pub struct Costs {
     pub fork_join_log2p_s: f64,
     /// Measured fork/join latency by threads (`fork_join_s_pQ`).
     pub fork_join_by_p: Vec<(usize, f64)>,
+    /// Measured cost of one small parallel-iterator call by threads (`par_call_s_pQ`; empty
+    /// in files without it).
+    pub par_call_by_p: Vec<(usize, f64)>,
     /// Processor-seconds per spawned task (`task_s`).
     pub task_s: f64,
     /// Processor-seconds per parallel-iterator item (`par_item_s`).
@@ -156,6 +167,60 @@ impl Costs {
     }
 }
 
+/// The machine-key variable of the par-call price at `q` threads.
+fn par_call_key(q: usize) -> Expr {
+    Expr::Var(format!("par_call_s_p{q}"))
+}
+
+impl Costs {
+    /// The seconds one parallel-iterator call on `threads` threads adds (an expression in
+    /// the program's variables and the machine keys `par_call_s_pQ`): the measured
+    /// `par_call_s_pQ` interpolated linearly in log2(threads) between the measured powers
+    /// of two (and the largest measured Q), beyond the largest Q continued with the last
+    /// segment's growth per doubling (a 2-thread file: `par_call_s_p1 + (par_call_s_p2 −
+    /// par_call_s_p1) * log2(threads)`). None for a file without `par_call_s_pQ` keys.
+    pub fn par_call_s_expr(&self, threads: &Expr) -> Option<Expr> {
+        use lca::expr::{BinOp, Func};
+        let largest = self.par_call_by_p.iter().map(|(q, _)| *q).max()?;
+        let knots: Vec<usize> = self
+            .par_call_by_p
+            .iter()
+            .map(|(q, _)| *q)
+            .filter(|q| *q >= 1 && (q.is_power_of_two() || *q == largest))
+            .collect();
+        let mut e = par_call_key(*knots.first()?);
+        let x = Expr::Call(Func::Log2, vec![threads.clone()]);
+        for (i, w) in knots.windows(2).enumerate() {
+            let (x0, x1) = ((w[0] as f64).log2(), (w[1] as f64).log2());
+            let rise = Expr::bin(BinOp::Sub, par_call_key(w[1]), par_call_key(w[0]));
+            // The share of the segment covered at `threads`: (x − x0) / (x1 − x0).
+            let along = if x0 == 0.0 && x1 == 1.0 {
+                x.clone()
+            } else {
+                Expr::bin(
+                    BinOp::Div,
+                    Expr::bin(BinOp::Sub, x.clone(), Expr::Num(x0)),
+                    Expr::Num(x1 - x0),
+                )
+            };
+            let last = i + 2 == knots.len();
+            let share = if last {
+                Expr::Call(Func::Max, vec![Expr::Num(0.0), along])
+            } else {
+                Expr::Call(
+                    Func::Min,
+                    vec![
+                        Expr::Num(1.0),
+                        Expr::Call(Func::Max, vec![Expr::Num(0.0), along]),
+                    ],
+                )
+            };
+            e = Expr::bin(BinOp::Add, e, Expr::bin(BinOp::Mul, rise, share));
+        }
+        Some(e)
+    }
+}
+
 /// `table` (bytes, seconds) interpolated at `bytes` (see [`Costs::move_s`]); None when the
 /// table is empty.
 fn interpolate(table: &[(usize, f64)], bytes: f64) -> Option<f64> {
@@ -235,16 +300,19 @@ fn key_range(key: &str) -> Option<ValueRule> {
         | "handoff_notify_s" => Some(positive),
         "fork_join_log2p_s" | "task_s" | "par_item_s" | "line_bounce_s" => Some(non_negative),
         "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
+        _ if matches!(family(key), Some(("par_call_s_p", _))) => Some(non_negative),
         _ if family(key).is_some() => Some(positive),
         _ => None,
     }
 }
 
-/// A key of the families `fork_join_s_pQ`, `transfer_s_B`, `mem_slowdown_kK`: the family's
+/// A key of the families `fork_join_s_pQ`, `par_call_s_pQ`, `transfer_s_B`,
+/// `local_read_s_B`, `mem_slowdown_kK`: the family's
 /// prefix and the number.
 fn family(key: &str) -> Option<(&'static str, usize)> {
     [
         "fork_join_s_p",
+        "par_call_s_p",
         "transfer_s_",
         "local_read_s_",
         "mem_slowdown_k",
@@ -326,6 +394,7 @@ impl Machine {
                 fork_join_base_s: values["fork_join_base_s"],
                 fork_join_log2p_s: values["fork_join_log2p_s"],
                 fork_join_by_p: fam("fork_join_s_p"),
+                par_call_by_p: fam("par_call_s_p"),
                 task_s: values["task_s"],
                 par_item_s: values["par_item_s"],
                 handoff_spin_s: values["handoff_spin_s"],
@@ -383,6 +452,9 @@ impl Machine {
             kv.push(("fork_join_log2p_s".into(), c.fork_join_log2p_s));
             for (p, t) in &c.fork_join_by_p {
                 kv.push((format!("fork_join_s_p{p}"), *t));
+            }
+            for (q, t) in &c.par_call_by_p {
+                kv.push((format!("par_call_s_p{q}"), *t));
             }
             kv.push(("task_s".into(), c.task_s));
             kv.push(("par_item_s".into(), c.par_item_s));
@@ -452,6 +524,9 @@ fn describe(key: &str) -> String {
             "s, what waking a thread asleep on a condvar costs the waker".into()
         }
         (_, Some(("fork_join_s_p", q))) => format!("s, measured fork/join of {q} thread(s)"),
+        (_, Some(("par_call_s_p", q))) => {
+            format!("s, one small parallel-iterator call from inside a pool of {q} thread(s)")
+        }
         (_, Some(("transfer_s_", b))) => format!("s, reading {b} bytes another thread wrote"),
         (_, Some(("local_read_s_", b))) => format!("s, reading {b} bytes this thread wrote"),
         ("line_bounce_s", _) => {
@@ -476,6 +551,7 @@ mod tests {
                 fork_join_base_s: 1e-6,
                 fork_join_log2p_s: 2.5e-6,
                 fork_join_by_p: vec![(1, 1e-6), (2, 3.5e-6)],
+                par_call_by_p: vec![(1, 5e-8), (2, 3.3e-6)],
                 task_s: 1.2e-7,
                 par_item_s: 0.0,
                 handoff_spin_s: 6e-8,
@@ -527,6 +603,45 @@ mod tests {
         let mut c2 = c.clone();
         c2.local_read_by_bytes.clear();
         assert!((c2.move_s(4096.0).unwrap() - 3e-7).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_par_call_price_interpolates_in_log2_threads_and_extrapolates_the_last_doubling() {
+        let mut c = full().costs.unwrap();
+        let b = |c: &Costs| {
+            let mut m = full();
+            m.costs = Some(c.clone());
+            m.bindings()
+        };
+        let at = |c: &Costs, q: f64| {
+            let mut vars = b(c);
+            vars.insert("q".into(), q);
+            c.par_call_s_expr(&Expr::Var("q".into()))
+                .unwrap()
+                .eval(&vars)
+                .unwrap()
+        };
+        // Two threads measured: 5e-8 at 1, 3.3e-6 at 2; at 4 one more doubling's growth.
+        let e = c.par_call_s_expr(&Expr::Var("q".into())).unwrap();
+        assert_eq!(
+            e.to_string(),
+            "par_call_s_p1 + (par_call_s_p2 - par_call_s_p1)*max(0, log2(q))"
+        );
+        assert!((at(&c, 1.0) - 5e-8).abs() < 1e-18);
+        assert!((at(&c, 2.0) - 3.3e-6).abs() < 1e-18);
+        assert!((at(&c, 4.0) - (3.3e-6 + 3.25e-6)).abs() < 1e-15);
+        // Twelve threads measured (1..=12): knots 1, 2, 4, 8, 12; exact at them, linear in
+        // log2 between, the growth of 8 -> 12 continued beyond 12.
+        c.par_call_by_p = (1..=12).map(|q| (q, q as f64 * 1e-6)).collect();
+        for q in [1.0, 2.0, 4.0, 8.0, 12.0] {
+            assert!((at(&c, q) - q * 1e-6).abs() < 1e-15, "{q}");
+        }
+        assert!((at(&c, 2f64.powf(2.5)) - 6e-6).abs() < 1e-15);
+        let per_log2 = 4e-6 / (12f64.log2() - 3.0);
+        assert!((at(&c, 24.0) - (12e-6 + per_log2)).abs() < 1e-15);
+        // No par-call keys: no price (the fork/join is charged instead).
+        c.par_call_by_p.clear();
+        assert!(c.par_call_s_expr(&Expr::Num(2.0)).is_none());
     }
 
     #[test]

@@ -6,12 +6,21 @@
 //!
 //! Rules (p: the construct's processors; each overhead is a fragment whose `rt` is
 //! processor-seconds, so its time is `rt / p_f` at the processors it sits at):
-//! - **fork/join** (`machine fork/join`): a parallel node (`join`, a scope) with T tasks, and
-//!   every data-parallel loop, first pays the fork/join latency of q = min(T, p) threads,
+//! - **fork/join** (`machine fork/join`): a parallel node (`join`, a scope) with T tasks
+//!   first pays the fork/join latency of q = min(T, p) threads,
 //!   `fork_join_base_s + fork_join_log2p_s * log2(q)` seconds, with all p processors held
 //!   (rt = that * p);
 //! - **tasks** (`machine task`): every task of a parallel node (each copy of a spawn loop)
 //!   starts with `task_s` seconds on its processors;
+//! - **parallel-iterator call** (`machine par items`): a data-parallel loop (a parallel
+//!   iterator's call) pays, instead of the fork/join above, the machine's price of one
+//!   parallel-iterator call on q = min(N, p) threads, `par_call_s_pQ` interpolated in
+//!   log2(q) ([`super::machine::Costs::par_call_s_expr`]), with all p processors held: the
+//!   kernel behind it measures what a small call costs from inside the pool beyond its
+//!   items' work (splitting into jobs, steals, the reduction tree's joins), which holds the
+//!   fork/join. A machine file without `par_call_s_pQ` keys charges the fork/join. The
+//!   fragment carries the measured range p = 1 … `calibrated_p`, so a prediction at more
+//!   than twice the threads the file measured is warned about;
 //! - **items** (`machine par items`): a data-parallel loop of N items adds
 //!   `N * par_item_s` processor-seconds, `N * par_item_s / p` seconds over its p processors.
 //!   N is the loop's item count: from the source where the recognizer can
@@ -38,6 +47,7 @@
 //!
 //! Without run-time costs (no `--machine`, or an old machine file) the tree is unchanged.
 
+use super::machine::Costs;
 use super::tree::{mul, Fragment, InnerConstruct, InnerCosts, Node, NodeKind};
 use lca::expr::{BinOp, Expr, Func};
 
@@ -54,10 +64,7 @@ fn p() -> Expr {
 
 /// The fork/join latency of `min(threads, p)` threads, seconds (in machine-key variables).
 pub fn fork_join_s(threads: Expr) -> Expr {
-    let q = match &threads {
-        Expr::Num(v) if *v <= 1.0 => Expr::Num(1.0),
-        _ => Expr::Call(Func::Min, vec![threads, p()]),
-    };
+    let q = threads_used(threads);
     let grow = match &q {
         Expr::Num(v) if *v == 1.0 => None,
         _ => Some(mul(
@@ -69,6 +76,47 @@ pub fn fork_join_s(threads: Expr) -> Expr {
         Some(g) => Expr::bin(BinOp::Add, var("fork_join_base_s"), g),
         None => var("fork_join_base_s"),
     }
+}
+
+/// The threads a construct of `threads` items or tasks runs on: `min(threads, p)`, 1 when
+/// `threads` is a number at most 1.
+fn threads_used(threads: Expr) -> Expr {
+    match &threads {
+        Expr::Num(v) if *v <= 1.0 => Expr::Num(1.0),
+        _ => Expr::Call(Func::Min, vec![threads, p()]),
+    }
+}
+
+/// The seconds of one parallel-iterator call over `items` items: the machine's
+/// `par_call_s_pQ` at `min(items, p)` threads, or without those keys the fork/join.
+pub fn par_call_s(items: Expr, costs: &Costs) -> Expr {
+    costs
+        .par_call_s_expr(&threads_used(items.clone()))
+        .unwrap_or_else(|| fork_join_s(items))
+}
+
+/// The processor-seconds a parallel-iterator call over `items` items adds: its call price
+/// with the p processors held and `par_item_s` per item.
+fn par_call_rt(items: Expr, costs: &Costs) -> Expr {
+    Expr::bin(
+        BinOp::Add,
+        mul(par_call_s(items.clone(), costs), p()),
+        mul(items, var("par_item_s")),
+    )
+}
+
+/// A `machine par items` overhead: with a par-call price, the range of p it was measured
+/// over (warned about beyond twice that).
+fn par_items(rt: Expr, line: usize, origin: &str, costs: &Costs) -> Node {
+    let mut node = overhead("par items", rt, line, origin);
+    if let (NodeKind::Fragment(f), false) = (&mut node.kind, costs.par_call_by_p.is_empty()) {
+        f.ranges = vec![lca::range::VarRange::new(
+            "p",
+            1.0,
+            costs.calibrated_p.max(1) as f64,
+        )];
+    }
+    node
 }
 
 /// An overhead fragment `machine NAME` with `rt = rt` at `line`.
@@ -116,13 +164,14 @@ fn task_with(first: Node, mut task: Node) -> Node {
 }
 
 /// The tree with the machine's overhead fragments added (see the module docs); `origin`
-/// names the machine file in the fragments' model origin. The terms are in the machine
-/// file's key names, bound at prediction time ([`super::machine::Machine::bindings`]).
-pub fn apply(node: Node, origin: &str) -> Node {
+/// names the machine file in the fragments' model origin, `costs` are its run-time costs
+/// (which keys it has). The terms are in the machine file's key names, bound at prediction
+/// time ([`super::machine::Machine::bindings`]).
+pub fn apply(node: Node, origin: &str, costs: &Costs) -> Node {
     let mut node = node;
     node.children = std::mem::take(&mut node.children)
         .into_iter()
-        .map(|c| apply(c, origin))
+        .map(|c| apply(c, origin, costs))
         .collect();
     let line = node.line;
     let per_task = || overhead("task", mul(var("task_s"), p()), line, origin);
@@ -148,15 +197,10 @@ pub fn apply(node: Node, origin: &str) -> Node {
             behind(fj, node, "parallel with fork/join")
         }
         NodeKind::DataParallel { count, .. } => {
-            let rt = Expr::bin(
-                BinOp::Add,
-                mul(fork_join_s(count.clone()), p()),
-                mul(count.clone(), var("par_item_s")),
-            );
-            let o = overhead("par items", rt, line, origin);
+            let o = par_items(par_call_rt(count.clone(), costs), line, origin, costs);
             behind(o, node, "data-parallel with scheduling")
         }
-        NodeKind::Fragment(_) => inside_fragment(node, origin),
+        NodeKind::Fragment(_) => inside_fragment(node, origin, costs),
         NodeKind::Pipeline { .. } => {
             for stage in node.children.iter_mut().skip(1) {
                 let h = overhead(
@@ -182,20 +226,20 @@ pub fn apply(node: Node, origin: &str) -> Node {
     }
 }
 
-/// The processor-seconds of one execution of `c` inside a fragment at p processors: a
-/// fork/join of `min(threads, p)` threads with the p processors held, and `par_item_s` per
-/// item of a data-parallel loop or `task_s` per task, all `times` over.
-pub fn inner_rt(c: &InnerConstruct) -> Expr {
-    let per = if c.data_parallel {
-        "par_item_s"
+/// The processor-seconds of one execution of `c` inside a fragment at p processors, all
+/// `times` over: a data-parallel loop's call price ([`par_call_s`]) with the p processors
+/// held and `par_item_s` per item; a join's or scope's fork/join of `min(threads, p)`
+/// threads with the p processors held and `task_s` per task.
+pub fn inner_rt(c: &InnerConstruct, costs: &Costs) -> Expr {
+    let once = if c.data_parallel {
+        par_call_rt(c.threads.clone(), costs)
     } else {
-        "task_s"
+        Expr::bin(
+            BinOp::Add,
+            mul(fork_join_s(c.threads.clone()), p()),
+            mul(c.threads.clone(), var("task_s")),
+        )
     };
-    let once = Expr::bin(
-        BinOp::Add,
-        mul(fork_join_s(c.threads.clone()), p()),
-        mul(c.threads.clone(), var(per)),
-    );
     mul(c.times.clone(), once)
 }
 
@@ -211,7 +255,7 @@ pub fn inner_costs(f: &Fragment) -> InnerCosts {
 /// they pay ([`inner_costs`]), one overhead fragment per construct runs before it, at its
 /// processors (`machine par items` for a data-parallel loop, `machine fork/join` for a join
 /// or scope, with its tasks' starts); either way the fragment notes the rule for `lcm tree`.
-fn inside_fragment(mut node: Node, origin: &str) -> Node {
+fn inside_fragment(mut node: Node, origin: &str, costs: &Costs) -> Node {
     let NodeKind::Fragment(f) = &mut node.kind else {
         return node;
     };
@@ -248,13 +292,12 @@ fn inside_fragment(mut node: Node, origin: &str) -> Node {
         .constructs
         .iter()
         .map(|c| {
-            let kind = if c.data_parallel {
-                "par items"
-            } else {
-                "fork/join"
-            };
             let from = format!("{origin}, inside {name}: {}", c.what);
-            overhead(kind, inner_rt(c), c.line, &from)
+            if c.data_parallel {
+                par_items(inner_rt(c, costs), c.line, &from, costs)
+            } else {
+                overhead("fork/join", inner_rt(c, costs), c.line, &from)
+            }
         })
         .collect();
     let mut wrap = Node::new(
