@@ -48,7 +48,7 @@ mod eval;
 mod parser;
 mod transform;
 
-pub use ast::{BinOp, Expr, Func};
+pub use ast::{piecewise, BinOp, Expr, Func};
 pub use display::format_number;
 pub use eval::{Bindings, EvalError};
 pub use parser::{lex_number, parse, ExprError, NumberError, MAX_DEPTH};
