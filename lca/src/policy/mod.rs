@@ -112,6 +112,7 @@ pub mod category;
 pub mod choose;
 pub mod heldout;
 pub mod observations;
+pub mod piecewise;
 
 use crate::annotation::FragmentModel;
 use crate::expr::{BinOp, Expr};
