@@ -400,9 +400,15 @@ mod piecewise_tests {
     /// variable and table, and the 2x warning is not repeated for the same category.
     #[test]
     fn a_piecewise_model_warns_outside_its_measured_points() {
-        let ranges = [VarRange::new("k", 1.0, 1000.0), VarRange::new("p", 1.0, 2.0)];
+        let ranges = [
+            VarRange::new("k", 1.0, 1000.0),
+            VarRange::new("p", 1.0, 2.0),
+        ];
         let cats = [
-            ("pc".to_string(), parse("pw(k, 1, 3e-7, 100, 3e-5, 1000, 6e-4)").unwrap()),
+            (
+                "pc".to_string(),
+                parse("pw(k, 1, 3e-7, 100, 3e-5, 1000, 6e-4)").unwrap(),
+            ),
             ("li".to_string(), parse("1e-6*k*(p - 1)").unwrap()),
         ];
         let at = |k: f64| move |v: &str| if v == "k" { Some(k) } else { Some(2.0) };
@@ -416,8 +422,14 @@ mod piecewise_tests {
         );
         let w = check("search", &ranges, &cats, &at(4000.0));
         assert_eq!(w.len(), 2, "{w:?}");
-        assert_eq!((w[0].piecewise, &w[0].categories[..]), (true, &["pc".to_string()][..]));
-        assert_eq!((w[1].piecewise, &w[1].categories[..]), (false, &["li".to_string()][..]));
+        assert_eq!(
+            (w[0].piecewise, &w[0].categories[..]),
+            (true, &["pc".to_string()][..])
+        );
+        assert_eq!(
+            (w[1].piecewise, &w[1].categories[..]),
+            (false, &["li".to_string()][..])
+        );
         assert!(w[1].to_string().contains("beyond 2x"));
         let json = serde_json::to_string(&w[1]).unwrap();
         assert!(!json.contains("piecewise"), "{json}");

@@ -137,7 +137,9 @@ pub fn piecewise(x: f64, table: &[f64]) -> f64 {
         return f64::NAN;
     }
     let points: Vec<(f64, f64)> = table.chunks(2).map(|c| (c[0], c[1])).collect();
-    let valid = points.iter().all(|&(a, b)| a > 0.0 && b > 0.0 && b.is_finite())
+    let valid = points
+        .iter()
+        .all(|&(a, b)| a > 0.0 && b > 0.0 && b.is_finite())
         && points.windows(2).all(|w| w[0].0 < w[1].0);
     if !valid {
         return f64::NAN;

@@ -180,12 +180,21 @@ fn piecewise_tables_interpolate_in_log_log_space() {
     assert_eq!(ev(t, &[("k", 1.0)]), 3e-7);
     let a = (5.2e-3f64 / 3.4e-5).ln() / 100f64.ln();
     let mid = ev(t, &[("k", 1000.0)]);
-    assert!((mid / (3.4e-5 * 10f64.powf(a)) - 1.0).abs() < 1e-12, "{mid}");
+    assert!(
+        (mid / (3.4e-5 * 10f64.powf(a)) - 1.0).abs() < 1e-12,
+        "{mid}"
+    );
     let beyond = ev(t, &[("k", 1e5)]);
-    assert!((beyond / (5.2e-3 * 10f64.powf(a)) - 1.0).abs() < 1e-12, "{beyond}");
+    assert!(
+        (beyond / (5.2e-3 * 10f64.powf(a)) - 1.0).abs() < 1e-12,
+        "{beyond}"
+    );
     let below = ev(t, &[("k", 0.5)]);
     let a0 = (3.4e-5f64 / 3e-7).ln() / 100f64.ln();
-    assert!((below / (3e-7 * 0.5f64.powf(a0)) - 1.0).abs() < 1e-12, "{below}");
+    assert!(
+        (below / (3e-7 * 0.5f64.powf(a0)) - 1.0).abs() < 1e-12,
+        "{below}"
+    );
     // The argument may be any expression; a value at or below 0 is not finite.
     assert_eq!(ev("pw(2*k, 1, 1, 4, 16)", &[("k", 1.0)]), 4.0);
     assert!(parse("pw(k, 1, 1, 4, 16)")
@@ -216,7 +225,12 @@ fn hostile_piecewise_tables_are_errors_with_columns() {
         assert!(e.to_string().contains(expected), "{text}: {e}");
     }
     // A table built by hand with bad entries evaluates to NaN, never panics.
-    for table in [&[][..], &[1.0][..], &[2.0, 1.0, 1.0, 1.0][..], &[1.0, f64::NAN, 2.0, 1.0][..]] {
+    for table in [
+        &[][..],
+        &[1.0][..],
+        &[2.0, 1.0, 1.0, 1.0][..],
+        &[1.0, f64::NAN, 2.0, 1.0][..],
+    ] {
         assert!(piecewise(1.5, table).is_nan(), "{table:?}");
     }
 }

@@ -5,8 +5,8 @@
 use super::candidates::{self, Candidate};
 use super::choose::{rank, Ranked};
 use super::heldout::{in_sample, HeldOut};
-use super::piecewise;
 use super::observations::Observations;
+use super::piecewise;
 use super::{CategoryModel, PolicyError, MATERIAL_SHARE, PROCESSORS, VANISHING};
 use crate::expr::{Bindings, Expr};
 use crate::fit::FittedModel;

@@ -33,8 +33,8 @@
 //!    first and last point, `lca eval` and `lcm` warn, [`crate::range::check`]).
 //!
 //! A smooth form that fits within the noise keeps the choice, whatever the held-out errors.
-//! The notes say where the regime changes: the largest change of the local exponent lies
-//! at a measured point, and the change itself somewhere between that point's neighbours.
+//! The notes say where the regime changes: between the two measured points of the piece
+//! whose local exponent departs most from the median exponent of the pieces.
 
 use super::candidates::Candidate;
 use super::choose::{Ranked, Weighed};
@@ -182,9 +182,10 @@ pub fn choose(obs: &Observations, ranked: &mut Ranked, noise: f64) -> bool {
 }
 
 /// What a user must know of a chosen piecewise law of `obs` (variable `name`): that it
-/// passes through the measured points, where the local exponent changes most (the regime
-/// changes somewhere between that point's neighbours), and that beyond the measured range
-/// the end pieces extrapolate.
+/// passes through the measured points, the piece whose local exponent departs most from
+/// the median of the pieces' exponents (a regime changes between its two measured points,
+/// and where exactly is not known), and that beyond the measured range the end pieces
+/// extrapolate.
 pub fn note(obs: &Observations, smooth_miss: f64, noise: f64) -> String {
     let name = &obs.data.variables[0];
     let pts = &obs.data.points;
@@ -193,20 +194,19 @@ pub fn note(obs: &Observations, smooth_miss: f64, noise: f64) -> String {
         .map(|w| (w[1].y / w[0].y).ln() / (w[1].x[0] / w[0].x[0]).ln())
         .collect();
     let shown: Vec<String> = exps.iter().map(|e| format!("{e:.2}")).collect();
+    let typical = median(exps.clone());
     let mut change = String::new();
-    let biggest = exps
-        .windows(2)
+    let odd = exps
+        .iter()
         .enumerate()
-        .map(|(i, w)| (i, (w[1] - w[0]).abs()))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    if let Some((i, _)) = biggest {
+        .map(|(i, e)| (i, (e - typical).abs()))
+        .reduce(|a, b| if b.1 > a.1 { b } else { a });
+    if let Some((i, _)) = odd.filter(|_| exps.len() >= 2) {
         change = format!(
-            "; the local exponent changes most at {name} = {} ({:.2} to {:.2}): the regime changes somewhere between {name} = {} and {}, where the model is uncertain",
+            "; the piece from {name} = {} to {} departs most from the median exponent {typical:.2} ({:.2}): a regime changes between these measured points, where the model is uncertain",
+            format_number(pts[i].x[0]),
             format_number(pts[i + 1].x[0]),
             exps[i],
-            exps[i + 1],
-            format_number(pts[i].x[0]),
-            format_number(pts[i + 2].x[0]),
         );
     }
     format!(
@@ -218,4 +218,71 @@ pub fn note(obs: &Observations, smooth_miss: f64, noise: f64) -> String {
         format_number(pts[0].x[0]),
         format_number(pts[pts.len() - 1].x[0]),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extraction::Extraction;
+    use crate::policy::fit_fragment;
+    use crate::record::parse_records;
+
+    /// Records of `pc = work(k)` at p = 1 and 2 (pc copied), each configuration twice with
+    /// the relative noise `±noise`.
+    fn records(work: impl Fn(f64) -> f64, noise: f64) -> String {
+        let mut text = String::new();
+        for k in [1.0f64, 10.0, 100.0, 1000.0, 10000.0, 100000.0] {
+            for (i, f) in [1.0 + noise, 1.0 - noise].iter().enumerate() {
+                let pc = work(k) * f;
+                for p in [1.0, 2.0] {
+                    let li = 1e-6 * (p - 1.0);
+                    text += &format!(
+                        "k={k} rep={i} p={p} li={li} pc={pc} rt={pc} tt={}\n",
+                        pc + li
+                    );
+                }
+            }
+        }
+        text
+    }
+
+    fn pc_model(text: &str) -> (String, Vec<String>) {
+        let r = parse_records(text).unwrap();
+        let vars = ["k".to_string(), "p".to_string()];
+        let f = fit_fragment(&r, "t", None, &vars, &Extraction::default()).unwrap();
+        (f.category("pc").unwrap().model.expr.to_string(), f.notes)
+    }
+
+    /// A smooth work with 3 % noise keeps its smooth form: the piecewise law is never the
+    /// default.
+    #[test]
+    fn smooth_work_within_noise_keeps_a_smooth_form() {
+        let (pc, notes) = pc_model(&records(|k| 2e-7 * k * (2.0 * k).log2(), 0.03));
+        assert!(!pc.contains("pw("), "{pc}");
+        assert!(!notes.iter().any(|n| n.contains("piecewise")), "{notes:?}");
+    }
+
+    /// Work per item that steps up 2.5-fold between k = 100 and 1000 (the working set
+    /// leaving a cache; repetitions ±1 %): no form of k follows it, the piecewise law is
+    /// chosen, is exact at the measured points, and the note places the change between
+    /// k = 100 and 1000 (the piece of exponent 1.40; the others have 1).
+    #[test]
+    fn work_that_steps_between_measured_points_gets_the_piecewise_law() {
+        let step = |k: f64| if k >= 1000.0 { 2.5e-7 * k } else { 1e-7 * k };
+        let (pc, notes) = pc_model(&records(step, 0.01));
+        assert!(
+            pc.starts_with("pw(k, 1, 1e-7, 10, 1e-6, 100, 1e-5, 1000, 0.00025"),
+            "{pc}"
+        );
+        let e = crate::expr::parse(&pc).unwrap();
+        let at = |k: f64| {
+            e.eval(&[("k".to_string(), k)].into_iter().collect())
+                .unwrap()
+        };
+        assert!((at(10000.0) / 2.5e-3 - 1.0).abs() < 1e-3);
+        let note = notes.iter().find(|n| n.contains("piecewise power law"));
+        assert!(
+            note.is_some_and(|n| n.contains("the piece from k = 100 to 1000 departs most")),
+            "{notes:?}"
+        );
+    }
 }

@@ -143,7 +143,15 @@ mod tests {
             b(Div, v("n"), ModelExpr::call(Func::Sqrt, vec![neg(v("p"))])),
             ModelExpr::call(
                 Func::Pw,
-                vec![v("k"), n(1.0), n(3.1e-7), n(10.0), n(4.2e-6), n(73712.0), n(0.029)],
+                vec![
+                    v("k"),
+                    n(1.0),
+                    n(3.1e-7),
+                    n(10.0),
+                    n(4.2e-6),
+                    n(73712.0),
+                    n(0.029),
+                ],
             ),
         ];
         for e in &cases {
