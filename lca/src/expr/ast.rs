@@ -133,7 +133,7 @@ impl Func {
 /// assert!(piecewise(-1.0, &t).is_nan());
 /// ```
 pub fn piecewise(x: f64, table: &[f64]) -> f64 {
-    if table.len() < 4 || table.len() % 2 != 0 || !(x > 0.0) {
+    if table.len() < 4 || !table.len().is_multiple_of(2) || x.is_nan() || x <= 0.0 {
         return f64::NAN;
     }
     let points: Vec<(f64, f64)> = table.chunks(2).map(|c| (c[0], c[1])).collect();

@@ -336,8 +336,8 @@ impl Parser {
 /// literal, the breakpoints strictly increasing.
 fn check_table(args: &[Expr], columns: &[usize], close: usize) -> Result<(), ExprError> {
     let table = &args[1..];
-    if table.len() < 4 || table.len() % 2 != 0 {
-        let (column, found) = if table.len() % 2 != 0 {
+    if table.len() < 4 || !table.len().is_multiple_of(2) {
+        let (column, found) = if !table.len().is_multiple_of(2) {
             (close, "a breakpoint without its value".to_string())
         } else {
             (close, format!("{} point(s)", table.len() / 2))

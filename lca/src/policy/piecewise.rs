@@ -160,14 +160,14 @@ pub fn choose(obs: &Observations, ranked: &mut Ranked, noise: f64) -> bool {
         return false;
     };
     let lack = in_sample(obs, &best.candidate.model.expr);
-    if !(lack > LACK_OF_FIT * noise) {
+    if lack.is_nan() || lack <= LACK_OF_FIT * noise {
         return false;
     }
     let Some(c) = candidate(&obs.data) else {
         return false;
     };
     let h = held_out(obs, &*c.refit);
-    if !(h.score <= best.held_out.score + lack) {
+    if h.score.is_nan() || h.score > best.held_out.score + lack {
         return false;
     }
     ranked.weighed.insert(

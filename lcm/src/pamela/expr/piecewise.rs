@@ -8,7 +8,7 @@ impl Expr {
     /// strictly increasing breakpoints. `-3` is read as a negative literal and refused.
     pub fn piecewise_table_error(args: &[Expr]) -> Option<String> {
         let table = args.get(1..).unwrap_or_default();
-        if table.len() < 4 || table.len() % 2 != 0 {
+        if table.len() < 4 || !table.len().is_multiple_of(2) {
             return Some(format!("{} argument(s) after the variable", table.len()));
         }
         let mut previous: Option<f64> = None;
