@@ -140,9 +140,10 @@ Examples:
 
 Prints each fragment's category values (processor-seconds) and T = (li+ip+sl+wc+rt)/p.
 A point beyond 2x the measured range (`// lcm: range`) of a variable a model uses gets a
-warning on stderr naming the fragment and categories, and in --json (`warnings`).
+warning on stderr naming the fragment and categories, and in --json (`warnings`); a
+piecewise model `pw(k, ...)` warns outside its first and last point (`piecewise: true`).
 JSON: an array of {fragment, at, categories: [[category, value]], seconds, warnings:
-[{fragment, categories, variable, value, min, max}]}.";
+[{fragment, categories, variable, value, min, max, piecewise (only when true)}]}.";
 
 /// `lca eval`.
 #[derive(Debug, clap::Args)]

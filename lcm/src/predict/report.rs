@@ -345,7 +345,8 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
 /// uncertainty used there; `better` is `a`, `b` or `tie` (|t_a − t_b| / min < uncertainty);
 /// crossovers `{variable, between, at, others, better_after}` lie between decisive points
 /// only. The warnings are each version's range warnings at the point (`{fragment,
-/// categories, variable, value, min, max}`).
+/// categories, variable, value, min, max}`, and `piecewise: true` for a piecewise model
+/// outside its measured points).
 pub fn compare_json(
     a: &str,
     b: &str,
