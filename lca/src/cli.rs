@@ -24,7 +24,9 @@ Extra-P JSON Lines; detected from the first line, or named with --format.
 
 Categories: li fj ip sl wc cl rc ml os pc rt tt (any record key), or `time` (= tt/p).
 Which fitting uses what: `lca model` and `lca -c C --auto` choose by the fitting policy
-(lca::policy: held-out and extrapolation error, coefficients bounded by the data);
+(lca::policy: held-out and extrapolation error, coefficients bounded by the data; work
+that no smooth form follows within its noise gets `pw(k, x1, y1, ...)`, the piecewise
+power law through the measured points, which warns outside them);
 `lca -c C` fits the default forms (or --forms, or the formulae given) and `--auto
 --zero-at` the plain normal-form search, both ranked by penalized LOO-CV on every point.
 Exit status: 0 ok, 1 bad input (the message names file and line), 2 usage error.
@@ -140,9 +142,10 @@ Examples:
 
 Prints each fragment's category values (processor-seconds) and T = (li+ip+sl+wc+rt)/p.
 A point beyond 2x the measured range (`// lcm: range`) of a variable a model uses gets a
-warning on stderr naming the fragment and categories, and in --json (`warnings`).
+warning on stderr naming the fragment and categories, and in --json (`warnings`); a
+piecewise model `pw(k, ...)` warns outside its first and last point (`piecewise: true`).
 JSON: an array of {fragment, at, categories: [[category, value]], seconds, warnings:
-[{fragment, categories, variable, value, min, max}]}.";
+[{fragment, categories, variable, value, min, max, piecewise (only when true)}]}.";
 
 /// `lca eval`.
 #[derive(Debug, clap::Args)]

@@ -76,7 +76,10 @@
 //! (extrapolation), relative to the fragment's time; at most `distinct values − 2`
 //! coefficients along each variable; no `exp(…)` wrappers (a log-space fit is a power law
 //! `C·n^a·p^b`); models that turn negative (or, for `ml`, below minus the work) within
-//! twice the measured range are not candidates.
+//! twice the measured range are not candidates; work that no smooth form follows within
+//! its noise (a regime change between measured sizes) may get the piecewise power law
+//! through the measured medians, `pw(…)` ([`policy::piecewise`]), which warns beyond its
+//! first and last point.
 //!
 //! # Known zeros: `zero_at`
 //!

@@ -11,6 +11,11 @@
 //! `min − (max − min)`.) The warning names the fragment and the categories whose models use
 //! the variable: those are the models that carry the risk.
 //!
+//! A piecewise power law (`pw(k, x1, y1, …)`, chosen where the measurements change regime
+//! between measured points, [`crate::policy::piecewise`]) is trusted less far: a value of
+//! its variable outside its first and last breakpoint is warned about (`piecewise: true`),
+//! as there only the end piece's power law speaks for it.
+//!
 //! ```
 //! use lca::range::{check, VarRange};
 //! use lca::expr::parse;
@@ -26,7 +31,7 @@
 //! assert!(check("cols", &ranges, &cats, &|v| if v == "n" { Some(2048.0) } else { Some(1.0) }).is_empty());
 //! ```
 
-use crate::expr::{format_number, Expr};
+use crate::expr::{format_number, Expr, Func};
 use crate::extraction::Extraction;
 use crate::record::{Record, RecordError};
 use serde::Serialize;
@@ -104,19 +109,66 @@ pub struct RangeWarning {
     pub min: f64,
     /// (see `min`)
     pub max: f64,
+    /// True when the models are piecewise power laws (`pw`) and the value lies outside
+    /// their measured points `min..max` (not 2x): there only the end piece's power law
+    /// speaks for the model. Left out of JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub piecewise: bool,
+}
+
+impl RangeWarning {
+    /// The warning's text with `values` (one or more values of the variable, printed) in
+    /// the place of the value.
+    pub fn message(&self, values: &str) -> String {
+        let range = VarRange::new(&self.variable, self.min, self.max);
+        let (fragment, categories) = (&self.fragment, self.categories.join(", "));
+        if self.piecewise {
+            format!(
+                "fragment `{fragment}` ({categories}): {} = {values} lies outside the measured points {range} of its piecewise model: the end piece's power law extrapolates",
+                self.variable
+            )
+        } else {
+            format!(
+                "fragment `{fragment}` ({categories}): {} = {values} lies beyond 2x the measured range {range}: the model extrapolates",
+                self.variable
+            )
+        }
+    }
 }
 
 impl fmt::Display for RangeWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "fragment `{}` ({}): {} = {} lies beyond 2x the measured range {}: the model extrapolates",
-            self.fragment,
-            self.categories.join(", "),
-            self.variable,
-            format_number(self.value),
-            VarRange::new(&self.variable, self.min, self.max)
-        )
+        f.write_str(&self.message(&format_number(self.value)))
+    }
+}
+
+/// The tables of the piecewise power laws `pw(VAR, x1, y1, …)` in `e` whose argument is a
+/// plain variable: the variable and the first and last breakpoint.
+fn piecewise_tables(e: &Expr, out: &mut Vec<(String, f64, f64)>) {
+    match e {
+        Expr::Call(Func::Pw, args) => {
+            let xs: Vec<f64> = args
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .filter_map(|a| match a {
+                    Expr::Num(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            if let (Some(Expr::Var(v)), Some(lo), Some(hi)) = (args.first(), xs.first(), xs.last())
+            {
+                out.push((v.clone(), *lo, *hi));
+            }
+            args.iter().for_each(|a| piecewise_tables(a, out));
+        }
+        Expr::Call(_, args) => args.iter().for_each(|a| piecewise_tables(a, out)),
+        Expr::Neg(a) => piecewise_tables(a, out),
+        Expr::Bin(_, a, b) => {
+            piecewise_tables(a, out);
+            piecewise_tables(b, out);
+        }
+        Expr::Num(_) | Expr::Var(_) => {}
     }
 }
 
@@ -129,7 +181,35 @@ pub fn check(
     categories: &[(String, Expr)],
     value_of: &dyn Fn(&str) -> Option<f64>,
 ) -> Vec<RangeWarning> {
-    let mut out = Vec::new();
+    let mut out: Vec<RangeWarning> = Vec::new();
+    for (cat, e) in categories {
+        let mut tables = Vec::new();
+        piecewise_tables(e, &mut tables);
+        for (var, lo, hi) in tables {
+            let Some(value) = value_of(&var).filter(|v| *v < lo || *v > hi) else {
+                continue;
+            };
+            let same = |w: &RangeWarning| w.variable == var && w.min == lo && w.max == hi;
+            match out.iter_mut().find(|w| same(w)) {
+                Some(w) if !w.categories.contains(cat) => w.categories.push(cat.clone()),
+                Some(_) => {}
+                None => out.push(RangeWarning {
+                    fragment: fragment.to_string(),
+                    categories: vec![cat.clone()],
+                    variable: var,
+                    value,
+                    min: lo,
+                    max: hi,
+                    piecewise: true,
+                }),
+            }
+        }
+    }
+    let warned = |cat: &str, var: &str| {
+        out.iter()
+            .any(|w| w.variable == var && w.categories.iter().any(|c| c == cat))
+    };
+    let mut beyond = Vec::new();
     for r in ranges {
         let Some(value) = value_of(&r.var) else {
             continue;
@@ -139,21 +219,23 @@ pub fn check(
         }
         let cats: Vec<String> = categories
             .iter()
-            .filter(|(_, e)| e.variables().contains(&r.var))
+            .filter(|(c, e)| e.variables().contains(&r.var) && !warned(c, &r.var))
             .map(|(c, _)| c.clone())
             .collect();
         if cats.is_empty() {
             continue;
         }
-        out.push(RangeWarning {
+        beyond.push(RangeWarning {
             fragment: fragment.to_string(),
             categories: cats,
             variable: r.var.clone(),
             value,
             min: r.min,
             max: r.max,
+            piecewise: false,
         });
     }
+    out.extend(beyond);
     out
 }
 
@@ -306,5 +388,50 @@ mod tests {
         assert!(parse_ranges("2n = 1..2").is_err());
         assert!(parse_ranges("n = 1..2, n = 3..4").is_err());
         assert!(parse_ranges("n = 1..inf").is_err());
+    }
+}
+
+#[cfg(test)]
+mod piecewise_tests {
+    use super::*;
+    use crate::expr::parse;
+
+    /// A piecewise model warns outside its first and last breakpoint (not 2x), once per
+    /// variable and table, and the 2x warning is not repeated for the same category.
+    #[test]
+    fn a_piecewise_model_warns_outside_its_measured_points() {
+        let ranges = [
+            VarRange::new("k", 1.0, 1000.0),
+            VarRange::new("p", 1.0, 2.0),
+        ];
+        let cats = [
+            (
+                "pc".to_string(),
+                parse("pw(k, 1, 3e-7, 100, 3e-5, 1000, 6e-4)").unwrap(),
+            ),
+            ("li".to_string(), parse("1e-6*k*(p - 1)").unwrap()),
+        ];
+        let at = |k: f64| move |v: &str| if v == "k" { Some(k) } else { Some(2.0) };
+        assert!(check("search", &ranges, &cats, &at(500.0)).is_empty());
+        let w = check("search", &ranges, &cats, &at(1500.0));
+        assert_eq!(w.len(), 1);
+        assert!(w[0].piecewise);
+        assert_eq!(
+            w[0].to_string(),
+            "fragment `search` (pc): k = 1500 lies outside the measured points k = 1..1000 of its piecewise model: the end piece's power law extrapolates"
+        );
+        let w = check("search", &ranges, &cats, &at(4000.0));
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert_eq!(
+            (w[0].piecewise, &w[0].categories[..]),
+            (true, &["pc".to_string()][..])
+        );
+        assert_eq!(
+            (w[1].piecewise, &w[1].categories[..]),
+            (false, &["li".to_string()][..])
+        );
+        assert!(w[1].to_string().contains("beyond 2x"));
+        let json = serde_json::to_string(&w[1]).unwrap();
+        assert!(!json.contains("piecewise"), "{json}");
     }
 }

@@ -234,3 +234,61 @@ fn eval_table_snapshot() {
     assert!(err.is_empty(), "{err}");
     insta::assert_snapshot!(out);
 }
+
+/// The queens records (tests/data/queens-2core.pp, see tests/data/README.md): `lca model`
+/// writes the work of fragment `search` as a piecewise power law, `lca eval` gives its
+/// measured median at a measured k, says nothing inside k = 1..73712 and warns (text and
+/// JSON `piecewise: true`) outside it, even within 2x; a models file with a bad table is
+/// an input error naming its line and column.
+#[test]
+fn eval_of_a_piecewise_model_warns_outside_its_measured_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = lca(&[
+        "model",
+        "-f",
+        "tests/data/queens-2core.pp",
+        "-v",
+        "k,p",
+        "--tag",
+        "search",
+        "--emit",
+        "annotation",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("// lcm: pc = pw(k, 1, "), "{out}");
+    let models = dir.path().join("queens.models");
+    std::fs::write(&models, &out).unwrap();
+    let m = models.to_str().unwrap();
+    let (code, out, err) = lca(&["eval", "--models", m, "--at", "k=1000,p=1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let pc = j[0]["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c[0] == "pc")
+        .unwrap()[1]
+        .as_f64()
+        .unwrap();
+    // The record's pc at k = 1000, p = 1 is 6.730948860759495e-4 (4 digits kept).
+    assert!((pc / 6.730948860759495e-4 - 1.0).abs() < 1e-3, "{pc}");
+    let (code, out, err) = lca(&["eval", "--models", m, "--at", "k=100000,p=2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("fragment `search` (pc): k = 100000 lies outside the measured points k = 1..73712 of its piecewise model"),
+        "{err}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j[0]["warnings"][0]["piecewise"], true);
+    let bad = dir.path().join("bad.models");
+    std::fs::write(
+        &bad,
+        "// lcm: fragment a\n// lcm: pc = pw(k, 10, 1e-6, 10, 2e-6)\n",
+    )
+    .unwrap();
+    let (code, _, err) = lca(&["eval", "--models", bad.to_str().unwrap(), "--at", "k=1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.models:2:"), "{err}");
+    assert!(err.contains("above the previous one"), "{err}");
+}

@@ -217,7 +217,7 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("cols", 1, 0.16, SATURATES),
     ("cols", 2, 0.14, ML_FALLS_BACK),
     ("transpose", 0, 0.10, EXCHANGE),
-    ("transpose", 2, 0.28, TRANSPOSE_REGIME),
+    ("transpose", 2, 0.125, TRANSPOSE_REGIME),
     ("rows", 0, 0.11, EXCHANGE),
     ("rows", 2, 0.18, ML_FALLS_BACK),
 ];
@@ -254,9 +254,13 @@ const ML_FALLS_BACK: &str = "ml grows faster than the work up to n = 512, then f
 
 /// The transpose's work per element grows 1.26x, 1.73x and 1.97x from one size to the next
 /// from n = 128 on (local exponents of pc along n 1.99, 2.34, 2.78, 2.98): a regime change
-/// that goes on to the largest size (strided access leaving the caches). The work model
-/// chosen from n <= 512 misses pc at n = 1024 by 32 %, and `lca model` says so in a note
-/// (see `fft_transpose_regime_change_is_reported`).
+/// that goes on to the largest size (strided access leaving the caches). Fitted on
+/// n <= 512, no smooth form follows pc (the best misses it by 13 % of the time), so the
+/// policy takes the piecewise power law through the measured sizes, whose last piece
+/// (exponent 2.78) extrapolates to n = 1024 with an error of 11.2 % of the fragment's time
+/// (the smooth form chosen before missed pc there by 32 %, the time by 25.9 %). On all
+/// five sizes a smooth form fits within the noise, and `lca model` notes the regime change
+/// at the largest n (see `fft_transpose_regime_change_is_reported`).
 const TRANSPOSE_REGIME: &str = "the work per element keeps growing with n (caches): regime change";
 
 /// The 16-core FFT records, or None (with a message) when they are absent. They live
@@ -402,16 +406,27 @@ const LOCK_REGIME: &str =
 /// Queens on 2 cores (re-recorded on a quiet machine): the work per solution is not a
 /// function of k. The search stops after k solutions, wherever they lie, so `pc / k` is
 /// 3.1e-7, 4.2e-7, 3.4e-7, 6.7e-7, 5.2e-7, 4.1e-7 and 3.9e-7 s at k = 1, 10, 100, 1000,
-/// 10000, 30000 and 73712 (2.2-fold, not monotone): the work model misses k = 1000 by
-/// 41 % and k = 10000 by 24 %, and the p = 2 records inherit those misses. Fitted without
-/// the largest k, the model meets the target.
-const QUEENS_SHORTFALLS: [Shortfall; 2] = [
-    ("(session)", 0, 0.19, WORK_NOT_MONOTONE),
-    ("search", 0, 0.215, WORK_NOT_MONOTONE),
+/// 10000, 30000 and 73712 (2.2-fold, not monotone): the best smooth form, `c·k`, misses the
+/// measurements by 17 % of the time (k = 1000 by 41 %), three times their noise, so the
+/// policy takes the piecewise power law through the measured medians, exact at every k.
+/// What is left in-sample (7.7 %) is the p = 2 overheads (the run at k = 1000, p = 2 is
+/// missed by 43 %: its memory loss). Fitted without the largest k, the piecewise law
+/// extrapolates from k = 30000, where the work per solution is 7 % above the trend, with
+/// its last piece's exponent (0.78): 12.9 % off at k = 73712, where `c·k` was 2-3 % off by
+/// lying near the average (and `lca` and `lcm` warn that the point lies outside the
+/// measured points of a piecewise model).
+const QUEENS_SHORTFALLS: [Shortfall; 4] = [
+    ("(session)", 0, 0.085, P2_OVERHEADS),
+    ("(session)", 2, 0.142, END_PIECE),
+    ("search", 0, 0.086, P2_OVERHEADS),
+    ("search", 2, 0.142, END_PIECE),
 ];
 
-/// Why the queens records miss: see [`QUEENS_SHORTFALLS`].
-const WORK_NOT_MONOTONE: &str = "work per solution varies 2.2-fold with k, not monotonically";
+/// Why the queens records miss in-sample: see [`QUEENS_SHORTFALLS`].
+const P2_OVERHEADS: &str = "the work is exact; the p = 2 overheads miss (k = 1000 by 43 %)";
+
+/// Why the queens records miss beyond the largest k: see [`QUEENS_SHORTFALLS`].
+const END_PIECE: &str = "piecewise work extrapolates from k = 30000 with its last piece";
 
 #[test]
 fn histogram_2_cores_within_its_bounds() {
@@ -433,4 +448,44 @@ fn queens_2_cores_within_its_bounds() {
         &all,
         &QUEENS_SHORTFALLS,
     );
+}
+
+/// The queens work changes regime between measured k (see [`QUEENS_SHORTFALLS`]): `lca model`
+/// models it as the piecewise power law through the measured points and says where a regime
+/// changes (between k = 100 and 1000, the piece of local exponent 1.29 where the others have
+/// 0.78-1.14); the FFT's works
+/// and the histogram's, which smooth forms fit within their noise, keep smooth forms.
+#[test]
+fn piecewise_work_only_where_no_smooth_form_fits() {
+    let fit = |text: &str, size: &str, tag: &str| {
+        let records = parse_records(text).unwrap();
+        let vars = vec![size.to_string(), "p".to_string()];
+        fit_runtime(
+            &records,
+            "data",
+            Some(tag),
+            &vars,
+            &Extraction::default(),
+            &SearchOptions::default(),
+        )
+        .unwrap()
+    };
+    let q = fit(&fixture("queens-2core.pp"), "k", "search");
+    let pc = q.fragment_model().to_string();
+    assert!(pc.contains("// lcm: pc = pw(k, 1, "), "{pc}");
+    let note = q.notes.iter().find(|n| n.contains("piecewise power law"));
+    assert!(
+        note.is_some_and(|n| n.contains("the piece from k = 100 to 1000 departs most")),
+        "{:?}",
+        q.notes
+    );
+    let h = fit(&fixture("histogram-2core.pp"), "n", "fill");
+    assert!(!h.fragment_model().to_string().contains("pw("));
+    let Some(text) = fft_16_cores() else {
+        return;
+    };
+    for tag in ["alloc", "init", "cols", "transpose", "rows"] {
+        let m = fit(&text, "n", tag).fragment_model().to_string();
+        assert!(!m.contains("pw("), "{tag}: {m}");
+    }
 }

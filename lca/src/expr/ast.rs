@@ -38,11 +38,14 @@ pub enum Func {
     Min,
     /// Maximum of 2 or more arguments.
     Max,
+    /// Piecewise power law through measured points: `pw(x, x1, y1, x2, y2, …)` (see
+    /// [`piecewise`]).
+    Pw,
 }
 
 impl Func {
     /// All functions, for lookup by name.
-    pub const ALL: [Func; 10] = [
+    pub const ALL: [Func; 11] = [
         Func::Log2,
         Func::Ln,
         Func::Log10,
@@ -53,6 +56,7 @@ impl Func {
         Func::Floor,
         Func::Min,
         Func::Max,
+        Func::Pw,
     ];
 
     /// The name used in the grammar.
@@ -68,6 +72,7 @@ impl Func {
             Func::Floor => "floor",
             Func::Min => "min",
             Func::Max => "max",
+            Func::Pw => "pw",
         }
     }
 
@@ -76,9 +81,10 @@ impl Func {
         Func::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// True for `min` and `max`, which take two or more arguments.
+    /// True for `min` and `max`, which take two or more arguments, and `pw`, which takes
+    /// its variable and a table of two or more points.
     pub fn is_variadic(self) -> bool {
-        matches!(self, Func::Min | Func::Max)
+        matches!(self, Func::Min | Func::Max | Func::Pw)
     }
 
     /// Applies the function to evaluated arguments (arity already checked by the parser).
@@ -86,6 +92,10 @@ impl Func {
         match self {
             Func::Min => args.iter().copied().fold(f64::INFINITY, f64::min),
             Func::Max => args.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            Func::Pw => match args.split_first() {
+                Some((&x, table)) => piecewise(x, table),
+                None => f64::NAN,
+            },
             _ => self.apply1(args.first().copied().unwrap_or(f64::NAN)),
         }
     }
@@ -102,8 +112,52 @@ impl Func {
             Func::Ceil => x.ceil(),
             Func::Floor => x.floor(),
             Func::Min | Func::Max => x,
+            Func::Pw => f64::NAN,
         }
     }
+}
+
+/// The piecewise power law through the points of `table` (`x1, y1, x2, y2, …`, the
+/// breakpoints increasing and every value positive) at `x`: between two neighbouring
+/// points the straight line in log-log space, `y_i·(x/x_i)^a` with
+/// `a = ln(y_{i+1}/y_i) / ln(x_{i+1}/x_i)`, exact at the points; below the first point
+/// and above the last the end pieces' power laws go on. NaN for `x ≤ 0` or a table that
+/// is not at least two such points.
+///
+/// ```
+/// use lca::expr::piecewise;
+/// let t = [1.0, 2.0, 10.0, 20.0, 100.0, 2000.0];
+/// assert_eq!(piecewise(10.0, &t), 20.0);
+/// assert!((piecewise(1000.0, &t) - 2000.0 * 100.0).abs() < 1e-6); // last piece: y ~ x^2
+/// assert!((piecewise(0.1, &t) - 0.2).abs() < 1e-12); // first piece: y ~ x
+/// assert!(piecewise(-1.0, &t).is_nan());
+/// ```
+pub fn piecewise(x: f64, table: &[f64]) -> f64 {
+    if table.len() < 4 || !table.len().is_multiple_of(2) || x.is_nan() || x <= 0.0 {
+        return f64::NAN;
+    }
+    let points: Vec<(f64, f64)> = table.chunks(2).map(|c| (c[0], c[1])).collect();
+    let valid = points
+        .iter()
+        .all(|&(a, b)| a > 0.0 && b > 0.0 && b.is_finite())
+        && points.windows(2).all(|w| w[0].0 < w[1].0);
+    if !valid {
+        return f64::NAN;
+    }
+    let last = points.len() - 2;
+    let i = points[1..=last]
+        .iter()
+        .position(|&(xi, _)| x < xi)
+        .unwrap_or(last);
+    let ((x0, y0), (x1, y1)) = (points[i], points[i + 1]);
+    if x == x0 {
+        return y0;
+    }
+    if x == x1 {
+        return y1;
+    }
+    let a = (y1 / y0).ln() / (x1 / x0).ln();
+    y0 * (x / x0).powf(a)
 }
 
 /// An expression tree (docs/models.md).

@@ -13,8 +13,10 @@
 //! IDENT   := WORD ('.' WORD)*                 WORD := [A-Za-z_][A-Za-z0-9_]*
 //! ```
 //!
-//! Functions: `log2 ln log10 sqrt exp abs ceil floor` (one argument) and `min max` (two or
-//! more). An identifier that names a function is a function only when `(` follows it.
+//! Functions: `log2 ln log10 sqrt exp abs ceil floor` (one argument), `min max` (two or
+//! more) and `pw(x, x1, y1, x2, y2, …)`, the piecewise power law through a table of two or
+//! more measured points ([`piecewise`]; the table must be positive number literals with
+//! strictly increasing breakpoints, else an [`ExprError`] at the offending argument). An identifier that names a function is a function only when `(` follows it.
 //! A dotted identifier (`fill.sl`) is one variable: `lcm` reads it as a reference to a
 //! measured fragment's category model (docs/models.md).
 //! So `-x^2` is `-(x^2)`, `2^-1` is `0.5` and `2^3^2` is `2^9`.
@@ -48,7 +50,7 @@ mod eval;
 mod parser;
 mod transform;
 
-pub use ast::{BinOp, Expr, Func};
+pub use ast::{piecewise, BinOp, Expr, Func};
 pub use display::format_number;
 pub use eval::{Bindings, EvalError};
 pub use parser::{lex_number, parse, ExprError, NumberError, MAX_DEPTH};

@@ -164,6 +164,11 @@ impl Parser {
         }
     }
 
+    /// The column of the next token (the end of input's column at the end).
+    fn column(&self) -> usize {
+        self.peek().map_or(self.end_column, |t| t.column)
+    }
+
     fn expect_op(&mut self, c: char, expected: &str) -> Result<(), ExprError> {
         if self.peek_op(c) {
             self.pos += 1;
@@ -276,15 +281,19 @@ impl Parser {
                 match Func::from_name(&name) {
                     Some(f) if is_call => {
                         self.pos += 1;
+                        let mut columns = vec![self.column()];
                         let (first, mut depth) = self.expr()?;
                         let mut args = vec![first];
                         while self.peek_op(',') {
                             self.pos += 1;
+                            columns.push(self.column());
                             let (arg, d) = self.expr()?;
                             args.push(arg);
                             depth = depth.max(d);
                         }
-                        if f.is_variadic() && args.len() < 2 {
+                        if f == Func::Pw {
+                            check_table(&args, &columns, self.column())?;
+                        } else if f.is_variadic() && args.len() < 2 {
                             return Err(
                                 self.error(&format!("`,` and a second argument of `{}`", f.name()))
                             );
@@ -304,7 +313,7 @@ impl Parser {
                     }
                     _ if is_call => Err(ExprError {
                         column: tok.column,
-                        expected: "a function (log2 ln log10 sqrt exp abs ceil floor min max)"
+                        expected: "a function (log2 ln log10 sqrt exp abs ceil floor min max pw)"
                             .into(),
                         found: format!("`{name}(`"),
                     }),
@@ -320,6 +329,54 @@ impl Parser {
             TokKind::Op(_) => Err(self.error(WHAT)),
         }
     }
+}
+
+/// Checks the arguments of `pw(x, x1, y1, x2, y2, …)` (`columns`: where each starts;
+/// `close`: the column after the last): two or more points, each a positive number
+/// literal, the breakpoints strictly increasing.
+fn check_table(args: &[Expr], columns: &[usize], close: usize) -> Result<(), ExprError> {
+    let table = &args[1..];
+    if table.len() < 4 || !table.len().is_multiple_of(2) {
+        let (column, found) = if !table.len().is_multiple_of(2) {
+            (close, "a breakpoint without its value".to_string())
+        } else {
+            (close, format!("{} point(s)", table.len() / 2))
+        };
+        return Err(ExprError {
+            column,
+            expected: "`pw(x, x1, y1, x2, y2, …)`: two or more points (breakpoint, value)".into(),
+            found,
+        });
+    }
+    let mut previous: Option<f64> = None;
+    for (i, a) in table.iter().enumerate() {
+        let column = columns[i + 1];
+        let what = if i % 2 == 0 { "breakpoint" } else { "value" };
+        let v = match a {
+            Expr::Num(v) if v.is_finite() && *v > 0.0 => *v,
+            other => {
+                return Err(ExprError {
+                    column,
+                    expected: format!("a positive number as the {what} of a `pw` point"),
+                    found: format!("`{other}`"),
+                })
+            }
+        };
+        if i % 2 == 0 {
+            if let Some(p) = previous.filter(|&p| v <= p) {
+                return Err(ExprError {
+                    column,
+                    expected: format!(
+                        "a breakpoint above the previous one ({}): `pw` points in increasing order",
+                        super::format_number(p)
+                    ),
+                    found: format!("`{}`", super::format_number(v)),
+                });
+            }
+            previous = Some(v);
+        }
+    }
+    Ok(())
 }
 
 impl std::str::FromStr for Expr {

@@ -171,3 +171,66 @@ fn numbers_that_overflow_are_an_error() {
     assert!(e.to_string().contains("overflows to infinity"), "{e}");
     assert_eq!(parse("1.7e308").unwrap(), Expr::Num(1.7e308));
 }
+
+#[test]
+fn piecewise_tables_interpolate_in_log_log_space() {
+    let t = "pw(k, 1, 3e-7, 100, 3.4e-5, 10000, 5.2e-3)";
+    // Exact at the measured points, a power law between neighbours and beyond the ends.
+    assert_eq!(ev(t, &[("k", 100.0)]), 3.4e-5);
+    assert_eq!(ev(t, &[("k", 1.0)]), 3e-7);
+    let a = (5.2e-3f64 / 3.4e-5).ln() / 100f64.ln();
+    let mid = ev(t, &[("k", 1000.0)]);
+    assert!(
+        (mid / (3.4e-5 * 10f64.powf(a)) - 1.0).abs() < 1e-12,
+        "{mid}"
+    );
+    let beyond = ev(t, &[("k", 1e5)]);
+    assert!(
+        (beyond / (5.2e-3 * 10f64.powf(a)) - 1.0).abs() < 1e-12,
+        "{beyond}"
+    );
+    let below = ev(t, &[("k", 0.5)]);
+    let a0 = (3.4e-5f64 / 3e-7).ln() / 100f64.ln();
+    assert!(
+        (below / (3e-7 * 0.5f64.powf(a0)) - 1.0).abs() < 1e-12,
+        "{below}"
+    );
+    // The argument may be any expression; a value at or below 0 is not finite.
+    assert_eq!(ev("pw(2*k, 1, 1, 4, 16)", &[("k", 1.0)]), 4.0);
+    assert!(parse("pw(k, 1, 1, 4, 16)")
+        .unwrap()
+        .eval(&[("k".to_string(), 0.0)].into_iter().collect())
+        .is_err());
+    // Printing reads back to the same tree.
+    let e = parse(t).unwrap();
+    assert_eq!(parse(&e.to_string()).unwrap(), e);
+}
+
+#[test]
+fn hostile_piecewise_tables_are_errors_with_columns() {
+    let cases: [(&str, usize, &str); 9] = [
+        ("pw(k)", 5, "two or more points"),
+        ("pw(k, 1, 2)", 11, "two or more points"),
+        ("pw(k, 1, 2, 3)", 14, "without its value"),
+        ("pw(k, 1, 2, 1, 3)", 13, "above the previous one (1)"),
+        ("pw(k, 10, 2, 1, 3)", 14, "above the previous one (10)"),
+        ("pw(k, 1, 2, 2, -3)", 16, "positive number as the value"),
+        ("pw(k, 0, 2, 2, 3)", 7, "positive number as the breakpoint"),
+        ("pw(k, 1, (0/0), 2, 3)", 10, "positive number as the value"),
+        ("pw(k, n, 2, 2, 3)", 7, "positive number as the breakpoint"),
+    ];
+    for (text, column, expected) in cases {
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.column, column, "{text}: {e}");
+        assert!(e.to_string().contains(expected), "{text}: {e}");
+    }
+    // A table built by hand with bad entries evaluates to NaN, never panics.
+    for table in [
+        &[][..],
+        &[1.0][..],
+        &[2.0, 1.0, 1.0, 1.0][..],
+        &[1.0, f64::NAN, 2.0, 1.0][..],
+    ] {
+        assert!(piecewise(1.5, table).is_nan(), "{table:?}");
+    }
+}

@@ -4,8 +4,9 @@
 
 use super::candidates::{self, Candidate};
 use super::choose::{rank, Ranked};
-use super::heldout::HeldOut;
+use super::heldout::{in_sample, HeldOut};
 use super::observations::Observations;
+use super::piecewise;
 use super::{CategoryModel, PolicyError, MATERIAL_SHARE, PROCESSORS, VANISHING};
 use crate::expr::{Bindings, Expr};
 use crate::fit::FittedModel;
@@ -20,6 +21,19 @@ pub struct Weighing {
     pub observations: Observations,
     /// The candidates, best first.
     pub ranked: Ranked,
+    /// Set when the piecewise power law was chosen ([`super::piecewise`]): how far the
+    /// best smooth form missed the observations and the noise it was held to (fractions
+    /// of the fragment's time).
+    pub piecewise: Option<PiecewiseChoice>,
+}
+
+/// Why the piecewise power law replaced the smooth forms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PiecewiseChoice {
+    /// The best smooth form's mean in-sample error (relative to the fragment's time).
+    pub smooth_miss: f64,
+    /// The observations' noise ([`super::piecewise::noise`]).
+    pub noise: f64,
 }
 
 /// How the policy treats a category.
@@ -57,10 +71,18 @@ pub fn weigh(
         // Work is positive wherever the model is trusted.
         let mut cands = work_candidates(category, &obs);
         cands.extend(user(&obs));
-        let ranked = rank(&obs, cands, false, &|_| Some(f64::MIN_POSITIVE));
+        let mut ranked = rank(&obs, cands, false, &|_| Some(f64::MIN_POSITIVE));
+        let noise = piecewise::noise(&obs, records, category, category == "pc" && has_p);
+        let smooth_miss = ranked
+            .weighed
+            .first()
+            .map_or(f64::NAN, |b| in_sample(&obs, &b.candidate.model.expr));
+        let piecewise = piecewise::choose(&obs, &mut ranked, noise)
+            .then_some(PiecewiseChoice { smooth_miss, noise });
         return Some(Weighing {
             observations: obs,
             ranked,
+            piecewise,
         });
     }
     // 0 ("noise") competes only for a category too small to matter.
@@ -86,6 +108,7 @@ pub fn weigh(
     Some(Weighing {
         observations: obs,
         ranked,
+        piecewise: None,
     })
 }
 
@@ -128,6 +151,7 @@ fn weigh_overhead(
     Some(Weighing {
         observations: above,
         ranked,
+        piecewise: None,
     })
 }
 
@@ -378,6 +402,9 @@ pub fn regime_notes(category: &str, w: &Weighing) -> Vec<String> {
         return Vec::new();
     }
     let obs = &w.observations;
+    if let Some(c) = w.piecewise {
+        return vec![piecewise::note(obs, c.smooth_miss, c.noise)];
+    }
     let mut notes = Vec::new();
     for (v, name) in obs.data.variables.iter().enumerate() {
         let values = obs.data.distinct(v);

@@ -22,7 +22,13 @@
 //!   ([`crate::search`]), the power law `C·n^a` (a straight line in log-log space, written
 //!   without an `exp(…)` wrapper), every single growth term `k·x^i·log2(x)^j` (one
 //!   variable), and Crovella's typical forms of the category ([`crate::forms`]). When `pc`
-//!   is fitted, `rt` is not (it is `pc + ml`).
+//!   is fitted, `rt` is not (it is `pc + ml`). Where the measurements change regime between
+//!   measured values and no smooth form follows them (the best misses them by more than
+//!   twice their noise), the **piecewise power law** through the medians,
+//!   `pw(n, n1, y1, …)`, competes too, and replaces the smooth form when what it loses
+//!   between and beyond the measured points (its held-out score) is less than what the
+//!   smooth form loses at them plus between them ([`piecewise`]; work of one variable, four
+//!   or more values).
 //! - **Overheads of running in parallel** (`ml li sl ip wc`, see [`VANISHING`]): zero at
 //!   p = 1 by definition, fitted on the p > 1 observations only. Candidates: the search
 //!   constrained to vanish at p = 1 ([`crate::search::ZeroAt`]); `(p − 1)·f` with `f` the
@@ -77,6 +83,12 @@
 //! size) and the notes say so, with the local growth exponents: the model describes the
 //! measured range, and a prediction beyond it is not to be trusted.
 //!
+//! When the piecewise power law was chosen, the note says so instead: how far the best
+//! smooth form missed, the local exponents, the piece between whose measured points the
+//! regime changes (the model is uncertain inside it), and that beyond the first and last
+//! point the end pieces extrapolate (predictions there are warned about,
+//! [`crate::range`]).
+//!
 //! # One category: `lca -c CATEGORY --auto`
 //!
 //! [`fit_category`] applies the same rules to one category of the selected records (the
@@ -112,6 +124,7 @@ pub mod category;
 pub mod choose;
 pub mod heldout;
 pub mod observations;
+pub mod piecewise;
 
 use crate::annotation::FragmentModel;
 use crate::expr::{BinOp, Expr};

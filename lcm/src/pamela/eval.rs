@@ -24,6 +24,8 @@ pub(crate) enum Code {
     IDiv(Box<Code>, Box<Code>),
     Cmp(CmpOp, Box<Code>, Box<Code>),
     Call1(Func, Box<Code>),
+    /// A function of several arguments other than min and max (`pw`).
+    CallN(Func, Vec<Code>),
     Max(Vec<Code>),
     Min(Vec<Code>),
     Reduce {
@@ -124,6 +126,12 @@ impl SlotMap {
                     .collect::<Result<_, _>>()?,
             ),
             Expr::Call(Func::Min, v) => Code::Min(
+                v.iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Expr::Call(Func::Pw, v) => Code::CallN(
+                Func::Pw,
                 v.iter()
                     .map(|x| self.compile(x))
                     .collect::<Result<_, _>>()?,
@@ -252,6 +260,13 @@ impl Code {
             Code::IDiv(a, b) => (a.eval(s)? / b.eval(s)?).floor(),
             Code::Cmp(o, a, b) => o.apply(a.eval(s)?, b.eval(s)?),
             Code::Call1(f, a) => f.apply1(a.eval(s)?),
+            Code::CallN(f, v) => {
+                let mut args = Vec::with_capacity(v.len());
+                for x in v.iter() {
+                    args.push(x.eval(s)?);
+                }
+                f.apply(&args)
+            }
             Code::Max(v) => {
                 let mut acc = f64::NEG_INFINITY;
                 for x in v.iter() {

@@ -305,6 +305,13 @@ pub(crate) fn call(f: Func, v: Vec<Expr>) -> Expr {
                 _ => Expr::Call(f, out),
             }
         }
+        Func::Pw => {
+            let values: Option<Vec<f64>> = v.iter().map(Expr::as_num).collect();
+            match values {
+                Some(args) => Expr::Num(f.apply(&args)),
+                None => Expr::Call(f, v),
+            }
+        }
         _ => {
             if let Some(x) = v[0].as_num() {
                 Expr::Num(f.apply1(x))
@@ -325,7 +332,7 @@ fn is_nonneg(e: &Expr) -> bool {
         Expr::Pow(a, _) => is_nonneg(a),
         Expr::Call(Func::Max, v) => v.iter().any(is_nonneg),
         Expr::Call(Func::Min, v) => v.iter().all(is_nonneg),
-        Expr::Call(Func::Abs | Func::Sqrt | Func::Exp, _) => true,
+        Expr::Call(Func::Abs | Func::Sqrt | Func::Exp | Func::Pw, _) => true,
         Expr::Cmp(..) => true,
         Expr::Reduce { body, .. } => is_nonneg(body),
         Expr::Contention(_) | Expr::TimeEquations(_) => true,

@@ -301,7 +301,8 @@ pub fn compare_table(a: &str, b: &str, grid: &Grid, cmp: &Comparison) -> String 
 }
 
 /// The range warnings of predictions for stderr: one line per fragment, categories,
-/// variable and measured range, listing the values beyond 2x the range (first seen first).
+/// variable and measured range, listing the values beyond 2x the range (first seen first),
+/// or outside the measured points of a piecewise model (`pw`, [`RangeWarning::piecewise`]).
 pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
     let mut groups: Vec<(&RangeWarning, Vec<f64>)> = Vec::new();
     for w in warnings {
@@ -311,6 +312,7 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
                 && g.variable == w.variable
                 && g.min == w.min
                 && g.max == w.max
+                && g.piecewise == w.piecewise
         };
         match groups.iter_mut().find(|(g, _)| same(g)) {
             Some((_, values)) if !values.contains(&w.value) => values.push(w.value),
@@ -322,6 +324,9 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
         .into_iter()
         .map(|(w, values)| {
             let shown: Vec<String> = values.iter().map(|v| format_number(*v)).collect();
+            if w.piecewise {
+                return format!("warning: {}", w.message(&shown.join(", ")));
+            }
             format!(
                 "warning: fragment `{}` ({}): {} = {} beyond 2x the measured range {}: the model extrapolates",
                 w.fragment,
@@ -340,7 +345,8 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
 /// uncertainty used there; `better` is `a`, `b` or `tie` (|t_a − t_b| / min < uncertainty);
 /// crossovers `{variable, between, at, others, better_after}` lie between decisive points
 /// only. The warnings are each version's range warnings at the point (`{fragment,
-/// categories, variable, value, min, max}`).
+/// categories, variable, value, min, max}`, and `piecewise: true` for a piecewise model
+/// outside its measured points).
 pub fn compare_json(
     a: &str,
     b: &str,

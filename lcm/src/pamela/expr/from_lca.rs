@@ -141,6 +141,18 @@ mod tests {
             ModelExpr::call(Func::Max, vec![v("a"), b(Sub, v("b"), v("c"))]),
             ModelExpr::call(Func::Log2, vec![b(Mul, v("n"), v("p"))]),
             b(Div, v("n"), ModelExpr::call(Func::Sqrt, vec![neg(v("p"))])),
+            ModelExpr::call(
+                Func::Pw,
+                vec![
+                    v("k"),
+                    n(1.0),
+                    n(3.1e-7),
+                    n(10.0),
+                    n(4.2e-6),
+                    n(73712.0),
+                    n(0.029),
+                ],
+            ),
         ];
         for e in &cases {
             check(e);

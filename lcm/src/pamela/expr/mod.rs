@@ -12,6 +12,7 @@ use super::normal::NProc;
 
 mod display;
 mod from_lca;
+mod piecewise;
 
 /// Functions of the expression grammar: the same as `lca`'s (names, arities, values).
 pub use lca::expr::Func;

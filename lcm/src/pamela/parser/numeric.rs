@@ -195,6 +195,16 @@ impl Parser {
                 if self.peek() == &Tok::LParen {
                     let args = self.call_args()?;
                     if let Some(f) = Func::from_name(&s) {
+                        if f == Func::Pw {
+                            if let Some(found) = Expr::piecewise_table_error(&args) {
+                                return Err(PamelaError::parse(
+                                    span,
+                                    "`pw(x, x1, y1, x2, y2, …)`: two or more points of positive numbers, the breakpoints increasing",
+                                    found,
+                                ));
+                            }
+                            return Ok(Expr::Call(f, args));
+                        }
                         let ok = match f {
                             Func::Min | Func::Max => args.len() >= 2,
                             _ => args.len() == 1,
