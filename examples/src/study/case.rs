@@ -72,11 +72,6 @@ pub struct Case {
     /// The base version's useful-work span at (size, p) (n-queens' loop version, per group:
     /// [`crate::queens::loop_span`]), bound as [`BASE_SPAN_VAR`].
     pub base_span: Option<fn(u64, usize) -> f64>,
-    /// Fragments that run a fixed number of times per run, outside the iterated loop (the
-    /// 2D FFT's `alloc`: each version allocates its own number of matrices). Their records
-    /// are divided by the number of times each ran (pp's `executions`), not by the
-    /// iterations, so that their models are per execution as `lcm` counts them.
-    pub setup: &'static [&'static str],
 }
 
 /// n-queens board size the queens study uses: 73712 solutions, found in 13 depth-1 groups
@@ -122,7 +117,6 @@ impl Case {
                 groups: None,
                 span: None,
                 base_span: None,
-                setup: &["alloc"],
             },
             ProgramKind::Queens => Case {
                 program,
@@ -162,7 +156,6 @@ impl Case {
                         .collect();
                     queens::loop_span(&queens_items(k), &sizes, p)
                 }),
-                setup: &[],
             },
             ProgramKind::Histogram => Case {
                 program,
@@ -196,7 +189,6 @@ impl Case {
                 groups: None,
                 span: None,
                 base_span: None,
-                setup: &[],
             },
         }
     }

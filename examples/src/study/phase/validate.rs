@@ -3,7 +3,7 @@
 //! conditions), and compared with the predictions: errors, rankings, measured ties, and per
 //! fragment ([`crate::study::compare`]).
 
-use super::measure::{executions_per_run, Measurement};
+use super::measure::Measurement;
 use super::predict::{Planned, Predictions};
 use super::Bench;
 use crate::study::compare::{self, FragmentCheck, PointResult};
@@ -131,7 +131,7 @@ fn fragment_checks(
         let runs = m
             .analysis
             .tag(&f.name)
-            .map_or(iters, |pr| executions_per_run(pr, iters, case.setup));
+            .map_or(iters, |pr| pp::campaign::executions_per_run(pr, iters));
         out.push(FragmentCheck {
             n,
             p,
