@@ -20,9 +20,8 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // lcm: iterations = groups
         for group in &groups {
             let quota = Quota::new(group.len(), k - total);
-            // The models are per group: `search` runs once per group, and its records are
-            // per execution (pp divides a run's amounts by the fragment's executions,
-            // iters × groups), so the loop above counts it `groups` times. Speculation within a group follows its blocks' useful work (`base_span`,
+            // The models are per count (all groups): one group's share is 1/groups.
+            // Speculation within a group follows its blocks' useful work (`base_span`,
             // [`super::loop_span`]), a step function of k that a fitted wc cannot follow:
             // wc is all the processors' time beyond the useful work while a group waits
             // for its longest block, speculating or idle. The search shares no data
@@ -30,6 +29,7 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
             // work inflation (ml = rt - rt at p = 1) is not memory-system loss: it is the
             // speculative items that ended before the quota was known (pplib closes a
             // task as wasted only when it ends), time that wc already counts.
+            // lcm: iterations = groups
             // lcm: like search
             // lcm: wc = search.pc * (p*base_span - 1)
             // lcm: ml = 0

@@ -20,19 +20,16 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
     // lcm: iterations = iters
     for _ in 0..iters {
         let quota = Quota::new(items.len(), k);
-        // One parallel loop instead of one per group: the loop version's `search` models
-        // are per group (one execution of its fragment), and this search does the useful
-        // work of `groups` of them, but its load imbalance and insufficient parallelism
-        // are paid once, not `groups` times (li and ip stay one group's). Speculation: one
-        // thread per contiguous block of items; the processors' time beyond the useful
-        // work while the count waits for the longest block, in place of the loop
-        // version's wc. The loop version's measured ml is its speculative items that
-        // ended before the quota was known (the search shares no data: no memory-system
-        // loss), which this wc counts.
+        // One parallel loop instead of one per group: its load imbalance and insufficient
+        // parallelism are paid once, not `groups` times. Speculation: one thread per
+        // contiguous block of items; the processors' time beyond the useful work while the
+        // count waits for the longest block, in place of the loop version's wc. The loop
+        // version's measured ml is its speculative items that ended before the quota was
+        // known (the search shares no data: no memory-system loss), which this wc counts.
         // lcm: like search
-        // lcm: pc = search.pc * groups
-        // lcm: sl = search.sl * groups
-        // lcm: wc = search.pc * groups * (p*span - 1)
+        // lcm: li = search.li / groups
+        // lcm: ip = search.ip / groups
+        // lcm: wc = search.pc * (p*span - 1)
         // lcm: ml = 0
         let tag = pplib::frag("search");
         let forked = pplib::par();

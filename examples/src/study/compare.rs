@@ -277,7 +277,7 @@ pub struct FragmentCheck {
     /// Predicted seconds per execution.
     pub predicted: f64,
     /// Measured seconds per execution (window length / the fragment's executions in the
-    /// run, pp's `executions`).
+    /// run, pp's `executions`; / the iterations for the version's per-iteration fragments).
     pub measured: f64,
 }
 

@@ -199,10 +199,9 @@ fn histogram_method(r: &StudyResult) -> String {
 fn queens_method(r: &StudyResult) -> String {
     let (base, other) = (r.case.base.name, r.case.other.name);
     format!(
-        "How {other} is predicted from {base}: {base}'s models per group (its `search` runs once per group, and the records are per execution), counted `groups` times by {base}'s own loop; \
-         {other} is one parallel loop over all groups' items: the work of `groups` of them, \
-         while the load imbalance and insufficient parallelism paid at the end of each of \
-         {base}'s loops are paid once. \
+        "How {other} is predicted from {base}: {base}'s models per count, divided by its trip count `groups` for {base}'s own loop; \
+         {other} is one parallel loop over all groups' items, so the load imbalance and \
+         insufficient parallelism paid at the end of each of {base}'s loops are paid once. \
          Why the two versions' predictions coincide where nothing more is modelled: at \
          p = 1 both do exactly the serial search (same pc, every overhead vanishes), and \
          where the first group holds the first k solutions (groups = 1) {base} is one \

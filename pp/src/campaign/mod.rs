@@ -54,7 +54,9 @@ pub use exec::ExecRunner;
 pub use gate::Gate;
 pub use grid::{Grid, Point};
 pub use load::{LoadSource, Probe, ProcStat, QUIET_SHARE};
-pub use per_execution::{executions_per_run, per_execution_records, Iterations};
+pub use per_execution::{
+    executions_per_run, per_execution_records, Iterations, PerExecution, RunDivision,
+};
 pub use records::Records;
 pub use rounds::{time_round_robin, KeepLogs, PointTimes, Repetition};
 pub use runner::{PointRunner, RunError};
@@ -101,12 +103,12 @@ pub struct Campaign {
     pub logs: PathBuf,
     /// Leave the counted repetitions' logs in `logs`.
     pub keep_logs: bool,
-    /// Records per execution, with the runs' iterations ([`per_execution`]): every
-    /// fragment's amounts divided by the times it ran in the repetition (pp's
-    /// `executions`), the session's by the iterations (`Iterations::Count(1)`: left
+    /// Records per execution ([`per_execution`]): every fragment's amounts divided by the
+    /// times it ran in the repetition (pp's `executions`), the session's and the
+    /// per-iteration fragments' by the runs' iterations (`Iterations::Count(1)`: left
     /// whole), so that models are per execution as `lcm` counts a loop's fragments.
     /// `None`: whole repetitions.
-    pub per_execution: Option<Iterations>,
+    pub per_execution: Option<PerExecution>,
 }
 
 /// What a campaign measured.
@@ -128,8 +130,8 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         path: path.to_path_buf(),
         message: e.to_string(),
     };
-    if let Some(it) = &campaign.per_execution {
-        it.check(&campaign.grid)?;
+    if let Some(d) = &campaign.per_execution {
+        d.iterations.check(&campaign.grid)?;
     }
     std::fs::create_dir_all(&campaign.logs).map_err(|e| io(&campaign.logs, e))?;
     let points = campaign.grid.points();

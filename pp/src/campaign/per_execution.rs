@@ -7,6 +7,12 @@
 //!   iteration of the program's loop is divided by the iterations, one run twice before the
 //!   loop by 2, one run once per group of a loop of groups inside every iteration by
 //!   iterations × groups.
+//! - A fragment named **per iteration** ([`PerExecution::per_iteration`]) is divided by the
+//!   run's iterations instead: one whose number of executions per iteration depends on the
+//!   input (a loop over a varying number of groups), whose mean execution would be a
+//!   ratio of two functions of the input that fits poorly. Its record is its total per
+//!   iteration; its source says so with `// lcm: iterations = EXPR` in the fragment's
+//!   annotation block (its models are totals over that many executions).
 //! - The **session** runs once per run. Its record is divided by the run's
 //!   [`Iterations`]: the trip count of the program's outermost loop, which a log does not
 //!   show and pp is told (a grid variable or a fixed count). It is then the run's amounts
@@ -19,6 +25,53 @@ use super::CampaignError;
 use crate::analysis::Analysis;
 use crate::profile::Profile;
 use crate::ProfileRecord;
+
+/// How a campaign's records are divided per execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerExecution {
+    /// The runs' iterations (the session's divisor).
+    pub iterations: Iterations,
+    /// Fragments divided by the iterations instead of their executions.
+    pub per_iteration: Vec<String>,
+}
+
+impl PerExecution {
+    /// Every fragment per execution, the session per `iterations`.
+    pub fn new(iterations: Iterations) -> PerExecution {
+        PerExecution {
+            iterations,
+            per_iteration: Vec::new(),
+        }
+    }
+
+    /// How the runs at `point` are divided.
+    pub fn at(&self, point: &Point) -> Result<RunDivision, CampaignError> {
+        Ok(RunDivision {
+            iterations: self.iterations.at(point)?,
+            per_iteration: self.per_iteration.clone(),
+        })
+    }
+}
+
+/// How one run's records are divided per execution ([`executions_per_run`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDivision {
+    /// The run's iterations: the session's divisor, and that of the `per_iteration`
+    /// fragments.
+    pub iterations: u64,
+    /// Fragments divided by the iterations instead of their executions.
+    pub per_iteration: Vec<String>,
+}
+
+impl RunDivision {
+    /// A run of `iterations` iterations, every fragment per execution.
+    pub fn iterations(iterations: u64) -> RunDivision {
+        RunDivision {
+            iterations,
+            per_iteration: Vec::new(),
+        }
+    }
+}
 
 /// The iterations of a run: what the session record is divided by per execution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,25 +162,30 @@ fn count_of(name: &str, value: &str) -> Result<u64, CampaignError> {
     }
 }
 
-/// What `profile`'s amounts are divided by per execution in a run of `iterations`
-/// iterations: a fragment's executions (a fragment that never opened stays whole), the
-/// session's `iterations` (at least 1).
-pub fn executions_per_run(profile: &Profile, iterations: u64) -> u64 {
+/// What `profile`'s amounts are divided by per execution in a run divided as `run`: a
+/// fragment's executions (a fragment that never opened stays whole), a per-iteration
+/// fragment's and the session's iterations (at least 1).
+pub fn executions_per_run(profile: &Profile, run: &RunDivision) -> u64 {
     match (&profile.tag, profile.executions) {
+        (Some(tag), _) if run.per_iteration.contains(tag) => run.iterations.max(1),
         (Some(_), Some(k)) => k.max(1),
         (Some(_), None) => 1,
-        (None, _) => iterations.max(1),
+        (None, _) => run.iterations.max(1),
     }
 }
 
-/// The records per execution of one repetition's analysis `a` in a run of `iterations`
-/// iterations, `note` tokens first: every profile's record divided by
-/// [`executions_per_run`]; the proportions between categories, `p` and the note stay.
-pub fn per_execution_records(a: &Analysis, note: &[String], iterations: u64) -> Vec<ProfileRecord> {
+/// The records per execution of one repetition's analysis `a` in a run divided as `run`,
+/// `note` tokens first: every profile's record divided by [`executions_per_run`]; the
+/// proportions between categories, `p` and the note stay.
+pub fn per_execution_records(
+    a: &Analysis,
+    note: &[String],
+    run: &RunDivision,
+) -> Vec<ProfileRecord> {
     a.profiles
         .iter()
         .zip(a.records(note))
-        .map(|(profile, r)| r.divided(executions_per_run(profile, iterations)))
+        .map(|(profile, r)| r.divided(executions_per_run(profile, run)))
         .collect()
 }
 
@@ -174,7 +232,7 @@ mod tests {
     fn fragments_by_their_executions_the_session_by_the_iterations() {
         let a = analysis();
         let note = vec!["n=1".to_string()];
-        let per = per_execution_records(&a, &note, 3);
+        let per = per_execution_records(&a, &note, &RunDivision::iterations(3));
         let near = |x: f64, want: f64| (x - want).abs() < 1e-12;
         assert!(near(rt(&per, Some("alloc")), 0.001), "{per:?}");
         assert!(near(rt(&per, Some("init")), 0.002), "{per:?}");
@@ -183,11 +241,28 @@ mod tests {
         // The session per iteration: the whole run (12 ms) over 3 iterations.
         assert!(near(rt(&per, None), 0.004), "{per:?}");
         // Told 1 iteration, the session stays whole; the fragments do not change.
-        let one = per_execution_records(&a, &note, 1);
+        let one = per_execution_records(&a, &note, &RunDivision::iterations(1));
         assert!(near(rt(&one, None), 0.012), "{one:?}");
         assert!(near(rt(&one, Some("step")), 0.0005), "{one:?}");
         // Note and p stay as they were.
-        assert!(per.iter().all(|r| r.processors == 1 && r.note == one[0].note));
+        assert!(per
+            .iter()
+            .all(|r| r.processors == 1 && r.note == one[0].note));
+        // Named per iteration, `step` is its total per iteration (twice 0.5 ms).
+        let run = RunDivision {
+            iterations: 3,
+            per_iteration: vec!["step".into()],
+        };
+        let per_iteration = per_execution_records(&a, &note, &run);
+        assert!(
+            near(rt(&per_iteration, Some("step")), 0.001),
+            "{per_iteration:?}"
+        );
+        assert!(
+            near(rt(&per_iteration, Some("alloc")), 0.001),
+            "{per_iteration:?}"
+        );
+        assert!(near(rt(&per_iteration, None), 0.004), "{per_iteration:?}");
     }
 
     #[test]
@@ -195,13 +270,14 @@ mod tests {
         let a = analysis();
         let div = |tag: Option<&str>| {
             let pr = a.profiles.iter().find(|p| p.tag.as_deref() == tag).unwrap();
-            executions_per_run(pr, 3)
+            executions_per_run(pr, &RunDivision::iterations(3))
         };
         assert_eq!(div(Some("alloc")), 2);
         assert_eq!(div(Some("init")), 3);
         assert_eq!(div(Some("step")), 6);
         assert_eq!(div(None), 3);
-        assert_eq!(executions_per_run(a.session(), 0), 1, "never by 0");
+        let none = RunDivision::iterations(0);
+        assert_eq!(executions_per_run(a.session(), &none), 1, "never by 0");
     }
 
     fn grid(axes: &[&str]) -> Grid {

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::grid::Point;
-use super::per_execution::{per_execution_records, Iterations};
+use super::per_execution::{per_execution_records, PerExecution, RunDivision};
 use super::rounds::{PointTimes, Repetition};
 use super::CampaignError;
 use crate::analysis::{analyze, Analysis, Options};
@@ -31,13 +31,13 @@ pub struct Records {
 }
 
 /// Profiles the counted repetitions of every point (`times[i]` of `points[i]`, logs still
-/// on disk) and writes their records, `note` tokens first; with `per_execution` (the
-/// iterations of a run), per execution ([`lines_of`]).
+/// on disk) and writes their records, `note` tokens first; with `per_execution`, per
+/// execution ([`lines_of`]).
 pub fn records(
     points: &[Point],
     times: &[PointTimes],
     note: &[String],
-    per_execution: Option<&Iterations>,
+    per_execution: Option<&PerExecution>,
 ) -> Result<Records, CampaignError> {
     let mut out = Records::default();
     let mut baselines: BTreeMap<Vec<(String, String)>, Analysis> = BTreeMap::new();
@@ -45,9 +45,10 @@ pub fn records(
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by_key(|&i| points[i].p != 1);
     let mut per_point: Vec<Vec<String>> = vec![Vec::new(); points.len()];
+    let mut seen: std::collections::BTreeSet<String> = Default::default();
     for i in order {
         let (point, t) = (&points[i], &times[i]);
-        let iterations = per_execution.map(|it| it.at(point)).transpose()?;
+        let division = per_execution.map(|d| d.at(point)).transpose()?;
         let baseline = baselines.get(&point.values).cloned();
         if point.p != 1 && baseline.is_none() {
             out.warnings.push(format!(
@@ -71,7 +72,8 @@ pub fn records(
             for w in &a.warnings {
                 pp_warnings.push(format!("{}: round {}: {w}", point.label(), rep.round));
             }
-            per_point[i].extend(lines_of(&a, &note_of(note, point, rep), iterations));
+            per_point[i].extend(lines_of(&a, &note_of(note, point, rep), division.as_ref()));
+            seen.extend(a.profiles.iter().filter_map(|pr| pr.tag.clone()));
             analyses.push((rep.seconds, a));
         }
         out.warnings.extend(first_warnings(pp_warnings, point));
@@ -82,16 +84,24 @@ pub fn records(
         }
     }
     out.lines = per_point.into_iter().flatten().collect();
+    for tag in per_execution.map_or(&[][..], |d| &d.per_iteration[..]) {
+        if !seen.contains(tag) {
+            out.warnings.push(format!(
+                "--per-iteration {tag}: no run has a fragment of that tag (the logs' tags: {})",
+                seen.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     Ok(out)
 }
 
-/// The record lines of one repetition's analysis: as `pp -l` writes them, or in a run of
-/// `per_execution` iterations per execution ([`per_execution_records`]: every fragment's
-/// amounts divided by the times it ran, the session's by the iterations).
-pub fn lines_of(a: &Analysis, note: &[String], per_execution: Option<u64>) -> Vec<String> {
+/// The record lines of one repetition's analysis: as `pp -l` writes them, or per execution
+/// in a run divided as `per_execution` ([`per_execution_records`]: every fragment's amounts
+/// divided by the times it ran, the session's by the iterations).
+pub fn lines_of(a: &Analysis, note: &[String], per_execution: Option<&RunDivision>) -> Vec<String> {
     match per_execution {
         None => a.record_lines(note),
-        Some(iterations) => per_execution_records(a, note, iterations)
+        Some(run) => per_execution_records(a, note, run)
             .iter()
             .map(|r| r.to_string())
             .collect(),
@@ -182,14 +192,17 @@ mod tests {
             let v = line.split(' ').find_map(|t| t.strip_prefix("rt=")).unwrap();
             v.parse().unwrap()
         };
-        let per = lines_of(&a, &note, Some(2));
+        let per = lines_of(&a, &note, Some(&RunDivision::iterations(2)));
         assert!((rt(&per, Some("alloc")) - 0.001).abs() < 1e-12, "{per:?}");
         assert!((rt(&per, Some("work")) - 0.002).abs() < 1e-12, "{per:?}");
         assert!((rt(&per, None) - 0.005).abs() < 1e-12, "{per:?}");
         // Whole runs otherwise, as `pp -l` writes them.
         let whole = lines_of(&a, &note, None);
         assert_eq!(whole, a.record_lines(&note));
-        assert!((rt(&whole, Some("work")) - 0.008).abs() < 1e-12, "{whole:?}");
+        assert!(
+            (rt(&whole, Some("work")) - 0.008).abs() < 1e-12,
+            "{whole:?}"
+        );
         assert!((rt(&whole, None) - 0.010).abs() < 1e-12, "{whole:?}");
     }
 

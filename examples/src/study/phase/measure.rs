@@ -2,7 +2,8 @@
 //! pplib, profiled by `pp` with the p = 1 run as baseline, timed round robin by pp's
 //! campaign runner ([`super::super::measure`]); its records per execution are pp's
 //! ([`pp::campaign::per_execution_records`], what `pp-campaign --per-execution --iterations
-//! iters` writes).
+//! iters --per-iteration TAGS` writes, with the base version's
+//! [`crate::study::case::Version::per_iteration`]).
 
 use super::Bench;
 use crate::study::conditions::TimingNote;
@@ -57,8 +58,12 @@ pub fn measure(bench: &mut Bench) -> Result<Measurement, StudyError> {
         calibration_seconds: BTreeMap::new(),
         per_execution: format!(
             "# {} records per execution (pp::campaign::per_execution: each fragment's over its \
-             executions, the session's over the run's iterations)\n",
-            base.name
+             executions, the session's{} over the run's iterations)\n",
+            base.name,
+            base.per_iteration
+                .iter()
+                .map(|t| format!(" and {t}'s"))
+                .collect::<String>()
         ),
     };
     let mut raw = format!(
@@ -116,7 +121,16 @@ fn alone(
     for line in measured.analysis.record_lines(&note) {
         let _ = writeln!(raw, "{line}");
     }
-    for r in pp::campaign::per_execution_records(&measured.analysis, &note, iters) {
+    let run = pp::campaign::RunDivision {
+        iterations: iters,
+        per_iteration: case
+            .base
+            .per_iteration
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
+    };
+    for r in pp::campaign::per_execution_records(&measured.analysis, &note, &run) {
         let _ = writeln!(m.per_execution, "{r}");
     }
     bench.warnings.extend(

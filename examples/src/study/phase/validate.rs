@@ -118,6 +118,15 @@ fn fragment_checks(
 ) -> Vec<FragmentCheck> {
     let case = bench.case;
     let (n, p, iters) = (x.n, x.p, x.iters);
+    let run = pp::campaign::RunDivision {
+        iterations: iters,
+        per_iteration: case
+            .other
+            .per_iteration
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
+    };
     let mut out = Vec::new();
     for f in &predicted.other_fits {
         let Some(measured) = m.run.fragments.get(&f.name).and_then(|c| c.get("tt")) else {
@@ -131,7 +140,7 @@ fn fragment_checks(
         let runs = m
             .analysis
             .tag(&f.name)
-            .map_or(iters, |pr| pp::campaign::executions_per_run(pr, iters));
+            .map_or(iters, |pr| pp::campaign::executions_per_run(pr, &run));
         out.push(FragmentCheck {
             n,
             p,

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-use pp::campaign::{Campaign, CommandTemplate, ExecRunner, Grid, Iterations, Repeats};
+use pp::campaign::{
+    Campaign, CommandTemplate, ExecRunner, Grid, Iterations, PerExecution, Repeats,
+};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -39,8 +41,8 @@ Records (docs/records.md): for every counted repetition, pp's profile of its log
   session and every fragment) with pc/ml from the median p = 1 repetition of the same
   variables, noted `VARIABLES rep=ROUND run_s=SECONDS` after --note's tokens. With
   --per-execution each fragment's record is divided by the times it ran in the run and
-  the session's by --iterations (the trip count of the program's outermost loop; 1 by
-  default: the session stays whole).
+  the session's (and --per-iteration's fragments') by --iterations (the trip count of the
+  program's outermost loop; 1 by default: the session stays whole).
 
 Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, a file
   could not be written), 2 usage error.";
@@ -93,6 +95,17 @@ pub struct Args {
     /// by it [default: 1, the session's record stays whole]
     #[arg(long, value_name = "VAR|N", requires = "per_execution")]
     pub iterations: Option<String>,
+
+    /// With --per-execution: fragments divided by --iterations instead of their executions
+    /// (comma-separated tags): their records are totals per iteration, for a fragment run a
+    /// number of times per iteration that depends on the input
+    #[arg(
+        long,
+        value_name = "TAGS",
+        requires = "per_execution",
+        value_delimiter = ','
+    )]
+    pub per_iteration: Vec<String>,
 
     /// key=value tokens written first in every record (such as impl=dp)
     #[arg(long, value_name = "NOTE", default_value = "")]
@@ -163,14 +176,23 @@ impl Args {
             name.push(".logs");
             PathBuf::from(name)
         });
-        let per_execution = match (self.per_execution, &self.iterations) {
-            (false, _) => None,
-            (true, None) => Some(Iterations::Count(1)),
-            (true, Some(text)) => {
-                let it = Iterations::parse(text).map_err(|e| e.to_string())?;
-                it.check(&grid).map_err(|e| e.to_string())?;
-                Some(it)
+        let per_execution = if self.per_execution {
+            let iterations = match &self.iterations {
+                None => Iterations::Count(1),
+                Some(text) => Iterations::parse(text).map_err(|e| e.to_string())?,
+            };
+            iterations.check(&grid).map_err(|e| e.to_string())?;
+            if let Some(bad) = self.per_iteration.iter().find(|t| t.trim().is_empty()) {
+                return Err(format!(
+                    "--per-iteration: expected fragment tags separated by commas, found '{bad}'"
+                ));
             }
+            Some(PerExecution {
+                iterations,
+                per_iteration: self.per_iteration.clone(),
+            })
+        } else {
+            None
         };
         Ok(Campaign {
             grid,
