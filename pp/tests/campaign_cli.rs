@@ -72,9 +72,10 @@ fn a_two_by_two_grid_gives_records_with_the_p1_baseline() {
     assert!(stdout.contains("records: "), "{stdout}");
     let records = std::fs::read_to_string(&out).unwrap();
     let lines: Vec<&str> = records.lines().filter(|l| !l.starts_with('#')).collect();
-    // 4 points x (at least 2 counted repetitions) x (session + work).
+    // 4 points x (at least 1 counted repetition: 2 when quiet, fewer where the others
+    // were disturbed) x (session + work).
     assert!(
-        lines.len() >= 16 && lines.len().is_multiple_of(2),
+        lines.len() >= 8 && lines.len().is_multiple_of(2),
         "{records}"
     );
     for l in &lines {
@@ -105,13 +106,13 @@ fn a_two_by_two_grid_gives_records_with_the_p1_baseline() {
         assert_eq!(value(l, "pc"), value(l, "rt"), "{l}");
         assert_eq!(value(l, "ml"), Some(0.0), "{l}");
     }
-    // Repetitions are separate records, numbered by their rounds (which rounds were quiet
-    // depends on the machine).
+    // Repetitions are separate records, numbered by their rounds (which rounds were quiet,
+    // and so how many count, depends on the machine's other load).
     let sessions = at("128", "2", false);
     let mut rounds: Vec<f64> = sessions.iter().map(|l| value(l, "rep").unwrap()).collect();
     rounds.dedup();
     assert!(
-        sessions.len() >= 2 && rounds.len() == sessions.len(),
+        !sessions.is_empty() && rounds.len() == sessions.len(),
         "{sessions:?}"
     );
     // The logs are gone unless asked for.
@@ -161,8 +162,14 @@ fn loop_records(extra: &[&str]) -> (Vec<LoopRecord>, String) {
     args.extend_from_slice(extra);
     let o = campaign(&args, &["sh", "-c", LOOP_SCRIPT, "loop", "{it}"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let records = std::fs::read_to_string(&out)
-        .unwrap()
+    let file = std::fs::read_to_string(&out).unwrap();
+    // The header says how the records were divided.
+    assert_eq!(
+        file.contains("# per execution (docs/campaigns.md)"),
+        extra.contains(&"--per-execution"),
+        "{file}"
+    );
+    let records = file
         .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| {
@@ -243,6 +250,10 @@ fn per_execution_divides_fragments_by_their_runs_and_the_session_by_the_iteratio
         "{stdout}"
     );
     assert!(!stdout.contains("--per-iteration step:"), "{stdout}");
+    let (whole, _) = loop_records(&[]);
+    for rt in rt_of(&whole, 4, Some("step")) {
+        assert!(near(rt, 24e-6), "whole runs: {rt}");
+    }
 }
 
 #[test]

@@ -109,29 +109,36 @@ impl Iterations {
     /// Checks that every point of `grid` has iterations: a variable must be one of the
     /// grid's, every value of it a whole number of at least 1.
     pub fn check(&self, grid: &Grid) -> Result<(), CampaignError> {
-        let Iterations::Variable(name) = self else {
-            return match self {
-                Iterations::Count(0) => Err(CampaignError::Usage(
-                    "--iterations: expected at least 1, found 0".into(),
-                )),
-                _ => Ok(()),
-            };
-        };
-        let Some(axis) = grid.axes.iter().find(|a| &a.name == name) else {
-            let known: Vec<&str> = grid.axes.iter().map(|a| a.name.as_str()).collect();
-            return Err(CampaignError::Usage(format!(
-                "--iterations: expected a grid variable ({}) or a whole number, found {name}",
-                if known.is_empty() {
-                    "the grid has none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )));
-        };
-        for v in &axis.values {
-            count_of(name, v)?;
+        match self {
+            Iterations::Count(0) => Err(CampaignError::Usage(
+                "--iterations: expected at least 1, found 0".into(),
+            )),
+            Iterations::Count(_) => Ok(()),
+            Iterations::Variable(name) => {
+                let Some(axis) = grid.axes.iter().find(|a| &a.name == name) else {
+                    let known: Vec<&str> = grid.axes.iter().map(|a| a.name.as_str()).collect();
+                    let known = if known.is_empty() {
+                        "the grid has none".to_string()
+                    } else {
+                        known.join(", ")
+                    };
+                    return Err(CampaignError::Usage(format!(
+                        "--iterations: expected a grid variable ({known}) or a whole number, found {name}"
+                    )));
+                };
+                axis.values
+                    .iter()
+                    .try_for_each(|v| count_of(name, v).map(|_| ()))
+            }
         }
-        Ok(())
+    }
+
+    /// What the session's record is divided by, in words (`the point's iters`, `4`).
+    pub fn describe(&self) -> String {
+        match self {
+            Iterations::Count(k) => k.to_string(),
+            Iterations::Variable(name) => format!("the point's {name}"),
+        }
     }
 
     /// The iterations at `point`.
@@ -303,6 +310,8 @@ mod tests {
         let counts: Vec<u64> = points.iter().map(|p| it.at(p).unwrap()).collect();
         assert!(counts.contains(&10) && counts.contains(&20), "{counts:?}");
         assert_eq!(Iterations::Count(7).at(&points[0]).unwrap(), 7);
+        assert_eq!(it.describe(), "the point's iters");
+        assert_eq!(Iterations::Count(7).describe(), "7");
         let e = Iterations::Variable("k".into()).check(&g).unwrap_err();
         assert_eq!(
             e.to_string(),
