@@ -35,7 +35,7 @@ fn histogram_over_a_two_by_two_grid_gives_records_lca_reads() {
         note: vec!["impl=locked".into()],
         logs: dir.path().join("logs"),
         keep_logs: false,
-        per_execution: false,
+        per_execution: None,
     };
     let mut rounds = 0;
     let out = campaign::run(&c, &mut |r| rounds = r).unwrap();

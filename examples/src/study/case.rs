@@ -19,6 +19,12 @@ pub struct Version {
     pub run: fn(u64, usize, u64, Option<&Path>) -> Result<f64, String>,
     /// Smallest p it runs at.
     pub min_p: usize,
+    /// Fragments whose records are totals per iteration of the program's loop, not per
+    /// execution (pp's `--per-iteration`): those whose source says `// lcm: iterations =
+    /// EXPR` in the fragment's block (their models are totals over that many executions),
+    /// run a number of times per iteration that depends on the input (n-queens' loop
+    /// version runs `search` once per group).
+    pub per_iteration: &'static [&'static str],
 }
 
 /// Name of the variable that carries the other version's useful-work span ([`Case::span`]).
@@ -72,11 +78,6 @@ pub struct Case {
     /// The base version's useful-work span at (size, p) (n-queens' loop version, per group:
     /// [`crate::queens::loop_span`]), bound as [`BASE_SPAN_VAR`].
     pub base_span: Option<fn(u64, usize) -> f64>,
-    /// Fragments that run a fixed number of times per run, outside the iterated loop (the
-    /// 2D FFT's `alloc`: each version allocates its own number of matrices). Their records
-    /// are divided by the number of times each ran (pp's `executions`), not by the
-    /// iterations, so that their models are per execution as `lcm` counts them.
-    pub setup: &'static [&'static str],
 }
 
 /// n-queens board size the queens study uses: 73712 solutions, found in 13 depth-1 groups
@@ -102,6 +103,7 @@ impl Case {
                             .map_err(|e| e.to_string())
                     },
                     min_p: 1,
+                    per_iteration: &[],
                 },
                 other: Version {
                     name: "tp",
@@ -113,6 +115,7 @@ impl Case {
                             .map_err(|e| e.to_string())
                     },
                     min_p: 2,
+                    per_iteration: &[],
                 },
                 size_var: "n",
                 iters_var: Some("iters"),
@@ -122,7 +125,6 @@ impl Case {
                 groups: None,
                 span: None,
                 base_span: None,
-                setup: &["alloc"],
             },
             ProgramKind::Queens => Case {
                 program,
@@ -136,6 +138,7 @@ impl Case {
                             .map_err(|e| e.to_string())
                     },
                     min_p: 1,
+                    per_iteration: &["search"],
                 },
                 other: Version {
                     name: "tree",
@@ -147,6 +150,7 @@ impl Case {
                             .map_err(|e| e.to_string())
                     },
                     min_p: 1,
+                    per_iteration: &[],
                 },
                 size_var: "k",
                 iters_var: Some("iters"),
@@ -162,7 +166,6 @@ impl Case {
                         .collect();
                     queens::loop_span(&queens_items(k), &sizes, p)
                 }),
-                setup: &[],
             },
             ProgramKind::Histogram => Case {
                 program,
@@ -176,6 +179,7 @@ impl Case {
                             .map_err(|e| e.to_string())
                     },
                     min_p: 1,
+                    per_iteration: &[],
                 },
                 other: Version {
                     name: "sharded",
@@ -187,6 +191,7 @@ impl Case {
                             .map_err(|e| e.to_string())
                     },
                     min_p: 1,
+                    per_iteration: &[],
                 },
                 size_var: "n",
                 iters_var: None,
@@ -196,7 +201,6 @@ impl Case {
                 groups: None,
                 span: None,
                 base_span: None,
-                setup: &[],
             },
         }
     }
@@ -253,7 +257,8 @@ mod tests {
 
     /// Both sources of every program resolve their rules against a models file of the
     /// measured version's fragments and a machine file, with nothing but the point's own
-    /// variables bound: each version predicts a finite positive time at a point.
+    /// variables bound: each version predicts a finite positive time at a point. Each
+    /// version's per-iteration fragments are those its source counts in totals.
     #[test]
     fn the_sources_need_only_the_models_the_machine_and_the_inputs() {
         for (program, fragments, size) in [
@@ -286,6 +291,14 @@ mod tests {
                     .seconds(&vars)
                     .unwrap_or_else(|e| panic!("{}: {e}", v.file));
                 assert!(t.is_finite() && t > 0.0, "{}: {t}", v.file);
+                // Records per iteration exactly for the fragments whose source counts their
+                // models as totals over several executions.
+                assert_eq!(
+                    model.fragments_with_totals(),
+                    v.per_iteration,
+                    "{}: per-iteration fragments against the source's `iterations =` blocks",
+                    v.file
+                );
             }
         }
     }

@@ -276,8 +276,8 @@ pub struct FragmentCheck {
     pub p_fragment: f64,
     /// Predicted seconds per execution.
     pub predicted: f64,
-    /// Measured seconds per execution (window length / iterations, or / executions for
-    /// the case's setup fragments).
+    /// Measured seconds per execution (window length / the fragment's executions in the
+    /// run, pp's `executions`; / the iterations for the version's per-iteration fragments).
     pub measured: f64,
 }
 

@@ -4,7 +4,8 @@
 //! printed with the digits their confidence intervals justify, [`lca::precision`]). The
 //! study chooses no model itself, and its `models.lcm` is the file the command writes.
 //!
-//! The records are per fragment *execution* (the study divides each run's totals by its
+//! The records are per *execution* (pp's rule, [`pp::campaign::per_execution_records`]:
+//! every fragment's totals divided by the times it ran, the session's by the run's
 //! iterations), so the models are processor-seconds per execution in the size variable and
 //! p.
 

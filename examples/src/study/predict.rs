@@ -91,6 +91,18 @@ impl Predictor {
             .collect()
     }
 
+    /// The fragments whose models are totals over several executions (`// lcm: iterations
+    /// = EXPR` in the fragment's block), in tree order without repeats.
+    pub fn fragments_with_totals(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for f in self.program.root.fragments() {
+            if f.executions.is_some() && !names.contains(&f.name) {
+                names.push(f.name.clone());
+            }
+        }
+        names
+    }
+
     /// The recognized structure, as `lcm tree` prints it.
     pub fn tree(&self) -> String {
         self.program.tree_text()

@@ -27,16 +27,19 @@
 //!    as baseline ([`records`]) and becomes records: one per profile (the session and every
 //!    fragment) with the point's variables, `rep=` and `run_s=` (its timed seconds) in the
 //!    note. One file holds them all, fragments told apart by `tag=`: what `lca model
-//!    --all-tags` reads.
+//!    --all-tags` reads. Per execution ([`per_execution`]), every fragment's record is
+//!    divided by the times it ran and the session's by the run's iterations.
 //!
 //! A program that measures code in its own process (the end-to-end study) implements
 //! [`runner::PointRunner`] over its own points and calls [`rounds::time_round_robin`] with
-//! a [`gate::Gate`] directly.
+//! a [`gate::Gate`] directly, and writes its records per execution with
+//! [`per_execution::per_execution_records`].
 
 pub mod exec;
 pub mod gate;
 pub mod grid;
 pub mod load;
+pub mod per_execution;
 pub mod records;
 pub mod rounds;
 pub mod runner;
@@ -51,6 +54,9 @@ pub use exec::ExecRunner;
 pub use gate::Gate;
 pub use grid::{Grid, Point};
 pub use load::{LoadSource, Probe, ProcStat, QUIET_SHARE};
+pub use per_execution::{
+    executions_per_run, per_execution_records, Iterations, PerExecution, RunDivision,
+};
 pub use records::Records;
 pub use rounds::{time_round_robin, KeepLogs, PointTimes, Repetition};
 pub use runner::{PointRunner, RunError};
@@ -97,10 +103,12 @@ pub struct Campaign {
     pub logs: PathBuf,
     /// Leave the counted repetitions' logs in `logs`.
     pub keep_logs: bool,
-    /// Records per fragment execution: every fragment's amounts divided by the times it
-    /// ran in the repetition (pp's `executions`; the session's are left whole), so that
-    /// models are per execution as `lcm` counts a loop's fragments.
-    pub per_execution: bool,
+    /// Records per execution ([`per_execution`]): every fragment's amounts divided by the
+    /// times it ran in the repetition (pp's `executions`), the session's and the
+    /// per-iteration fragments' by the runs' iterations (`Iterations::Count(1)`: left
+    /// whole), so that models are per execution as `lcm` counts a loop's fragments.
+    /// `None`: whole repetitions.
+    pub per_execution: Option<PerExecution>,
 }
 
 /// What a campaign measured.
@@ -122,6 +130,9 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         path: path.to_path_buf(),
         message: e.to_string(),
     };
+    if let Some(d) = &campaign.per_execution {
+        d.iterations.check(&campaign.grid)?;
+    }
     std::fs::create_dir_all(&campaign.logs).map_err(|e| io(&campaign.logs, e))?;
     let points = campaign.grid.points();
     let mut warnings = Vec::new();
@@ -150,7 +161,8 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         progress,
     );
     let result = times.map_err(CampaignError::from).and_then(|times| {
-        let recs = records::records(&points, &times, &campaign.note, campaign.per_execution)?;
+        let per_execution = campaign.per_execution.as_ref();
+        let recs = records::records(&points, &times, &campaign.note, per_execution)?;
         Ok((times, recs))
     });
     if !campaign.keep_logs {

@@ -8,15 +8,17 @@
 //! p=2 li=...`. Repetitions stay separate records: `lca` takes the median of the records of
 //! one configuration. The baseline of a point is the median repetition of its p = 1 point
 //! (by timed seconds, the upper middle one of an even count); a p = 1 repetition is its
-//! own baseline (`pc` = `rt`, `ml` = 0).
+//! own baseline (`pc` = `rt`, `ml` = 0). Per execution ([`super::per_execution`]), every
+//! profile's record is divided by the times it ran (the session's by the run's iterations).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::grid::Point;
+use super::per_execution::{per_execution_records, PerExecution, RunDivision};
 use super::rounds::{PointTimes, Repetition};
+use super::CampaignError;
 use crate::analysis::{analyze, Analysis, Options};
-use crate::error::PpError;
 use crate::record::format_seconds;
 
 /// The records of a campaign and what pp warned about on the way.
@@ -29,22 +31,24 @@ pub struct Records {
 }
 
 /// Profiles the counted repetitions of every point (`times[i]` of `points[i]`, logs still
-/// on disk) and writes their records, `note` tokens first; `per_execution`: each fragment's
-/// record divided by its executions ([`lines_of`]).
+/// on disk) and writes their records, `note` tokens first; with `per_execution`, per
+/// execution ([`lines_of`]).
 pub fn records(
     points: &[Point],
     times: &[PointTimes],
     note: &[String],
-    per_execution: bool,
-) -> Result<Records, PpError> {
+    per_execution: Option<&PerExecution>,
+) -> Result<Records, CampaignError> {
     let mut out = Records::default();
     let mut baselines: BTreeMap<Vec<(String, String)>, Analysis> = BTreeMap::new();
     // p = 1 points first: they are the baselines of the others.
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by_key(|&i| points[i].p != 1);
     let mut per_point: Vec<Vec<String>> = vec![Vec::new(); points.len()];
+    let mut seen: std::collections::BTreeSet<String> = Default::default();
     for i in order {
         let (point, t) = (&points[i], &times[i]);
+        let division = per_execution.map(|d| d.at(point)).transpose()?;
         let baseline = baselines.get(&point.values).cloned();
         if point.p != 1 && baseline.is_none() {
             out.warnings.push(format!(
@@ -68,7 +72,8 @@ pub fn records(
             for w in &a.warnings {
                 pp_warnings.push(format!("{}: round {}: {w}", point.label(), rep.round));
             }
-            per_point[i].extend(lines_of(&a, &note_of(note, point, rep), per_execution));
+            per_point[i].extend(lines_of(&a, &note_of(note, point, rep), division.as_ref()));
+            seen.extend(a.profiles.iter().filter_map(|pr| pr.tag.clone()));
             analyses.push((rep.seconds, a));
         }
         out.warnings.extend(first_warnings(pp_warnings, point));
@@ -79,24 +84,28 @@ pub fn records(
         }
     }
     out.lines = per_point.into_iter().flatten().collect();
+    for tag in per_execution.map_or(&[][..], |d| &d.per_iteration[..]) {
+        if !seen.contains(tag) {
+            out.warnings.push(format!(
+                "--per-iteration {tag}: no run has a fragment of that tag (the logs' tags: {})",
+                seen.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     Ok(out)
 }
 
-/// The record lines of one repetition's analysis: as `pp -l` writes them, or with
-/// `per_execution` every fragment's amounts divided by the times it ran (pp's
-/// `executions`: the intervals of the union of its runs); the session's stay whole.
-pub fn lines_of(a: &Analysis, note: &[String], per_execution: bool) -> Vec<String> {
-    if !per_execution {
-        return a.record_lines(note);
+/// The record lines of one repetition's analysis: as `pp -l` writes them, or per execution
+/// in a run divided as `per_execution` ([`per_execution_records`]: every fragment's amounts
+/// divided by the times it ran, the session's by the iterations).
+pub fn lines_of(a: &Analysis, note: &[String], per_execution: Option<&RunDivision>) -> Vec<String> {
+    match per_execution {
+        None => a.record_lines(note),
+        Some(run) => per_execution_records(a, note, run)
+            .iter()
+            .map(|r| r.to_string())
+            .collect(),
     }
-    a.profiles
-        .iter()
-        .zip(a.records(note))
-        .map(|(profile, r)| match (&profile.tag, profile.executions) {
-            (Some(_), Some(k)) if k > 0 => r.divided(k).to_string(),
-            _ => r.to_string(),
-        })
-        .collect()
 }
 
 /// Most of pp's warnings shown per point (a disturbed machine warns at every repetition).
@@ -158,33 +167,43 @@ mod tests {
     }
 
     #[test]
-    fn per_execution_records_divide_fragments_by_their_executions() {
-        // One thread: `alloc` twice (1 ms each), then `work` three times (2 ms each).
+    fn lines_are_whole_or_per_execution() {
+        // One thread: `alloc` twice (1 ms each), then 2 iterations of `work` twice (2 ms
+        // each): 10 ms in all.
         let text = "pptrace 1\nprocessors 1\n0 0 session_begin\n\
             0 0 frag_begin alloc\n1000000 0 frag_end alloc\n\
             1000000 0 frag_begin alloc\n2000000 0 frag_end alloc\n\
             2000000 0 frag_begin work\n4000000 0 frag_end work\n\
             4000000 0 frag_begin work\n6000000 0 frag_end work\n\
             6000000 0 frag_begin work\n8000000 0 frag_end work\n\
-            8000000 0 session_end\n";
+            8000000 0 frag_begin work\n10000000 0 frag_end work\n\
+            10000000 0 session_end\n";
         let a = crate::analyze_bytes(text.as_bytes().to_vec(), "t.pptrace", &Options::all_tags())
             .expect("a valid trace");
         let note = vec!["n=1".to_string()];
-        let rt = |lines: &[String], tag: &str| -> f64 {
+        let rt = |lines: &[String], tag: Option<&str>| -> f64 {
             let line = lines
                 .iter()
-                .find(|l| l.contains(&format!("tag={tag} ")))
-                .expect("a record of the tag");
+                .find(|l| match tag {
+                    Some(t) => l.contains(&format!("tag={t} ")),
+                    None => !l.contains("tag="),
+                })
+                .expect("a record of the profile");
             let v = line.split(' ').find_map(|t| t.strip_prefix("rt=")).unwrap();
             v.parse().unwrap()
         };
-        let per = lines_of(&a, &note, true);
-        assert!((rt(&per, "alloc") - 0.001).abs() < 1e-12, "{per:?}");
-        assert!((rt(&per, "work") - 0.002).abs() < 1e-12, "{per:?}");
+        let per = lines_of(&a, &note, Some(&RunDivision::iterations(2)));
+        assert!((rt(&per, Some("alloc")) - 0.001).abs() < 1e-12, "{per:?}");
+        assert!((rt(&per, Some("work")) - 0.002).abs() < 1e-12, "{per:?}");
+        assert!((rt(&per, None) - 0.005).abs() < 1e-12, "{per:?}");
         // Whole runs otherwise, as `pp -l` writes them.
-        let whole = lines_of(&a, &note, false);
+        let whole = lines_of(&a, &note, None);
         assert_eq!(whole, a.record_lines(&note));
-        assert!((rt(&whole, "work") - 0.006).abs() < 1e-12, "{whole:?}");
+        assert!(
+            (rt(&whole, Some("work")) - 0.008).abs() < 1e-12,
+            "{whole:?}"
+        );
+        assert!((rt(&whole, None) - 0.010).abs() < 1e-12, "{whole:?}");
     }
 
     #[test]

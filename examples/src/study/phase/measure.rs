@@ -1,6 +1,9 @@
 //! Phase 1, measure: the base version at every size and every p from 1 to the cores, under
 //! pplib, profiled by `pp` with the p = 1 run as baseline, timed round robin by pp's
-//! campaign runner ([`super::super::measure`]).
+//! campaign runner ([`super::super::measure`]); its records per execution are pp's
+//! ([`pp::campaign::per_execution_records`], what `pp-campaign --per-execution --iterations
+//! iters --per-iteration TAGS` writes, with the base version's
+//! [`crate::study::case::Version::per_iteration`]).
 
 use super::Bench;
 use crate::study::conditions::TimingNote;
@@ -18,8 +21,9 @@ pub struct Measurement {
     pub baselines: BTreeMap<u64, pp::Analysis>,
     /// Seconds of the base version at every (size, p).
     pub calibration_seconds: BTreeMap<(u64, usize), f64>,
-    /// Records per fragment execution as written to `BASE-per-execution.pp` (the fitting
-    /// phase's input, read as `lca model` reads that file).
+    /// Records per execution as written to `BASE-per-execution.pp` (the fitting phase's
+    /// input, read as `lca model` reads that file): pp's rule, every fragment's record
+    /// divided by its executions and the session's by the run's iterations.
     pub per_execution: String,
 }
 
@@ -53,8 +57,13 @@ pub fn measure(bench: &mut Bench) -> Result<Measurement, StudyError> {
         baselines: BTreeMap::new(),
         calibration_seconds: BTreeMap::new(),
         per_execution: format!(
-            "# {} records per fragment execution (whole-run values / iterations)\n",
-            base.name
+            "# {} records per execution (pp::campaign::per_execution: each fragment's over its \
+             executions, the session's{} over the run's iterations)\n",
+            base.name,
+            base.per_iteration
+                .iter()
+                .map(|t| format!(" and {t}'s"))
+                .collect::<String>()
         ),
     };
     let mut raw = format!(
@@ -112,7 +121,16 @@ fn alone(
     for line in measured.analysis.record_lines(&note) {
         let _ = writeln!(raw, "{line}");
     }
-    for r in per_execution_records(&measured.analysis, &note, iters, case.setup) {
+    let run = pp::campaign::RunDivision {
+        iterations: iters,
+        per_iteration: case
+            .base
+            .per_iteration
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
+    };
+    for r in pp::campaign::per_execution_records(&measured.analysis, &note, &run) {
         let _ = writeln!(m.per_execution, "{r}");
     }
     bench.warnings.extend(
@@ -124,96 +142,4 @@ fn alone(
     );
     m.calibration_seconds.insert((n, p), measured.run.seconds);
     m.base_runs.push(measured.run);
-}
-
-/// Per-execution records of a run of `iters` iterations: every category of a fragment's
-/// record divided by `iters`, or for the case's setup fragments
-/// ([`crate::study::case::Case::setup`]) by the number of times the fragment ran.
-pub fn per_execution_records(
-    analysis: &pp::Analysis,
-    note: &[String],
-    iters: u64,
-    setup: &[&str],
-) -> Vec<pp::ProfileRecord> {
-    analysis
-        .profiles
-        .iter()
-        .zip(analysis.records(note))
-        .map(|(profile, r)| r.divided(executions_per_run(profile, iters, setup)))
-        .collect()
-}
-
-/// What a run's amounts of `profile` are divided by for per-execution values: the times a
-/// setup fragment ran, else the run's `iters`.
-pub fn executions_per_run(profile: &pp::Profile, iters: u64, setup: &[&str]) -> u64 {
-    match (&profile.tag, profile.executions) {
-        (Some(tag), Some(runs)) if setup.contains(&tag.as_str()) => runs,
-        _ => iters,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn setup_fragments_are_divided_by_their_executions_others_by_the_iterations() {
-        // One thread, p = 1: `alloc` twice (1 ms each) before a loop of 3 iterations of
-        // `work` (2 ms each).
-        let text = "pptrace 1\nprocessors 1\n0 0 session_begin\n\
-            0 0 frag_begin alloc\n1000000 0 frag_end alloc\n\
-            1000000 0 frag_begin alloc\n2000000 0 frag_end alloc\n\
-            2000000 0 frag_begin work\n4000000 0 frag_end work\n\
-            4000000 0 frag_begin work\n6000000 0 frag_end work\n\
-            6000000 0 frag_begin work\n8000000 0 frag_end work\n\
-            8000000 0 session_end\n";
-        let a = pp::analyze_bytes(
-            text.as_bytes().to_vec(),
-            "t.pptrace",
-            &pp::Options::all_tags(),
-        )
-        .expect("a valid trace");
-        let lines: Vec<String> = per_execution_records(&a, &["n=1".to_string()], 3, &["alloc"])
-            .iter()
-            .map(|r| r.to_string())
-            .collect();
-        let rt = |tag: &str| {
-            let line = lines
-                .iter()
-                .find(|l| l.contains(&format!("tag={tag} ")))
-                .expect("a record of the tag");
-            let v = line.split(' ').find_map(|t| t.strip_prefix("rt=")).unwrap();
-            v.parse::<f64>().unwrap()
-        };
-        assert!((rt("alloc") - 0.001).abs() < 1e-12, "{lines:?}");
-        assert!((rt("work") - 0.002).abs() < 1e-12, "{lines:?}");
-        // Without the setup list, every fragment is per iteration.
-        let lines: Vec<String> = per_execution_records(&a, &["n=1".to_string()], 3, &[])
-            .iter()
-            .map(|r| r.to_string())
-            .collect();
-        assert!(lines
-            .iter()
-            .any(|l| l.contains("tag=alloc") && l.contains("rt=0.000666")));
-    }
-
-    #[test]
-    fn per_execution_divides_parts_of_categories_too() {
-        // fj is a part of li: per execution like li, and p and the note stay as they are.
-        use pp::Category::*;
-        let r = pp::ProfileRecord {
-            note: vec![("n".into(), "1".into())],
-            tag: None,
-            processors: 2,
-            categories: vec![
-                (Li, 0.006),
-                (Fj, 0.004),
-                (Ip, 0.0),
-                (Rt, 0.012),
-                (Tt, 0.018),
-            ],
-        };
-        let line = r.divided(2).to_string();
-        assert_eq!(line, "n=1 p=2 li=0.003 fj=0.002 ip=0 rt=0.006 tt=0.009");
-    }
 }

@@ -3,7 +3,7 @@
 //! conditions), and compared with the predictions: errors, rankings, measured ties, and per
 //! fragment ([`crate::study::compare`]).
 
-use super::measure::{executions_per_run, Measurement};
+use super::measure::Measurement;
 use super::predict::{Planned, Predictions};
 use super::Bench;
 use crate::study::compare::{self, FragmentCheck, PointResult};
@@ -118,6 +118,15 @@ fn fragment_checks(
 ) -> Vec<FragmentCheck> {
     let case = bench.case;
     let (n, p, iters) = (x.n, x.p, x.iters);
+    let run = pp::campaign::RunDivision {
+        iterations: iters,
+        per_iteration: case
+            .other
+            .per_iteration
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
+    };
     let mut out = Vec::new();
     for f in &predicted.other_fits {
         let Some(measured) = m.run.fragments.get(&f.name).and_then(|c| c.get("tt")) else {
@@ -131,7 +140,7 @@ fn fragment_checks(
         let runs = m
             .analysis
             .tag(&f.name)
-            .map_or(iters, |pr| executions_per_run(pr, iters, case.setup));
+            .map_or(iters, |pr| pp::campaign::executions_per_run(pr, &run));
         out.push(FragmentCheck {
             n,
             p,

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-use pp::campaign::{Campaign, CommandTemplate, ExecRunner, Grid, Repeats};
+use pp::campaign::{
+    Campaign, CommandTemplate, ExecRunner, Grid, Iterations, PerExecution, Repeats,
+};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -17,6 +19,10 @@ Examples:
       --note impl=locked -o hist.pp -- histogram --impl locked -n {keys} -p {p}
                                   the program's own timed region (it prints time_s=S)
   pp-campaign --grid size=64 --grid layout=row,col --p 1..4 -- ./prog {layout} {size}
+  pp-campaign --grid n=256,512 --grid iters=40,10 --p 1,2 --per-execution \
+      --iterations iters -o dp.pp -- ./fft2d -n {n} --iters {iters} -p {p}
+                                  records per execution: each fragment's over its runs,
+                                  the session's over the run's iterations
 
 Command: the words after `--`, one argument each (no shell); {NAME} is the point's value
   of grid variable NAME, {p} its processor count, {{ and }} literal braces. Every run gets
@@ -33,7 +39,10 @@ Quiet: a repetition counts when the processor time other processes took while it
 
 Records (docs/records.md): for every counted repetition, pp's profile of its log (the
   session and every fragment) with pc/ml from the median p = 1 repetition of the same
-  variables, noted `VARIABLES rep=ROUND run_s=SECONDS` after --note's tokens.
+  variables, noted `VARIABLES rep=ROUND run_s=SECONDS` after --note's tokens. With
+  --per-execution each fragment's record is divided by the times it ran in the run and
+  the session's (and --per-iteration's fragments') by --iterations (the trip count of the
+  program's outermost loop; 1 by default: the session stays whole).
 
 Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, a file
   could not be written), 2 usage error.";
@@ -76,10 +85,27 @@ pub struct Args {
     #[arg(long, value_name = "KEY")]
     pub time_key: Option<String>,
 
-    /// Records per fragment execution: each fragment's amounts divided by the times it ran
-    /// in the repetition (the session's left whole), as `lcm` counts a loop's fragments
+    /// Records per execution: each fragment's amounts divided by the times it ran in the
+    /// repetition, the session's by --iterations, as `lcm` counts a loop's fragments
     #[arg(long)]
     pub per_execution: bool,
+
+    /// With --per-execution: the iterations of a run (the trip count of the program's
+    /// outermost loop), a grid variable or a whole number; the session record is divided
+    /// by it [default: 1, the session's record stays whole]
+    #[arg(long, value_name = "VAR|N", requires = "per_execution")]
+    pub iterations: Option<String>,
+
+    /// With --per-execution: fragments divided by --iterations instead of their executions
+    /// (comma-separated tags): their records are totals per iteration, for a fragment run a
+    /// number of times per iteration that depends on the input
+    #[arg(
+        long,
+        value_name = "TAGS",
+        requires = "per_execution",
+        value_delimiter = ','
+    )]
+    pub per_iteration: Vec<String>,
 
     /// key=value tokens written first in every record (such as impl=dp)
     #[arg(long, value_name = "NOTE", default_value = "")]
@@ -150,6 +176,24 @@ impl Args {
             name.push(".logs");
             PathBuf::from(name)
         });
+        let per_execution = if self.per_execution {
+            let iterations = match &self.iterations {
+                None => Iterations::Count(1),
+                Some(text) => Iterations::parse(text).map_err(|e| e.to_string())?,
+            };
+            iterations.check(&grid).map_err(|e| e.to_string())?;
+            if let Some(bad) = self.per_iteration.iter().find(|t| t.trim().is_empty()) {
+                return Err(format!(
+                    "--per-iteration: expected fragment tags separated by commas, found '{bad}'"
+                ));
+            }
+            Some(PerExecution {
+                iterations,
+                per_iteration: self.per_iteration.clone(),
+            })
+        } else {
+            None
+        };
         Ok(Campaign {
             grid,
             runner: ExecRunner {
@@ -161,7 +205,7 @@ impl Args {
             note,
             logs,
             keep_logs: self.keep_logs,
-            per_execution: self.per_execution,
+            per_execution,
         })
     }
 }
