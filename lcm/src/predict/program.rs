@@ -222,7 +222,7 @@ fn prepare(name: &str, text: &str, opts: &PredictOptions) -> Result<Prepared, Pr
         None => Machine::default(),
     };
     let root = match &machine.costs {
-        Some(_) => super::overheads::apply(root, &machine.origin),
+        Some(costs) => super::handoff::apply(super::overheads::apply(root, &machine.origin), costs),
         None => root,
     };
     let measured = match &opts.measured {
