@@ -17,13 +17,18 @@
 //! delays are interleaved (each trip visits every delay) so that other load on the machine
 //! spoils all delays alike, and each delay keeps its median trip.
 //!
-//! [`window_of`] reads the window from the sweep: the round trip at the shortest delay is
-//! the spinning level, at the longest the sleeping level; the window lies between the last
-//! delay whose round trip is still nearer the spinning level and the first one nearer the
-//! sleeping level (their geometric mean). When the two levels do not differ by
+//! [`window_of`] reads the window from the sweep. Two signals jump where the receiver has
+//! gone to sleep: the round trip (a wake-up through the scheduler instead of a cache-line
+//! hand-off) and the sender's cost of the send (the wake-up call, which a send to a thread
+//! still spinning does not make). For each, the shortest delay gives the spinning level
+//! and the longest the sleeping level; a delay finds the receiver asleep when both signals
+//! are nearer their sleeping level. The window lies between the last delay before the
+//! first such one and that one (their geometric mean). Requiring both keeps out what a
+//! loaded machine does to one of them (a sender preempted during a long delay lengthens
+//! the round trip, not the send). When either signal's levels do not differ by
 //! [`JUMP_RATIO`] the sweep shows no window: the receiver never went to sleep, or it never
-//! ran while the sender waited (both threads on one processor, the others busy, as on a
-//! loaded machine; then every round trip is a scheduler's time slice). Such a repetition
+//! ran while the sender waited (both threads on one processor, the others busy; then every
+//! round trip is a scheduler's time slice and no send wakes anyone). Such a repetition
 //! gives NaN, which the median of the repetitions leaves out ([`super::quiet::median`]);
 //! when every repetition gives NaN the calibration writes no `handoff_spin_window_s`, and
 //! lcm takes every wait as caught spinning (its documented fallback).
@@ -45,9 +50,10 @@ pub const LONGEST_DELAY_S: f64 = 2.048e-3;
 /// Delays per doubling of the default sweep.
 pub const DELAYS_PER_DOUBLING: u32 = 2;
 
-/// How many times the sleeping level's round trip must exceed the spinning level's for the
-/// sweep to show a jump at all.
-pub const JUMP_RATIO: f64 = 2.0;
+/// How many times each signal's sleeping level must exceed its spinning level for the sweep
+/// to show a jump at all (a quiet machine shows some 20 times for the round trip and more
+/// for the send).
+pub const JUMP_RATIO: f64 = 4.0;
 
 /// The value that tells the receiver to stop.
 const DONE: u64 = u64::MAX;
@@ -163,12 +169,16 @@ pub fn window_of(sweep: &[SweepPoint]) -> f64 {
     let (Some(first), Some(last)) = (points.first(), points.last()) else {
         return f64::NAN;
     };
-    let (spinning, sleeping) = (first.round_trip_s, last.round_trip_s);
-    if !(sleeping >= spinning * JUMP_RATIO) {
+    let trip = |s: &SweepPoint| s.round_trip_s;
+    let send = |s: &SweepPoint| s.sender_s;
+    let jumps = |f: &dyn Fn(&SweepPoint) -> f64| f(last) >= f(first) * JUMP_RATIO;
+    if !(jumps(&trip) && jumps(&send)) {
         return f64::NAN;
     }
-    let middle = 0.5 * (spinning + sleeping);
-    match points.iter().position(|s| s.round_trip_s > middle) {
+    let middle = |f: &dyn Fn(&SweepPoint) -> f64| 0.5 * (f(first) + f(last));
+    let (trip_middle, send_middle) = (middle(&trip), middle(&send));
+    let asleep = |s: &&SweepPoint| s.round_trip_s > trip_middle && s.sender_s > send_middle;
+    match points.iter().position(asleep) {
         Some(0) | None => f64::NAN,
         Some(k) => (points[k - 1].delay_s * points[k].delay_s).sqrt(),
     }
@@ -184,11 +194,11 @@ mod tests {
     use super::super::clock::fake::StepClock;
     use super::*;
 
-    fn point(delay_s: f64, round_trip_s: f64) -> SweepPoint {
+    fn point(delay_s: f64, round_trip_s: f64, sender_s: f64) -> SweepPoint {
         SweepPoint {
             delay_s,
             round_trip_s,
-            sender_s: 0.0,
+            sender_s,
         }
     }
 
@@ -203,14 +213,15 @@ mod tests {
 
     #[test]
     fn the_window_lies_between_the_last_spinning_and_the_first_sleeping_delay() {
-        // Spinning level 0.4 µs, sleeping level 20 µs; the jump between 4 and 8 µs.
+        // Round trip 0.4 µs spinning, 20 µs asleep; the send 0.1 µs, 7 µs when it wakes the
+        // receiver; both jump between 4 and 8 µs.
         let sweep = [
-            point(1e-6, 0.4e-6),
-            point(2e-6, 0.5e-6),
-            point(4e-6, 0.6e-6),
-            point(8e-6, 19e-6),
-            point(16e-6, 20e-6),
-            point(1e-3, 20e-6),
+            point(1e-6, 0.4e-6, 0.1e-6),
+            point(2e-6, 0.5e-6, 0.1e-6),
+            point(4e-6, 0.6e-6, 0.1e-6),
+            point(8e-6, 19e-6, 7e-6),
+            point(16e-6, 20e-6, 7e-6),
+            point(1e-3, 20e-6, 7e-6),
         ];
         let w = window_of(&sweep);
         assert!((w - (4e-6f64 * 8e-6).sqrt()).abs() < 1e-15, "{w}");
@@ -219,12 +230,31 @@ mod tests {
     #[test]
     fn a_sweep_without_a_jump_gives_no_window() {
         // The receiver never slept, or shared the sender's processor: every round trip a
-        // time slice.
-        let never_slept = [point(1e-6, 0.4e-6), point(1e-3, 0.7e-6)];
+        // time slice, no send wakes anyone.
+        let never_slept = [point(1e-6, 0.4e-6, 0.1e-6), point(1e-3, 0.7e-6, 0.1e-6)];
         assert!(window_of(&never_slept).is_nan());
-        let one_processor = [point(1e-6, 31e-6), point(1e-4, 31e-6), point(1e-3, 33e-6)];
+        let one_processor = [
+            point(1e-6, 31e-6, 0.04e-6),
+            point(1e-4, 31e-6, 0.04e-6),
+            point(1e-3, 33e-6, 0.3e-6),
+        ];
         assert!(window_of(&one_processor).is_nan());
         assert!(window_of(&[]).is_nan());
+    }
+
+    #[test]
+    fn a_round_trip_that_grows_without_a_wake_up_call_is_not_sleep() {
+        // A sender preempted during its long delays lengthens the round trips there, but
+        // its sends stay cheap until the receiver really sleeps (from 64 µs on).
+        let sweep = [
+            point(1e-6, 1e-6, 0.1e-6),
+            point(8e-6, 1e-6, 0.1e-6),
+            point(16e-6, 30e-6, 0.1e-6),
+            point(64e-6, 30e-6, 7e-6),
+            point(1e-3, 30e-6, 7e-6),
+        ];
+        let w = window_of(&sweep);
+        assert!((w - (16e-6f64 * 64e-6).sqrt()).abs() < 1e-15, "{w}");
     }
 
     #[test]
