@@ -13,7 +13,7 @@ use std::path::Path;
 
 #[path = "support/round_machine.rs"]
 mod round;
-use round::{close, ROUND};
+use round::{close, round_machine};
 
 const PIPELINE: &str = r#"
 use std::sync::mpsc::sync_channel;
@@ -42,7 +42,8 @@ fn main() {
 /// The round machine with `handoff_notify_s = 3e-6` and, when `window`,
 /// `handoff_spin_window_s = 5e-6`; written into `dir`.
 fn machine(dir: &Path, window: bool) -> std::path::PathBuf {
-    let mut text = format!("{ROUND}handoff_notify_s = 3e-6\n");
+    let round = std::fs::read_to_string(round_machine(dir)).unwrap();
+    let mut text = format!("{round}handoff_notify_s = 3e-6\n");
     if window {
         text.push_str("handoff_spin_window_s = 5e-6\n");
     }
