@@ -16,10 +16,15 @@
 //! --models`; docs/models.md, "Derived models") and the machine file's keys (`lcm predict
 //! --machine`), nothing else: the two tasks run at once, so each fragment's work slows by
 //! what the measured version lost when two threads ran it at once (`X.ml_p2 / X.pc`), at
-//! most the machine's memory slowdown for two threads (`mem_slowdown_k2`); every item is
-//! handed to a stage that sleeps while it waits, and the stage that hands it over pays
-//! the wake-up (`handoff_notify_s`, on each stage's first fragment). `alloc` runs before
-//! the tasks start: it keeps its measured models.
+//! most the machine's memory slowdown for two threads (`mem_slowdown_k2`). `alloc` runs
+//! before the tasks start: it keeps its measured models.
+//!
+//! The hand-offs need no rule here: lcm recognizes the two task loops linked by the channel
+//! as a pipeline and prices each hand-off from the stage times (docs/models.md,
+//! "Pipelines"): when the faster stage waits no longer per item than the channel's spin
+//! window (`handoff_spin_window_s`), it is caught spinning (`handoff_spin_s`); when it
+//! waits longer it sleeps, the other stage pays the wake-up call (`handoff_notify_s`) and
+//! the woken one the wake-up latency (`handoff_wake_s`).
 
 use super::{block_cols, init_block, transpose_block, zeros, MatrixPool, Plan};
 use crossbeam_channel::{bounded, Receiver, Sender};
@@ -64,10 +69,7 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
     for k in 0..iters {
         let mut a = free.take();
 
-        // First fragment of stage A: it wakes stage B for each matrix (per execution on
-        // its p).
         // lcm: like init
-        // lcm: sl = init.sl + handoff_notify_s * p
         // lcm: contention = min(mem_slowdown_k2 - 1, max(0, init.ml_p2 / init.pc))
         // lcm: output a
         pplib::frag_scope("init", || {
@@ -108,10 +110,8 @@ fn task_b(
         let a = rx.recv().expect("task A sends every matrix");
         drop(receiving);
 
-        // First fragment of stage B: it gives the matrix back to a sleeping stage A, and
-        // reads the matrix from the other stage's processor.
+        // It reads the matrix from the other stage's processor.
         // lcm: like transpose
-        // lcm: sl = transpose.sl + handoff_notify_s * p
         // lcm: contention = min(mem_slowdown_k2 - 1, max(0, transpose.ml_p2 / transpose.pc))
         // lcm: input a
         // lcm: bytes = 16*n^2

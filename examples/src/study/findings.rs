@@ -159,14 +159,15 @@ fn fft_method(r: &StudyResult) -> String {
          wrote on its own processor (`// lcm: input a`, `bytes = 16*n^2`): lcm prices what \
          reading those bytes from another processor's cache adds over reading them where \
          they were written (`transfer_s_B` − `local_read_s_B`, interpolated by bytes); \
-         (c) every item is handed to a stage that sleeps while it waits: the stage that \
-         hands it over pays the wake-up (`handoff_notify_s` per item on each stage's \
-         first fragment), and lcm adds the cache-line hand-off (`handoff_spin_s`) to the \
-         second stage. The matrices are allocated before the tasks start (`alloc`, once \
+         (c) lcm recognizes the two task loops linked by the channel as a pipeline and \
+         prices each hand-off from the stage times: when the faster stage waits per item \
+         no longer than the channel's spin window (`handoff_spin_window_s`) it is caught \
+         spinning (`handoff_spin_s`), when it waits longer it sleeps: the other stage pays \
+         the wake-up call (`handoff_notify_s`), the woken one the wake-up latency \
+         (`handoff_wake_s`). The matrices are allocated before the tasks start (`alloc`, once \
          per matrix: {base} allocates two, {other} three), priced per allocation by \
          {base}'s model. Not priced: the matrix's cache lines going back to task A when \
-         its `init` overwrites the matrix B has read, and a wake-up's latency where the \
-         two stages are so close that the woken stage is on the critical path.",
+         its `init` overwrites the matrix B has read.",
         r.cores,
         (r.cores / 2).max(1),
     )

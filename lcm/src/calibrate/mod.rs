@@ -10,6 +10,8 @@
 //!   items) issued from inside a pool of q = 1 … p threads, beyond its items' work;
 //! - [`handoff`]: hand-off latency between two threads, caught spinning and woken from sleep,
 //!   and what waking a sleeping thread costs the waker;
+//! - [`spin_window`]: the longest wait a receiver blocked on a channel still spends
+//!   spinning (beyond it, a send wakes a sleeping thread);
 //! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), the
 //!   same read of a buffer the reader wrote itself, copy bandwidth, and the slowdown of a
 //!   STREAM triad when k of p threads run it at once;
@@ -32,6 +34,7 @@ pub mod memory;
 pub mod par_call;
 pub mod pool;
 pub mod quiet;
+pub mod spin_window;
 
 use crate::predict::machine::{Costs, Machine};
 use clock::{Clock, MonotonicClock};
@@ -59,6 +62,8 @@ pub struct CalibrateOptions {
     pub wake_trips: u64,
     /// Timed wake-ups of a sleeping thread per repetition.
     pub notify_trips: u64,
+    /// Trips over every delay per repetition of the spin-window sweep.
+    pub spin_window_trips: u64,
     /// Buffer sizes of the transfer kernel, bytes.
     pub transfer_bytes: Vec<usize>,
     /// Atomic updates per thread and repetition of the shared-line kernel.
@@ -82,7 +87,8 @@ impl CalibrateOptions {
             spin_trips: 20_000,
             wake_trips: 2_000,
             notify_trips: 400,
-            transfer_bytes: vec![4 << 10, 256 << 10, 4 << 20, 64 << 20],
+            spin_window_trips: 30,
+            transfer_bytes: vec![4 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20],
             bounce_updates: 2_000_000,
             copy_bytes: 64 << 20,
             triad_len: 4 << 20,
@@ -100,7 +106,8 @@ impl CalibrateOptions {
             spin_trips: 5_000,
             wake_trips: 500,
             notify_trips: 100,
-            transfer_bytes: vec![4 << 10, 256 << 10, 4 << 20, 64 << 20],
+            spin_window_trips: 10,
+            transfer_bytes: vec![4 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20],
             bounce_updates: 500_000,
             copy_bytes: 16 << 20,
             triad_len: 2 << 20,
@@ -188,6 +195,13 @@ pub fn calibrate_with(
             handoff::notify_once(clock, opts.notify_trips)
         }),
     );
+    let window_delays = spin_window::default_delays();
+    let spin_window = keep(
+        "handoff_spin_window_s".into(),
+        median_of_quiet(reps, probe, || {
+            spin_window::spin_window_once(clock, &window_delays, opts.spin_window_trips)
+        }),
+    );
     let (mut transfer_by_bytes, mut local_read_by_bytes) = (Vec::new(), Vec::new());
     for &b in &opts.transfer_bytes {
         // At least 64 MiB read per repetition, at least 2 rounds.
@@ -254,6 +268,8 @@ pub fn calibrate_with(
             handoff_spin_s: positive(spin, 1e-9),
             handoff_wake_s: positive(wake, 1e-9),
             handoff_notify_s: (notify.is_finite() && notify > 0.0).then_some(notify),
+            handoff_spin_window_s: (spin_window.is_finite() && spin_window > 0.0)
+                .then_some(spin_window),
             transfer_by_bytes: transfer_by_bytes
                 .into_iter()
                 .map(|(b, t)| (b, positive(t, 1e-12)))
@@ -300,6 +316,7 @@ mod tests {
             spin_trips: 64,
             wake_trips: 10,
             notify_trips: 5,
+            spin_window_trips: 2,
             transfer_bytes: vec![4096],
             bounce_updates: 1000,
             copy_bytes: 1 << 16,
@@ -319,6 +336,7 @@ mod tests {
             "task_s",
             "handoff_wake_s",
             "handoff_notify_s",
+            "handoff_spin_window_s",
             "transfer_s_4096",
             "local_read_s_4096",
             "line_bounce_s",

@@ -60,7 +60,11 @@ fragments: `machine fork/join` before every join and scope
 par_call_s_pQ at Q = min(items, p) interpolated in log2(Q), or the fork/join with a file
 without it, plus items * par_item_s / p; items from
 `(0..n)`, a vec![x; n] or collected range, par_chunks(c), or `// lcm: items = EXPR`) and
-`machine hand-off` per item of every pipeline stage after the first (handoff_spin_s).
+`machine hand-off` per item at every pipeline hand-off: per pair of neighbouring stages
+the faster one waits |tau_a - tau_b| per item; within handoff_spin_window_s it is caught
+spinning and the receiving stage pays handoff_spin_s, beyond it the waiting stage adds
+handoff_wake_s and the other stage handoff_notify_s (a file without the window: every wait
+spinning; `lcm tree --machine` and the breakdown show each hand-off's regime).
 A parallel construct inside a fragment's code pays the same costs before the fragment when
 its model was not measured with it: `// lcm: overheads = machine | measured` in the
 fragment's block, by default machine for models written in the source, measured for models
@@ -217,8 +221,12 @@ Measures, with kernels that run no program's code: fork/join latency (broadcast)
 q = 1..p threads (fork_join_s_pQ, fitted as fork_join_base_s + fork_join_log2p_s*log2(q)),
 the cost of a task spawned in a scope (task_s) and of a parallel-iterator item (par_item_s,
 processor-seconds beyond a serial loop), the cost of one small parallel-iterator call issued
-from inside a pool of q = 1..p threads beyond its items' work (par_call_s_pQ), hand-off latency between two threads caught
-spinning (handoff_spin_s = latency_s) and woken from sleep (handoff_wake_s), the time to
+from inside a pool of q = 1..p threads beyond its items' work (par_call_s_pQ), hand-off
+latency between two threads caught spinning (handoff_spin_s = latency_s) and woken from
+sleep (handoff_wake_s), what the
+wake-up costs the waker (handoff_notify_s), the longest wait a channel's receiver still
+spends spinning before it parks (handoff_spin_window_s: hand-offs after delays swept from
+0.5 us to 2 ms; absent when no sweep showed the jump), the time to
 read a buffer another thread just wrote at a few sizes from L1 to beyond the last-level
 cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), and the slowdown of a
 STREAM triad when k threads run it at once (mem_slowdown_kK).
@@ -473,7 +481,10 @@ pub fn run_tree(a: TreeArgs) -> i32 {
             Some(path) => {
                 let m = lcm::predict::machine::Machine::load(path)?;
                 match &m.costs {
-                    Some(costs) => lcm::predict::overheads::apply(root, &m.origin, costs),
+                    Some(costs) => lcm::predict::handoff::apply(
+                        lcm::predict::overheads::apply(root, &m.origin, costs),
+                        costs,
+                    ),
                     None => root,
                 }
             }

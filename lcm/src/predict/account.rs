@@ -49,8 +49,10 @@ pub struct ParallelShare {
 pub struct StageShare {
     /// The stage (task) label.
     pub label: String,
-    /// Seconds per data set.
+    /// Seconds per data set (its fragments and its hand-offs).
     pub tau_s: f64,
+    /// Seconds per data set its hand-offs add (`machine hand-off`; 0 without machine costs).
+    pub handoff_s: f64,
     /// Data sets it processes.
     pub items: f64,
     /// Its processors.
@@ -74,6 +76,9 @@ pub struct PipelineShare {
     pub bound_s: f64,
     /// Processor-seconds the stages spend waiting for data or for the others to finish.
     pub waiting: f64,
+    /// Each hand-off between neighbouring stages with its regime (empty without machine
+    /// costs).
+    pub handoffs: Vec<super::handoff::HandoffShare>,
 }
 
 /// The breakdown at one point.
@@ -521,6 +526,47 @@ impl<'a> Walker<'a> {
         Ok(total)
     }
 
+    /// Adds each stage's hand-offs ([`super::handoff`]) to its time per item, counted as
+    /// the work of `machine hand-off`; returns the hand-offs with their regimes.
+    fn handoffs(
+        &mut self,
+        rule: super::handoff::HandoffRule,
+        n: &Node,
+        stages: &mut [StageShare],
+        mult: f64,
+    ) -> Result<Vec<super::handoff::HandoffShare>, PredictError> {
+        let base: Vec<f64> = stages.iter().map(|s| s.tau_s).collect();
+        let exprs = rule.per_item(&base.iter().map(|t| Expr::Num(*t)).collect::<Vec<_>>());
+        let what = format!("hand-offs of the pipeline at line {}", n.line);
+        for ((stage, e), node) in stages.iter_mut().zip(&exprs).zip(&n.children) {
+            let h = self.val(e, &what)?;
+            stage.handoff_s = h;
+            stage.tau_s += h;
+            if h == 0.0 {
+                continue;
+            }
+            let work = h * stage.procs;
+            self.totals
+                .add_work(super::handoff::NAME, mult * stage.items * work);
+            if self.instances {
+                self.acc.fragments.push(FragmentShare {
+                    name: super::handoff::NAME.to_string(),
+                    line: node.line,
+                    executions: mult * stage.items,
+                    procs: stage.procs,
+                    time_s: h,
+                    work,
+                    comm_s: 0.0,
+                });
+            }
+        }
+        let window = rule
+            .window
+            .then(|| self.val(&Expr::Var("handoff_spin_window_s".into()), &what))
+            .transpose()?;
+        Ok(super::handoff::HandoffRule::shares(&base, window))
+    }
+
     /// Returns the pipeline time and the stages' processors.
     fn pipeline(
         &mut self,
@@ -530,7 +576,12 @@ impl<'a> Walker<'a> {
         outer: &Env,
         mult: f64,
     ) -> Result<(f64, Vec<f64>), PredictError> {
-        let NodeKind::Pipeline { stage_items, .. } = &n.kind else {
+        let NodeKind::Pipeline {
+            stage_items,
+            handoff,
+            ..
+        } = &n.kind
+        else {
             unreachable!("pipeline() is called for pipeline nodes only")
         };
         let mut stages = Vec::new();
@@ -549,10 +600,15 @@ impl<'a> Walker<'a> {
             stages.push(StageShare {
                 label,
                 tau_s: tau,
+                handoff_s: 0.0,
                 items,
                 procs,
             });
         }
+        let handoffs = match handoff {
+            Some(rule) => self.handoffs(*rule, n, &mut stages, mult)?,
+            None => Vec::new(),
+        };
         let taus: Vec<Expr> = stages.iter().map(|s| Expr::Num(s.tau_s)).collect();
         let counts: Vec<Expr> = stages.iter().map(|s| Expr::Num(s.items)).collect();
         let (exact, bound) = flow_shop_exprs(&taus, &counts);
@@ -582,6 +638,7 @@ impl<'a> Walker<'a> {
                 time_s: time,
                 bound_s,
                 waiting,
+                handoffs,
             });
         }
         Ok((time, procs))

@@ -44,6 +44,11 @@
 //! - `handoff_notify_s` (optional): seconds the handing thread spends waking a thread asleep
 //!   on a condition variable (setting the value under the mutex and `notify_one`): what a
 //!   pipeline stage pays per item when the next stage sleeps while it waits;
+//! - `handoff_spin_window_s` (optional): the longest wait for which a receiver blocked on
+//!   an empty channel (`crossbeam_channel`, `std::sync::mpsc`: spin, yield, then park) is
+//!   still caught spinning; a pipeline stage that waits longer per item sleeps and is woken
+//!   ([`super::pipeline::HandoffRule`]). Without it lcm takes every wait as caught spinning
+//!   (`handoff_spin_s` per item, as files without the key were read before);
 //! - `transfer_s_B` (B bytes, a few sizes from L1 to beyond the last-level cache): seconds
 //!   for one thread to read a B-byte buffer another thread has just written;
 //! - `local_read_s_B` (the same sizes; optional): seconds for one thread to read a B-byte
@@ -96,6 +101,9 @@ pub struct Costs {
     /// Seconds the waker spends waking a sleeping thread (`handoff_notify_s`; None in files
     /// without it).
     pub handoff_notify_s: Option<f64>,
+    /// Longest wait a channel's receiver still spends spinning, seconds
+    /// (`handoff_spin_window_s`; None in files without it).
+    pub handoff_spin_window_s: Option<f64>,
     /// Seconds to read a buffer of so many bytes the reader wrote itself (`local_read_s_B`;
     /// empty in files without it).
     pub local_read_by_bytes: Vec<(usize, f64)>,
@@ -297,7 +305,8 @@ fn key_range(key: &str) -> Option<ValueRule> {
         | "fork_join_base_s"
         | "handoff_spin_s"
         | "handoff_wake_s"
-        | "handoff_notify_s" => Some(positive),
+        | "handoff_notify_s"
+        | "handoff_spin_window_s" => Some(positive),
         "fork_join_log2p_s" | "task_s" | "par_item_s" | "line_bounce_s" => Some(non_negative),
         "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
         _ if matches!(family(key), Some(("par_call_s_p", _))) => Some(non_negative),
@@ -400,6 +409,7 @@ impl Machine {
                 handoff_spin_s: values["handoff_spin_s"],
                 handoff_wake_s: values["handoff_wake_s"],
                 handoff_notify_s: values.get("handoff_notify_s").copied(),
+                handoff_spin_window_s: values.get("handoff_spin_window_s").copied(),
                 transfer_by_bytes: fam("transfer_s_"),
                 local_read_by_bytes: fam("local_read_s_"),
                 line_bounce_s: values.get("line_bounce_s").copied(),
@@ -463,6 +473,9 @@ impl Machine {
             if let Some(x) = c.handoff_notify_s {
                 kv.push(("handoff_notify_s".into(), x));
             }
+            if let Some(x) = c.handoff_spin_window_s {
+                kv.push(("handoff_spin_window_s".into(), x));
+            }
             for (b, t) in &c.transfer_by_bytes {
                 kv.push((format!("transfer_s_{b}"), *t));
             }
@@ -523,6 +536,9 @@ fn describe(key: &str) -> String {
         ("handoff_notify_s", _) => {
             "s, what waking a thread asleep on a condvar costs the waker".into()
         }
+        ("handoff_spin_window_s", _) => {
+            "s, longest wait a channel's receiver still spends spinning".into()
+        }
         (_, Some(("fork_join_s_p", q))) => format!("s, measured fork/join of {q} thread(s)"),
         (_, Some(("par_call_s_p", q))) => {
             format!("s, one small parallel-iterator call from inside a pool of {q} thread(s)")
@@ -557,6 +573,7 @@ mod tests {
                 handoff_spin_s: 6e-8,
                 handoff_wake_s: 2e-5,
                 handoff_notify_s: Some(3e-6),
+                handoff_spin_window_s: Some(5e-6),
                 transfer_by_bytes: vec![(4096, 3e-7), (67108864, 1e-2)],
                 local_read_by_bytes: vec![(4096, 1e-7), (67108864, 1e-2)],
                 line_bounce_s: Some(8e-8),
@@ -655,6 +672,21 @@ mod tests {
             .unwrap()
             .contains("no machine file"));
         assert!(full().costs_note().is_none());
+    }
+
+    #[test]
+    fn a_cost_file_without_the_spin_window_still_loads() {
+        let text = full()
+            .to_text()
+            .lines()
+            .filter(|l| !l.starts_with("handoff_spin_window_s"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let back = Machine::parse("old.txt", &text).unwrap();
+        let costs = back.costs.clone().unwrap();
+        assert_eq!(costs.handoff_spin_window_s, None);
+        assert_eq!(costs.handoff_notify_s, Some(3e-6));
+        assert!(!back.bindings().contains_key("handoff_spin_window_s"));
     }
 
     #[test]

@@ -119,8 +119,9 @@
 //! - With a machine file holding run-time costs (`lcm calibrate`), [`overheads`] adds named
 //!   `machine …` fragments before composition: fork/join per parallel construct and
 //!   data-parallel loop, a task cost per task, items × per-item cost / p per data-parallel
-//!   loop, a hand-off per item of each later pipeline stage; every numeric machine key is a
-//!   variable of the annotations (docs/machine.md).
+//!   loop; every numeric machine key is a variable of the annotations (docs/machine.md).
+//!   Each pipeline hand-off is priced by [`handoff`]'s rule in the composition: caught
+//!   spinning or woken from sleep, chosen by how long the waiting stage waits per item.
 //!
 //! # Comparing versions (see [`compare`])
 //! `lcm compare` calls a **tie** where two predictions differ by less than their relative
@@ -138,6 +139,7 @@ pub mod derive;
 pub mod env;
 pub mod error;
 pub mod grid;
+pub mod handoff;
 pub mod machine;
 pub mod nesting;
 pub mod overheads;

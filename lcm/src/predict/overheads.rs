@@ -27,11 +27,8 @@
 //!   (`(0..n).into_par_iter()`, `par_iter` over a collection of known length,
 //!   `par_chunks(c)` of a length: ceil(len / c)), else from `// lcm: items = EXPR` (or
 //!   `// lcm: iterations = EXPR`) on the statement;
-//! - **hand-off** (`machine hand-off`): every pipeline stage after the first receives each
-//!   item from the stage before: `handoff_spin_s` seconds per item, the cache-line hand-off
-//!   to a waiting thread. A stage that sleeps while it waits pays `handoff_wake_s` instead;
-//!   that depends on which stage is the bottleneck, so a restructuring rule that knows it
-//!   says so with an annotation naming `handoff_wake_s` (every machine key is a variable).
+//! - **hand-off** (`machine hand-off`): a pipeline's hand-offs depend on its stage times, so
+//!   they are priced in the composition, not here ([`super::handoff`]).
 //!
 //! - **inside a fragment** (`machine par items`, `machine fork/join` before the fragment):
 //!   a fragment is a leaf, so the parallel constructs written in its code are priced here,
@@ -201,27 +198,6 @@ pub fn apply(node: Node, origin: &str, costs: &Costs) -> Node {
             behind(o, node, "data-parallel with scheduling")
         }
         NodeKind::Fragment(_) => inside_fragment(node, origin, costs),
-        NodeKind::Pipeline { .. } => {
-            for stage in node.children.iter_mut().skip(1) {
-                let h = overhead(
-                    "hand-off",
-                    mul(var("handoff_spin_s"), p()),
-                    stage.line,
-                    origin,
-                );
-                let s = std::mem::replace(
-                    stage,
-                    Node::new(
-                        NodeKind::Serial {
-                            label: String::new(),
-                        },
-                        0,
-                    ),
-                );
-                *stage = task_with(h, s);
-            }
-            node
-        }
         _ => node,
     }
 }

@@ -159,6 +159,7 @@ pub fn restructure(mut node: Node) -> Node {
             items,
             stage_items,
             channels,
+            handoff: None,
         },
         line,
     )

@@ -222,7 +222,10 @@ fn prepare(name: &str, text: &str, opts: &PredictOptions) -> Result<Prepared, Pr
         None => Machine::default(),
     };
     let root = match &machine.costs {
-        Some(costs) => super::overheads::apply(root, &machine.origin, costs),
+        Some(costs) => super::handoff::apply(
+            super::overheads::apply(root, &machine.origin, costs),
+            costs,
+        ),
         None => root,
     };
     let measured = match &opts.measured {

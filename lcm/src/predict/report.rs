@@ -85,6 +85,17 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
             secs(pl.bound_s),
             signed(pl.waiting / acc.p)
         );
+        for h in &pl.handoffs {
+            let _ = writeln!(
+                o,
+                "    hand-off stage {} -> {}: stage {} waits {} s per item, {} (machine hand-off)",
+                h.from_stage,
+                h.to_stage,
+                h.waiting_stage,
+                secs(h.wait_s),
+                h.regime
+            );
+        }
     }
     if acc.pipelines.is_empty() {
         let _ = writeln!(

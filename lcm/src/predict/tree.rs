@@ -175,6 +175,8 @@ pub enum NodeKind {
         stage_items: Vec<Expr>,
         /// The channels linking stage k to k+1.
         channels: Vec<String>,
+        /// How its hand-offs are priced (None: not at all, as without machine costs).
+        handoff: Option<super::handoff::HandoffRule>,
     },
     /// The rest of a block after `let guard = m.lock()`: runs holding mutex `mutex`.
     Locked {
@@ -363,9 +365,10 @@ pub fn rule_of(node: &Node) -> String {
             "data-parallel: {count} items, one processor each, contending for the p processors"
         ),
         NodeKind::Loop { count, .. } => format!("sequential loop: body x {count}; n, p unchanged"),
-        NodeKind::Pipeline { items, .. } => format!(
-            "pipeline (material-oriented, van Gemund Ex. 3.5 / Eq. 3.16): {items} items through {} stage resources; fill + bottleneck",
-            node.children.len()
+        NodeKind::Pipeline { items, handoff, .. } => format!(
+            "pipeline (material-oriented, van Gemund Ex. 3.5 / Eq. 3.16): {items} items through {} stage resources; fill + bottleneck{}",
+            node.children.len(),
+            handoff.map_or(String::new(), |h| format!("; {}", h.describe()))
         ),
         NodeKind::Locked { mutex } => {
             format!("mutual exclusion: fragments below use resource lock `{mutex}`")

@@ -1,5 +1,7 @@
 //! Pipelines in the composition: the material-oriented stage model beside its flow-shop
-//! critical path (Eq. 3.16), and the symbolic stage times it needs.
+//! critical path (Eq. 3.16), and the symbolic stage times it needs: each stage's time per
+//! item is its fragments' time (`base_P_S`) plus what its hand-offs cost (`handoff_P_S`,
+//! [`crate::predict::handoff`]'s rule, when the machine file has run-time costs).
 use super::steps::{Step, Term};
 use super::Composer;
 use crate::predict::env::{fragment_terms, max_of, sum_of, Env};
@@ -15,17 +17,38 @@ impl Composer<'_> {
         outer: &Env,
         depth: usize,
     ) -> Result<Step, PredictError> {
-        let NodeKind::Pipeline { stage_items, .. } = &n.kind else {
+        let NodeKind::Pipeline {
+            stage_items,
+            handoff,
+            ..
+        } = &n.kind
+        else {
             unreachable!("Composer::pipeline is called on pipeline nodes only")
         };
         self.pipes += 1;
         let pid = self.pipes;
+        let mut bases = Vec::new();
+        for (s, stage) in n.children.iter().enumerate() {
+            let senv = env.enter(stage, outer);
+            let base = self.time_expr_seq(&stage.children, &senv)?;
+            bases.push(match handoff {
+                Some(_) => Expr::Var(self.numeric(&format!("base_{pid}_{}", s + 1), &base)),
+                None => base,
+            });
+        }
+        let handoffs = handoff.map(|h| h.per_item(&bases));
         let mut taus = Vec::new();
         let mut counts = Vec::new();
         let mut work = Vec::new();
         for (s, stage) in n.children.iter().enumerate() {
             let senv = env.enter(stage, outer);
-            let tau = self.time_expr_seq(&stage.children, &senv)?;
+            let tau = match &handoffs {
+                Some(h) => {
+                    let h = self.numeric(&format!("handoff_{pid}_{}", s + 1), &h[s]);
+                    add(bases[s].clone(), Expr::Var(h))
+                }
+                None => bases[s].clone(),
+            };
             let tau = self.numeric(&format!("tau_{pid}_{}", s + 1), &tau);
             let count = self.numeric(&format!("N_{pid}_{}", s + 1), &env.subst(&stage_items[s]));
             work.push(mul(
@@ -156,11 +179,23 @@ impl Composer<'_> {
                 let count = env.subst(count);
                 max_of(vec![t.clone(), div(mul(count, t), env.p())])
             }
-            NodeKind::Pipeline { stage_items, .. } => {
+            NodeKind::Pipeline {
+                stage_items,
+                handoff,
+                ..
+            } => {
                 let mut taus = Vec::new();
                 for stage in &n.children {
                     let senv = env.enter(stage, outer);
                     taus.push(self.time_expr_seq(&stage.children, &senv)?);
+                }
+                if let Some(h) = handoff {
+                    let extra = h.per_item(&taus);
+                    taus = taus
+                        .into_iter()
+                        .zip(extra)
+                        .map(|(t, x)| add(t, x))
+                        .collect();
                 }
                 let counts: Vec<Expr> = stage_items.iter().map(|c| env.subst(c)).collect();
                 flow_shop_exprs(&taus, &counts).0
