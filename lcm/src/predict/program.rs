@@ -222,10 +222,9 @@ fn prepare(name: &str, text: &str, opts: &PredictOptions) -> Result<Prepared, Pr
         None => Machine::default(),
     };
     let root = match &machine.costs {
-        Some(costs) => super::handoff::apply(
-            super::overheads::apply(root, &machine.origin, costs),
-            costs,
-        ),
+        Some(costs) => {
+            super::handoff::apply(super::overheads::apply(root, &machine.origin, costs), costs)
+        }
         None => root,
     };
     let measured = match &opts.measured {
