@@ -102,7 +102,7 @@ impl CalibrateOptions {
             fork_joins: 1_000,
             tasks: 20_000,
             items: 2_000_000,
-            par_calls: 500,
+            par_calls: 2_000,
             spin_trips: 5_000,
             wake_trips: 500,
             notify_trips: 100,
