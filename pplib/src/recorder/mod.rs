@@ -343,7 +343,11 @@ impl Recorder {
 
 impl Recorder {
     /// The last scheduling sample of every other thread still alive, read from `/proc` and
-    /// sent as a one-event chunk after its drained events.
+    /// sent as a one-event chunk after its drained events. Each sample is time-stamped after
+    /// its values are read: the thread may still be running, and a time taken before the
+    /// read would make its CPU time rise by more than the time that passed (by as long as
+    /// this thread was kept from running between the two, tens of milliseconds on a loaded
+    /// machine), which readers reject (`log::counter_check`).
     fn send_final_samples(&self) {
         let own = sys::os_thread_id();
         let threads = self
@@ -351,14 +355,14 @@ impl Recorder {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        let now = clock::raw_now();
         for (thread, os_tid) in threads {
             if os_tid == own {
                 continue;
             }
             let values = self.sched.of_thread(os_tid);
             if !values.is_empty() {
-                self.send_chunk(thread, now, sched::counters_chunk(&values));
+                let read_at = clock::raw_now();
+                self.send_chunk(thread, read_at, sched::counters_chunk(&values));
             }
         }
     }
