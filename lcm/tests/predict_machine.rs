@@ -101,9 +101,8 @@ fn a_parallel_iterator_pays_the_call_price_in_place_of_the_fork_join() {
     );
 }
 
-#[test]
-fn a_join_keeps_the_fork_join_price_with_a_par_call_file() {
-    let src = r#"
+/// Two fragments of 1 ms under one `rayon::join`.
+const JOIN: &str = r#"
 fn main() {
     rayon::join(
         || {
@@ -119,6 +118,10 @@ fn main() {
     );
 }
 "#;
+
+#[test]
+fn a_join_keeps_the_fork_join_price_with_a_par_call_file() {
+    let src = JOIN;
     let dir = tempfile::tempdir().unwrap();
     let m = round_machine_with_par_call(dir.path());
     // Fork/join of 2 threads (2e-6 s) and a task (1e-7 s): the call price is not charged.
@@ -191,22 +194,7 @@ fn main() {
 
 #[test]
 fn a_join_pays_a_fork_join_and_a_task_each() {
-    let src = r#"
-fn main() {
-    rayon::join(
-        || {
-            // lcm: fragment left
-            // lcm: rt = 1e-3
-            left();
-        },
-        || {
-            // lcm: fragment right
-            // lcm: rt = 1e-3
-            right();
-        },
-    );
-}
-"#;
+    let src = JOIN;
     let dir = tempfile::tempdir().unwrap();
     let m = round_machine(dir.path());
     let at = [("p", 2.0)];
