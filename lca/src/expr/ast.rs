@@ -160,6 +160,53 @@ pub fn piecewise(x: f64, table: &[f64]) -> f64 {
     y0 * (x / x0).powf(a)
 }
 
+/// What makes the points of a `pw` call (`x1, y1, x2, y2, …`, after its variable) not a
+/// table: the one rule both expression parsers (lca's and lcm's PAMELA parser) apply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TableProblem {
+    /// Not two or more whole points: the number of arguments after the variable.
+    Length(usize),
+    /// Argument `index` (0-based, after the variable) is not a positive finite number
+    /// literal; a breakpoint when `index` is even, a value when odd.
+    NotPositive(usize),
+    /// Breakpoint `index` (as above) is not above the breakpoint before it, `previous`.
+    NotIncreasing {
+        /// The argument's index after the variable.
+        index: usize,
+        /// The breakpoint before it.
+        previous: f64,
+        /// Its value.
+        value: f64,
+    },
+}
+
+/// The first [`TableProblem`] of a `pw` call's points, each `Some(v)` when the argument is
+/// a number literal `v`; None when they are two or more points of positive finite numbers
+/// with strictly increasing breakpoints.
+pub fn table_problem(points: &[Option<f64>]) -> Option<TableProblem> {
+    if points.len() < 4 || !points.len().is_multiple_of(2) {
+        return Some(TableProblem::Length(points.len()));
+    }
+    let mut previous: Option<f64> = None;
+    for (index, a) in points.iter().enumerate() {
+        let value = match *a {
+            Some(v) if v.is_finite() && v > 0.0 => v,
+            _ => return Some(TableProblem::NotPositive(index)),
+        };
+        if index % 2 == 0 {
+            if let Some(previous) = previous.filter(|&p| value <= p) {
+                return Some(TableProblem::NotIncreasing {
+                    index,
+                    previous,
+                    value,
+                });
+            }
+            previous = Some(value);
+        }
+    }
+    None
+}
+
 /// An expression tree (docs/models.md).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {

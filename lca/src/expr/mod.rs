@@ -50,7 +50,7 @@ mod eval;
 mod parser;
 mod transform;
 
-pub use ast::{piecewise, BinOp, Expr, Func};
+pub use ast::{piecewise, table_problem, BinOp, Expr, Func, TableProblem};
 pub use display::format_number;
 pub use eval::{Bindings, EvalError};
 pub use parser::{lex_number, parse, ExprError, NumberError, MAX_DEPTH};

@@ -1,7 +1,7 @@
 //! The parser of the section-5 grammar (see the module docs of [`crate::expr`]): a lexer
 //! and a recursive-descent parser reporting the column of the first error.
 
-use super::ast::{BinOp, Expr, Func};
+use super::ast::{BinOp, Expr, Func, TableProblem};
 
 /// A syntax error, with the 1-based column (in characters) where it was found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -336,47 +336,50 @@ impl Parser {
 /// literal, the breakpoints strictly increasing.
 fn check_table(args: &[Expr], columns: &[usize], close: usize) -> Result<(), ExprError> {
     let table = &args[1..];
-    if table.len() < 4 || !table.len().is_multiple_of(2) {
-        let (column, found) = if !table.len().is_multiple_of(2) {
-            (close, "a breakpoint without its value".to_string())
+    let values: Vec<Option<f64>> = table
+        .iter()
+        .map(|a| match a {
+            Expr::Num(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let what = |i: usize| {
+        if i.is_multiple_of(2) {
+            "breakpoint"
         } else {
-            (close, format!("{} point(s)", table.len() / 2))
-        };
-        return Err(ExprError {
-            column,
-            expected: "`pw(x, x1, y1, x2, y2, …)`: two or more points (breakpoint, value)".into(),
-            found,
-        });
-    }
-    let mut previous: Option<f64> = None;
-    for (i, a) in table.iter().enumerate() {
-        let column = columns[i + 1];
-        let what = if i % 2 == 0 { "breakpoint" } else { "value" };
-        let v = match a {
-            Expr::Num(v) if v.is_finite() && *v > 0.0 => *v,
-            other => {
-                return Err(ExprError {
-                    column,
-                    expected: format!("a positive number as the {what} of a `pw` point"),
-                    found: format!("`{other}`"),
-                })
-            }
-        };
-        if i % 2 == 0 {
-            if let Some(p) = previous.filter(|&p| v <= p) {
-                return Err(ExprError {
-                    column,
-                    expected: format!(
-                        "a breakpoint above the previous one ({}): `pw` points in increasing order",
-                        super::format_number(p)
-                    ),
-                    found: format!("`{}`", super::format_number(v)),
-                });
-            }
-            previous = Some(v);
+            "value"
         }
-    }
-    Ok(())
+    };
+    let err = match super::table_problem(&values) {
+        None => return Ok(()),
+        Some(TableProblem::Length(len)) => ExprError {
+            column: close,
+            expected: "`pw(x, x1, y1, x2, y2, …)`: two or more points (breakpoint, value)".into(),
+            found: if len % 2 == 1 {
+                "a breakpoint without its value".to_string()
+            } else {
+                format!("{} point(s)", len / 2)
+            },
+        },
+        Some(TableProblem::NotPositive(i)) => ExprError {
+            column: columns[i + 1],
+            expected: format!("a positive number as the {} of a `pw` point", what(i)),
+            found: format!("`{}`", table[i]),
+        },
+        Some(TableProblem::NotIncreasing {
+            index,
+            previous,
+            value,
+        }) => ExprError {
+            column: columns[index + 1],
+            expected: format!(
+                "a breakpoint above the previous one ({}): `pw` points in increasing order",
+                super::format_number(previous)
+            ),
+            found: format!("`{}`", super::format_number(value)),
+        },
+    };
+    Err(err)
 }
 
 impl std::str::FromStr for Expr {

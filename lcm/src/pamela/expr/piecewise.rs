@@ -1,6 +1,7 @@
 //! The checks of a piecewise power law `pw(x, x1, y1, x2, y2, …)` (docs/models.md), as the
 //! PAMELA parser reads it: the same rules as `lca`'s expression parser.
 use super::Expr;
+use lca::expr::TableProblem;
 
 impl Expr {
     /// What is wrong with the arguments of a `pw` call (the variable's expression, then the
@@ -8,27 +9,24 @@ impl Expr {
     /// strictly increasing breakpoints. `-3` is read as a negative literal and refused.
     pub fn piecewise_table_error(args: &[Expr]) -> Option<String> {
         let table = args.get(1..).unwrap_or_default();
-        if table.len() < 4 || !table.len().is_multiple_of(2) {
-            return Some(format!("{} argument(s) after the variable", table.len()));
-        }
-        let mut previous: Option<f64> = None;
-        for (i, a) in table.iter().enumerate() {
-            let what = if i % 2 == 0 { "breakpoint" } else { "value" };
-            let v = match a.as_num() {
-                Some(v) if v.is_finite() && v > 0.0 => v,
-                _ => return Some(format!("{what} {} is not a positive number", i / 2 + 1)),
-            };
-            if i % 2 == 0 {
-                if previous.is_some_and(|p| v <= p) {
-                    return Some(format!(
-                        "breakpoint {} ({v}) not above the one before it",
-                        i / 2 + 1
-                    ));
-                }
-                previous = Some(v);
+        let values: Vec<Option<f64>> = table.iter().map(Expr::as_num).collect();
+        let what = |i: usize| {
+            if i.is_multiple_of(2) {
+                "breakpoint"
+            } else {
+                "value"
             }
-        }
-        None
+        };
+        Some(match lca::expr::table_problem(&values)? {
+            TableProblem::Length(len) => format!("{len} argument(s) after the variable"),
+            TableProblem::NotPositive(i) => {
+                format!("{} {} is not a positive number", what(i), i / 2 + 1)
+            }
+            TableProblem::NotIncreasing { index, value, .. } => format!(
+                "breakpoint {} ({value}) not above the one before it",
+                index / 2 + 1
+            ),
+        })
     }
 }
 
