@@ -236,6 +236,17 @@ fn fragment_s(pred: &Prediction, name: &str) -> f64 {
     f.map_or(f64::NAN, |f| f.time_s + f.comm_s)
 }
 
+/// One size's points in the per-size summary.
+#[derive(Default)]
+struct SizeSummary {
+    /// tp's signed errors, percent.
+    errs_pct: Vec<f64>,
+    /// Stage A (init + cols) measured over predicted, per execution.
+    a_ratio: Vec<f64>,
+    /// Stage B (transpose + rows, with the move) measured over predicted.
+    b_ratio: Vec<f64>,
+}
+
 /// Prints the per-point table and the per-size summary.
 fn print_points(
     points: &[Point],
@@ -247,10 +258,9 @@ fn print_points(
         "{:>5} {:>3} {:>6} | {:>9} {:>9} {:>7} {:>7} | {:>9} {:>9} {:>7} | {:>6} | A pred/meas us | B pred/meas us (move) | hand-off",
         "n", "p", "iters", "tp pred", "tp meas", "err%", "old%", "dp pred", "dp meas", "err%", "rank"
     );
-    let mut by_n: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    let mut by_n: BTreeMap<u64, SizeSummary> = BTreeMap::new();
     for ((pt, t), &d) in points.iter().zip(tp).zip(dp) {
         let e = err_pct(t.seconds, pt.tp_s);
-        by_n.entry(pt.n).or_default().push(e);
         let right = (t.seconds < d) == (pt.tp_s < pt.dp_s);
         let m = |f: &str| {
             measured
@@ -263,6 +273,10 @@ fn print_points(
             fragment_s(t, "transpose") + fragment_s(t, "rows"),
         );
         let (a_meas, b_meas) = (m("init") + m("cols"), m("transpose") + m("rows"));
+        let size = by_n.entry(pt.n).or_default();
+        size.errs_pct.push(e);
+        size.a_ratio.push(a_meas / a_pred);
+        size.b_ratio.push(b_meas / b_pred);
         let mv = t
             .accounting
             .fragments
@@ -285,11 +299,18 @@ fn print_points(
             if pt.tie { " (measured tie)" } else { "" }
         );
     }
-    println!("(ms; A = init + cols, B = transpose + rows: seconds per execution, predicted with the move priced before transpose, measured in tp by the study)");
-    for (n, errs) in &by_n {
-        let signed = errs.iter().sum::<f64>() / errs.len() as f64;
-        let abs = errs.iter().map(|e| e.abs()).sum::<f64>() / errs.len() as f64;
-        println!("n = {n}: tp error mean {signed:+.1} % (mean |error| {abs:.1} %)");
+    println!(
+        "(tp, dp: ms per run; old%: |error| of the study's own tools; A = init + cols, B = transpose + rows: \
+         us per execution, predicted with the move (us) priced before transpose, measured in tp by the study)"
+    );
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    for (n, size) in &by_n {
+        let (errs, a, b) = (&size.errs_pct, &size.a_ratio, &size.b_ratio);
+        let abs: Vec<f64> = errs.iter().map(|e| e.abs()).collect();
+        println!(
+            "n = {n}: tp error mean {:+.1} % (mean |error| {:.1} %); measured / predicted: stage A {:.2}, stage B {:.2}",
+            mean(errs), mean(&abs), mean(a), mean(b)
+        );
     }
 }
 
