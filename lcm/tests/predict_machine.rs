@@ -331,3 +331,42 @@ fn nbody_fold_reduce_is_ranked_at_least_3x_slower_with_the_call_price() {
     let (a, b, _) = compare_nbody(Some(&old));
     assert!(b / a < 3.0, "outer {a} s, reduce {b} s: ratio {}", b / a);
 }
+
+/// A moved item read by a fragment on p_f threads: the threads share the read, so the move
+/// adds its seconds / p_f to the fragment's time and its seconds once to the processor
+/// time. Machine file: latency 0.5 s, 1000 bytes/s, no measured costs, so a 1000-byte move
+/// costs 0.5 + 1000/1000 = 1.5 s and nothing else is charged.
+#[test]
+fn a_move_is_shared_by_the_reader_fragments_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = dir.path().join("m.txt");
+    std::fs::write(&machine, "latency_s = 0.5\nbandwidth_bytes_per_s = 1000\n").unwrap();
+    let src = r#"
+fn main() {
+    rayon::join(
+        || {
+            // lcm: fragment writer
+            // lcm: rt = 2
+            // lcm: output a
+            w();
+        },
+        || {
+            // lcm: fragment reader
+            // lcm: rt = 2
+            // lcm: input a
+            // lcm: bytes = 1000
+            r();
+        },
+    );
+}
+"#;
+    // p = 2: each task on one thread; the reader takes 2/1 + 1.5/1 = 3.5 s, the writer 2 s.
+    let one = predict(src, Some(&machine), &[("p", 2.0)]);
+    close(one.seconds, 3.5);
+    // p = 8: each task on 4 threads; the reader takes 2/4 + 1.5/4 = 0.875 s, the writer 0.5 s.
+    let four = predict(src, Some(&machine), &[("p", 8.0)]);
+    close(four.seconds, 0.875);
+    // The processor time of the move is 1.5 s at both: communication is 1.5 / p seconds.
+    close(one.contributions.communication_s, 1.5 / 2.0);
+    close(four.contributions.communication_s, 1.5 / 8.0);
+}

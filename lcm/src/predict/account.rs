@@ -29,7 +29,8 @@ pub struct FragmentShare {
     pub time_s: f64,
     /// Processor-seconds of one execution (sum of categories).
     pub work: f64,
-    /// Communication seconds added before one execution (negative: removed).
+    /// Communication seconds added before one execution (negative: removed): the move's
+    /// seconds shared by the fragment's `procs` readers.
     pub comm_s: f64,
 }
 
@@ -121,7 +122,8 @@ pub(crate) fn ev(e: &Expr, b: &Bindings, what: &str) -> Result<f64, PredictError
 pub struct Totals {
     /// Per fragment name, in order of first appearance: executions times work.
     pub work: Vec<(String, f64)>,
-    /// Communication: executions times comm_s times p_f.
+    /// Communication: executions times the moves' seconds (processor-seconds: the
+    /// fragment's p_f readers share each move, comm_s = move / p_f each).
     pub comm: f64,
     /// Structural load imbalance LI+ of all parallel nodes.
     pub li_plus: f64,
@@ -435,7 +437,10 @@ impl<'a> Walker<'a> {
             None => 0.0,
         };
         self.totals.add_work(&f.name, mult * work);
-        self.totals.comm += mult * comm * p;
+        // The fragment's p threads share the read of a moved item (each reads its part of
+        // it at once): p_f times comm / p_f processor-seconds, comm / p_f seconds.
+        let comm_s = comm / p;
+        self.totals.comm += mult * comm;
         if self.instances {
             self.acc.fragments.push(FragmentShare {
                 name: f.name.clone(),
@@ -444,10 +449,10 @@ impl<'a> Walker<'a> {
                 procs: p,
                 time_s: time,
                 work,
-                comm_s: comm,
+                comm_s,
             });
         }
-        Ok(time + comm)
+        Ok(time + comm_s)
     }
 
     /// A parallel node `n` in `env` with `p` processors: its seconds.

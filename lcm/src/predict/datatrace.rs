@@ -10,7 +10,10 @@
 //! measured transfers (`transfer_s_B`, `local_read_s_B`: `lcm calibrate`) prices it as what
 //! reading `bytes` written on another processor adds over reading them where they were
 //! written, interpolated by bytes ([`super::machine::Costs::move_s`]); otherwise (or with
-//! no `bytes`) `latency + bytes / bandwidth`. Afterwards the reader holds X;
+//! no `bytes`) `latency + bytes / bandwidth`. A reader fragment on p_f processors shares
+//! the move among its threads: each reads its part at once, so the move adds its seconds
+//! / p_f to the fragment's time and its seconds once to the processor time (the transfer
+//! microbenchmark times one thread reading the whole item). Afterwards the reader holds X;
 //! `// lcm: output X` makes the writer the holder.
 //!
 //! Movement the measured program already had is not counted twice: given the measured

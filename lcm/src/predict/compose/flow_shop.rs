@@ -139,12 +139,13 @@ impl Composer<'_> {
         let env = env.enter(n, outer);
         Ok(Some(match &n.kind {
             NodeKind::Fragment(f) => {
-                let t = fragment_terms(f, &env, self.file, n.line)?.time();
+                let terms = fragment_terms(f, &env, self.file, n.line)?;
                 let k = self.frag_idx;
                 self.frag_idx += 1;
+                // The fragment's threads share the read of a moved item.
                 match (self.opts.comm, self.comm.get(k).cloned().flatten()) {
-                    (true, Some(c)) => add(t, c),
-                    _ => t,
+                    (true, Some(c)) => add(terms.time(), div(c, terms.procs)),
+                    _ => terms.time(),
                 }
             }
             NodeKind::Serial { .. } | NodeKind::Locked { .. } => {

@@ -121,7 +121,8 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
 
 impl<'a> Composer<'a> {
     /// A composer for `file`; `comm[k]` is the communication time (seconds, an expression in
-    /// the program's variables) before the k-th fragment instance in preorder.
+    /// the program's variables) of the moves into the k-th fragment instance in preorder,
+    /// read by one thread: the fragment's p_f threads share it (c / p_f each).
     pub fn new(file: &'a str, opts: ComposeOptions, comm: &'a [Option<Expr>]) -> Composer<'a> {
         Composer {
             file,
@@ -327,8 +328,9 @@ impl<'a> Composer<'a> {
             (true, Some(c)) => Some(var(&self.numeric(&format!("comm_{base}"), &c))),
             _ => None,
         };
+        // The fragment's pf threads share the read of a moved item: each pays c / pf.
         let with_comm = |t: Expr| match &comm {
-            Some(c) => Term::Model(bin(BinOp::Add, t, c.clone())),
+            Some(c) => Term::Model(bin(BinOp::Add, t, bin(BinOp::Div, c.clone(), pf.clone()))),
             None => Term::Model(t),
         };
         let per_proc = bin(BinOp::Div, w.clone(), pf.clone());
@@ -352,7 +354,7 @@ impl<'a> Composer<'a> {
         let step = if self.opts.resources {
             let index = self.index();
             let demand = match &comm {
-                Some(c) => bin(BinOp::Add, w, bin(BinOp::Mul, c.clone(), pf)),
+                Some(c) => bin(BinOp::Add, w, c.clone()),
                 None => w,
             };
             let cpu = Step::Use("cpu".into(), Term::Model(bin(BinOp::Div, demand, var("p"))));
