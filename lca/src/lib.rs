@@ -79,7 +79,10 @@
 //! twice the measured range are not candidates; work that no smooth form follows within
 //! its noise (a regime change between measured sizes) may get the piecewise power law
 //! through the measured medians, `pw(…)` ([`policy::piecewise`]), which warns beyond its
-//! first and last point.
+//! first and last point. Once every form is chosen, the overheads' coefficients are
+//! re-estimated together so that their sum follows the measured time, each held near its
+//! own fit, where the held-out folds show that this predicts better
+//! ([`policy::joint`]; `lca model` notes it).
 //!
 //! # Known zeros: `zero_at`
 //!

@@ -77,6 +77,9 @@ pub struct RuntimeModel {
     pub mean_relative_error: f64,
     /// What the fitting policy decided that a user should know (categories left out, …).
     pub notes: Vec<String>,
+    /// Set when the overheads' coefficients were re-estimated jointly so that their sum
+    /// follows the measured time ([`crate::policy::joint`]).
+    pub joint: Option<crate::policy::JointStep>,
 }
 
 impl RuntimeModel {
@@ -186,6 +189,7 @@ pub fn fit_runtime(
         rows,
         mean_relative_error,
         notes: fitted.notes,
+        joint: fitted.joint,
     })
 }
 
@@ -262,8 +266,15 @@ pub fn table(source: &str, m: &RuntimeModel) -> String {
 
 /// The `lca model --json` document: `fragment`, `variables`, `categories` (each `category`,
 /// `model`, `r2`, `cv`), `total` (T in seconds, expression text), `rows` (`x`, `measured`,
-/// `predicted`, `relative_error`, `line`), `mean_relative_error` and `notes` (what the
-/// fitting policy decided, e.g. categories left out).
+/// `predicted`, `relative_error`, `line`), `mean_relative_error`, `notes` (what the
+/// fitting policy decided, e.g. categories left out) and `joint`: null, or, when the
+/// overheads' coefficients were re-estimated together so that their sum follows the
+/// measured time ([`crate::policy::joint`]), `weight` (the penalty weight λ chosen),
+/// `separate_score` and `joint_score` (held-out errors of the overheads' time, fractions
+/// of the fragment's time, with each category's own coefficients and with the joint ones)
+/// and `moved` (per re-estimated category: `category`, `time_share` = mean of
+/// |new − own| / tt over the p > 1 configurations, `ratios` = each coefficient's new value
+/// over its own fit's, in the order of its terms).
 pub fn json(m: &RuntimeModel) -> serde_json::Value {
     serde_json::json!({
         "fragment": m.tag,
@@ -278,6 +289,16 @@ pub fn json(m: &RuntimeModel) -> serde_json::Value {
         "rows": m.rows,
         "mean_relative_error": m.mean_relative_error,
         "notes": m.notes,
+        "joint": m.joint.as_ref().map(|j| serde_json::json!({
+            "weight": j.weight,
+            "separate_score": j.separate.score,
+            "joint_score": j.joint.score,
+            "moved": j.moved.iter().map(|m| serde_json::json!({
+                "category": m.category,
+                "time_share": m.time_share,
+                "ratios": m.ratios,
+            })).collect::<Vec<_>>(),
+        })),
     })
 }
 

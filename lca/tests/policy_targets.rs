@@ -212,7 +212,7 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
     ("alloc", 0, 0.215, NOISY_SERIAL),
     ("alloc", 1, 0.21, NOISY_SERIAL),
     ("alloc", 2, 0.14, NOISY_SERIAL),
-    ("init", 0, 0.075, EXCHANGE),
+    ("init", 0, 0.065, EXCHANGE),
     ("cols", 0, 0.10, EXCHANGE),
     ("cols", 1, 0.16, SATURATES),
     ("cols", 2, 0.14, ML_FALLS_BACK),
@@ -230,15 +230,22 @@ const FFT_SHORTFALLS: [Shortfall; 12] = [
 const NOISY_SERIAL: &str = "serial allocation, its time at n = 64 varies 9-fold with p";
 
 /// Categories exchange time from one p to the next (at n = 64, li/(p-1) and ml/(p-1) move
-/// 2-fold in opposite directions between p = 2 and 3) while each is fitted on its own: ml
-/// and li each miss the session's time by about 5 % on their own (in-sample) and partly
-/// cancel. A smooth function of p with four free coefficients per size (20 in all)
-/// still misses the session by 2.9 %, init by 4.3 %, cols by 4.0 %, transpose by 3.2 %
-/// and rows by 3.8 %: the noise floor of these records. Fitting the whole overhead
-/// `tt − pc` of the session as one linear model, the best 4 of 20 usual terms in n and p
-/// (products of `p − 1`, `log2(p)`, `p·log2(p)`, `p·sqrt(p) − 1` with the work and powers
-/// of n, chosen in-sample by least squares or least absolute errors), misses it by 5.0-5.2 %.
-const EXCHANGE: &str = "categories exchange time between neighbouring p; each is fitted alone";
+/// 2-fold in opposite directions between p = 2 and 3), and each category's form is chosen
+/// alone: what limits the sum is those forms, not their coefficients. Re-estimating the
+/// overheads' coefficients together against the time (forms and work fixed, no penalty)
+/// lowers their sum's in-sample miss at p > 1 only from 6.5 % to 6.4 % of the session's
+/// time (init 6.6 -> 5.8 %, cols 9.5 -> 8.7 %, transpose 9.4 -> 9.4 %, rows 9.6 -> 9.3 %);
+/// the held-out folds keep the joint step for init alone (6.47 % -> 5.95 % in-sample, see
+/// `lca::policy::joint`). Choosing, among each category's four best forms, the combination
+/// whose sum follows the time best in-sample reaches 6.3 % (cols 8.3 %). A smooth function
+/// of p with four free coefficients per size (20 in all) still misses the session by 2.9 %,
+/// init by 4.3 %, cols by 4.0 %, transpose by 3.2 % and rows by 3.8 %: the noise floor of
+/// these records. Fitting the whole overhead `tt − pc` of the session as one linear model,
+/// the best 4 of 20 usual terms in n and p (products of `p − 1`, `log2(p)`, `p·log2(p)`,
+/// `p·sqrt(p) − 1` with the work and powers of n, chosen in-sample by least squares or
+/// least absolute errors), misses it by 5.0-5.2 %; per-category models cannot choose their
+/// forms for the sum.
+const EXCHANGE: &str = "each category's form is chosen alone; their sum cannot follow the time";
 
 /// Memory loss grows up to p = 8 and then stays flat (memory bandwidth saturates): forms
 /// fitted on p <= 8 keep growing.
@@ -391,11 +398,13 @@ fn fixture(name: &str) -> String {
 /// goes from 0.1 % and 25 % of the time to 44-49 %, and the memory loss from 0.85 x to
 /// 1.5-1.6 x the work. No smooth function of n follows both sides: the in-sample misses
 /// are at n = 2^20 and 2^21 (30 % and 18 %, the overheads' power of n is set by the steep
-/// step), and fitted without 2^22 the model extrapolates that step's growth.
+/// step; 28 % and 16 % once the overheads are re-estimated together, which the held-out
+/// folds keep here: 8.2 % -> 7.8 % in-sample), and fitted without 2^22 the model
+/// extrapolates that step's growth.
 const HISTOGRAM_SHORTFALLS: [Shortfall; 4] = [
-    ("(session)", 0, 0.09, LOCK_REGIME),
+    ("(session)", 0, 0.086, LOCK_REGIME),
     ("(session)", 2, 0.19, LOCK_REGIME),
-    ("fill", 0, 0.09, LOCK_REGIME),
+    ("fill", 0, 0.086, LOCK_REGIME),
     ("fill", 2, 0.19, LOCK_REGIME),
 ];
 
@@ -409,21 +418,24 @@ const LOCK_REGIME: &str =
 /// 10000, 30000 and 73712 (2.2-fold, not monotone): the best smooth form, `c·k`, misses the
 /// measurements by 17 % of the time (k = 1000 by 41 %), three times their noise, so the
 /// policy takes the piecewise power law through the measured medians, exact at every k.
-/// What is left in-sample (7.7 %) is the p = 2 overheads (the run at k = 1000, p = 2 is
-/// missed by 43 %: its memory loss). Fitted without the largest k, the piecewise law
+/// What is left in-sample is the p = 2 overheads: 7.7 % with each fitted alone (the run at
+/// k = 1000, p = 2 missed by 43 %: its memory loss); re-estimated together, which the
+/// held-out folds keep here (`lca::policy::joint`: ml's coefficient x1.32, li's x1.06),
+/// 5.8 %, k = 1000 still missed by 41 % (no smooth form in k has it). Fitted without the largest k, the piecewise law
 /// extrapolates from k = 30000, where the work per solution is 7 % above the trend, with
 /// its last piece's exponent (0.78): 12.9 % off at k = 73712, where `c·k` was 2-3 % off by
 /// lying near the average (and `lca` and `lcm` warn that the point lies outside the
 /// measured points of a piecewise model).
 const QUEENS_SHORTFALLS: [Shortfall; 4] = [
-    ("(session)", 0, 0.085, P2_OVERHEADS),
+    ("(session)", 0, 0.064, P2_OVERHEADS),
     ("(session)", 2, 0.142, END_PIECE),
-    ("search", 0, 0.086, P2_OVERHEADS),
+    ("search", 0, 0.066, P2_OVERHEADS),
     ("search", 2, 0.142, END_PIECE),
 ];
 
 /// Why the queens records miss in-sample: see [`QUEENS_SHORTFALLS`].
-const P2_OVERHEADS: &str = "the work is exact; the p = 2 overheads miss (k = 1000 by 43 %)";
+const P2_OVERHEADS: &str =
+    "the work is exact; the p = 2 overheads, fitted together, miss k = 1000 by 41 %";
 
 /// Why the queens records miss beyond the largest k: see [`QUEENS_SHORTFALLS`].
 const END_PIECE: &str = "piecewise work extrapolates from k = 30000 with its last piece";
@@ -487,5 +499,53 @@ fn piecewise_work_only_where_no_smooth_form_fits() {
     for tag in ["alloc", "init", "cols", "transpose", "rows"] {
         let m = fit(&text, "n", tag).fragment_model().to_string();
         assert!(!m.contains("pw("), "{tag}: {m}");
+    }
+}
+
+/// The queens overheads at p = 2 are re-estimated together so that their sum follows the
+/// time (the held-out folds predict their sum at 5.9 % of the time jointly, 7.2 %
+/// separately): `lca model` notes it, each category moves by a small share of the time
+/// (ml by 3.3 %, the others by under 1 %), and idle and spinning time stay non-negative.
+/// Without the step the in-sample error was 7.79 % (see [`QUEENS_SHORTFALLS`]).
+#[test]
+fn queens_overheads_are_fitted_together() {
+    let records = parse_records(&fixture("queens-2core.pp")).unwrap();
+    let vars = vec!["k".to_string(), "p".to_string()];
+    let m = fit_runtime(
+        &records,
+        "data",
+        Some("search"),
+        &vars,
+        &Extraction::default(),
+        &SearchOptions::default(),
+    )
+    .unwrap();
+    let step = m.joint.as_ref().expect("the joint step applies to queens");
+    assert!(step.joint.score < 0.9 * step.separate.score, "{step:?}");
+    assert!(
+        m.notes.iter().any(|n| n.contains("re-estimated jointly")),
+        "{:?}",
+        m.notes
+    );
+    for moved in &step.moved {
+        assert!(moved.time_share < 0.05, "{moved:?}");
+    }
+    let json = lca::runtime::json(&m);
+    assert!(json["joint"]["moved"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty()));
+    for r in records.iter().filter(|r| r.tag() == Some("search")) {
+        let b = [
+            ("k".to_string(), value(r, "k")),
+            ("p".to_string(), value(r, "p")),
+        ]
+        .into_iter()
+        .collect();
+        for (c, a) in &m.categories {
+            if ["li", "ip", "wc", "sl"].contains(&c.as_str()) {
+                let v = a.best().expr.eval(&b).unwrap();
+                assert!(v >= 0.0, "{c} = {} is {v} at {b:?}", a.best().expr);
+            }
+        }
     }
 }

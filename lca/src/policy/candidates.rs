@@ -16,6 +16,24 @@ pub struct Candidate {
     pub model: FittedModel,
     /// Refits the form on training observations.
     pub refit: Box<Refit<'static>>,
+    /// The model as `Σ coefficient · basis`, one entry per coefficient its fit determined
+    /// (a nonlinear form is one entry, coefficient 1 times the whole expression): what
+    /// [`super::joint`] re-estimates.
+    pub terms: Vec<(f64, Expr)>,
+}
+
+/// `Σ coefficient · basis` of a linear model fitted over `bases`.
+fn linear_model_terms(bases: &[Expr], m: &FittedModel) -> Vec<(f64, Expr)> {
+    bases
+        .iter()
+        .zip(&m.coefficients)
+        .map(|(b, c)| (c.value, b.clone()))
+        .collect()
+}
+
+/// A nonlinear model as one term: its whole expression times 1.
+pub fn whole(expr: &Expr) -> Vec<(f64, Expr)> {
+    vec![(1.0, expr.clone())]
 }
 
 /// Most coefficients a model may spend along one variable with `distinct` values:
@@ -74,6 +92,7 @@ fn linear(terms: Vec<Expr>, data: &Dataset, scale: &[f64]) -> Option<Candidate> 
     }
     let m = fit_linear_scaled(&terms, data, scale).ok()?;
     Some(Candidate {
+        terms: linear_model_terms(&terms, &m),
         model: m,
         refit: Box::new(move |d: &Dataset, s: &[f64]| {
             fit_linear_scaled(&terms, d, s).ok().map(|f| f.expr)
@@ -143,6 +162,7 @@ pub fn power_law(data: &Dataset, scale: &[f64]) -> Option<Candidate> {
         return None;
     }
     Some(Candidate {
+        terms: whole(&expr),
         model: FittedModel {
             label: "power law".into(),
             coefficients: Vec::new(),
@@ -236,6 +256,7 @@ pub fn zero(data: &Dataset) -> Candidate {
     let y = data.ys();
     let fitted = vec![0.0; y.len()];
     Candidate {
+        terms: Vec::new(),
         model: FittedModel {
             label: "0".into(),
             coefficients: Vec::new(),
@@ -293,8 +314,14 @@ pub fn times_p_minus_1(inner: Vec<Candidate>, p: &str, keep_p: bool) -> Vec<Cand
             m.label = format!("(p-1)*({})", m.label);
 
             let refit = c.refit;
+            let terms = c
+                .terms
+                .into_iter()
+                .map(|(k, b)| (k, Expr::bin(BinOp::Mul, factor.clone(), b)))
+                .collect();
             let p = p.to_string();
             Candidate {
+                terms,
                 model: m,
                 refit: Box::new(move |d: &Dataset, s: &[f64]| {
                     let (d, s) = per_extra_processor(d, s, &p, keep_p)?;
@@ -326,8 +353,15 @@ pub fn shares_of_work(data: &Dataset, scale: &[f64], p: &str, work: &Expr) -> Ve
         } else {
             format!("(p-1)*{k:.4}*work")
         };
+        let mut terms = Vec::new();
+        if fixed {
+            terms.push((c, p_minus_1(p)));
+        }
+        let share = Expr::bin(BinOp::Mul, p_minus_1(p), work.clone());
+        terms.push((k, share));
         let (p, work) = (p.to_string(), work.clone());
         out.push(Candidate {
+            terms,
             model: FittedModel {
                 label,
                 coefficients: Vec::new(),
@@ -448,8 +482,13 @@ pub fn hypothesis(h: &Hypothesis, data: &Dataset, scale: &[f64]) -> Option<Candi
         HypothesisKind::Nonlinear { .. } => crate::fit::fit(h, data).ok()?,
     };
     model.label = h.label.clone();
+    let terms = match &h.kind {
+        HypothesisKind::Linear { terms } => linear_model_terms(terms, &model),
+        HypothesisKind::Nonlinear { .. } => whole(&model.expr),
+    };
     let h = h.clone();
     Some(Candidate {
+        terms,
         model,
         refit: Box::new(move |d: &Dataset, s: &[f64]| match &h.kind {
             HypothesisKind::Linear { terms } => fit_linear_scaled(terms, d, s).ok().map(|f| f.expr),

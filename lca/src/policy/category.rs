@@ -255,6 +255,7 @@ pub fn chosen(category: &str, w: &Weighing) -> Option<CategoryModel> {
     Some(CategoryModel {
         category: category.into(),
         model: reported(&best.candidate.model, &best.held_out, obs),
+        terms: best.candidate.terms.clone(),
         held_out: best.held_out,
         variables: obs.data.variables.clone(),
         observations: obs.len(),

@@ -42,7 +42,7 @@ fn is_zero(c: &Candidate) -> bool {
 /// Orders the candidates that are plausible on `obs` (see [`plausible`]); `allow_zero`
 /// lets the model 0 compete.
 pub fn rank(obs: &Observations, cands: Vec<Candidate>, allow_zero: bool, floor: &Floor) -> Ranked {
-    let grid = grid(&obs.data);
+    let grid = grid_of(&obs.data);
     let penalty = term_penalty(obs.len(), obs.data.varying_variables());
     let (scored, untested): (Vec<_>, Vec<_>) = cands
         .into_iter()
@@ -120,7 +120,7 @@ fn penalized(c: &Candidate, h: &HeldOut, per_coefficient: f64) -> f64 {
 
 /// The bindings where a model must be plausible: every measured value of each variable
 /// and twice the largest (the range a model is trusted to extrapolate to).
-fn grid(data: &Dataset) -> Vec<Bindings> {
+pub fn grid_of(data: &Dataset) -> Vec<Bindings> {
     let mut out = vec![Bindings::new()];
     for (i, v) in data.variables.iter().enumerate() {
         let mut values = data.distinct(i);

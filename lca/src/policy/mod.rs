@@ -74,6 +74,20 @@
 //!   which is a product of powers, not an `exp(…)` of a polynomial (those interpolate a
 //!   few sizes and explode beyond them).
 //!
+//! # Overheads whose sum follows the time
+//!
+//! Each category is fitted and chosen on its own, and the run time is their sum; where the
+//! overheads' forms miss their measurements in ways that do not cancel, the sum misses the
+//! fragment's time by more than it must. Once every form is chosen, the overheads'
+//! coefficients are re-estimated together against the measured time, forms and work
+//! fixed, each category held near its own fit relative to its own size ([`joint`]). The
+//! step is kept only where the held-out folds above (configurations left out, the largest
+//! size and p, everything above half of each), refitting separately and jointly, predict
+//! the overheads' time at least 10 % better jointly ([`joint::MIN_GAIN`]), and no
+//! re-estimated category turns implausible. Each category keeps its own terms, so
+//! restructuring rules can still use it alone; the notes (and `lca model --json`'s `joint`)
+//! say when the step was applied and how far each category moved.
+//!
 //! # Where a model stops holding
 //!
 //! The work's chosen form is refitted without the largest value of each variable with four
@@ -122,7 +136,9 @@
 pub mod candidates;
 pub mod category;
 pub mod choose;
+mod combination;
 pub mod heldout;
+pub mod joint;
 pub mod observations;
 pub mod piecewise;
 
@@ -134,6 +150,7 @@ use crate::range::VarRange;
 use crate::record::{Record, RecordError, CATEGORY_KEYS};
 pub use category::{fit_category, CategoryFit};
 use heldout::HeldOut;
+pub use joint::JointStep;
 use observations::Observations;
 
 /// Overheads of running in parallel: zero at p = 1 by definition.
@@ -190,7 +207,10 @@ pub struct CategoryModel {
     /// variables, `label` its form, `quality.r2` on the observations it was fitted to,
     /// `quality.cv` the held-out score.
     pub model: FittedModel,
-    /// Held-out errors of its form.
+    /// The model as `Σ coefficient · basis`, one entry per coefficient (a nonlinear form:
+    /// the whole expression times 1), what the joint step ([`joint`]) re-estimates.
+    pub terms: Vec<(f64, Expr)>,
+    /// Held-out errors of its form (fitted on its own).
     pub held_out: HeldOut,
     /// The variables it was fitted over (`pc`: without p).
     pub variables: Vec<String>,
@@ -218,6 +238,9 @@ pub struct FragmentModels {
     /// The measured range of each variable over the fragment's records (written into the
     /// models file, so that predictions far outside it warn).
     pub ranges: Vec<VarRange>,
+    /// Set when the overheads' coefficients were re-estimated jointly so that their sum
+    /// follows the measured time ([`joint`]).
+    pub joint: Option<JointStep>,
 }
 
 impl FragmentModels {
@@ -295,6 +318,7 @@ pub fn fit_fragment(
         categories: Vec::new(),
         notes: Vec::new(),
         ranges: crate::range::of_records(records, tag, variables, extraction).map_err(rec_err)?,
+        joint: None,
     };
     let has_p = variables.iter().any(|v| v == PROCESSORS);
     let present: Vec<&str> = order()
@@ -331,6 +355,12 @@ pub fn fit_fragment(
             fragment,
             variables: variables.join(", "),
         });
+    }
+    if has_p {
+        if let Some(step) = joint::rebalance(&mut out, &mine, source, variables).map_err(rec_err)? {
+            out.notes.push(joint::note(&fragment, &step));
+            out.joint = Some(step);
+        }
     }
     Ok(out)
 }

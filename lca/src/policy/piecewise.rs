@@ -101,6 +101,7 @@ pub fn candidate(data: &Dataset) -> Option<Candidate> {
         .map(|pt| expr.eval(&data.bindings(pt)).unwrap_or(f64::NAN))
         .collect();
     Some(Candidate {
+        terms: super::candidates::whole(&expr),
         model: FittedModel {
             label: format!("piecewise power law ({} points)", y.len()),
             coefficients: Vec::new(),
