@@ -79,6 +79,9 @@ pub fn run(a: &EvalArgs) -> Result<(), Failure> {
             for w in &e.warnings {
                 eprintln!("lca: warning: {w}");
             }
+            if let Some(w) = e.negative_warning() {
+                eprintln!("lca: warning: {w}");
+            }
             rows.push(e);
         }
     }

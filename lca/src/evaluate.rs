@@ -2,7 +2,8 @@
 //! run time `T = (li + ip + sl + wc + rt) / p` (the categories that
 //! [`category::time::time_terms`] sums, of those present: `pc + ml` where there is no `rt`),
 //! and the warnings of [`crate::range`] when the
-//! point lies beyond 2x the fragment's measured range.
+//! point lies beyond 2x the fragment's measured range, and of a negative time
+//! ([`Evaluation::negative`]).
 //!
 //! ```
 //! use lca::annotation::parse_models;
@@ -14,6 +15,7 @@
 //! assert!((e.seconds.unwrap() - (2e-6 * 4096.0 + 3e-3) / 4.0).abs() < 1e-15);
 //! assert_eq!(e.warnings.len(), 1);
 //! assert_eq!(e.warnings[0].categories, ["rt"]);
+//! assert!(e.negative.is_empty());
 //! ```
 
 use crate::annotation::FragmentModel;
@@ -35,6 +37,30 @@ pub struct Evaluation {
     pub seconds: Option<f64>,
     /// The variables beyond 2x the measured range, with the models that use them.
     pub warnings: Vec<RangeWarning>,
+    /// The categories that came out negative although they measure a time that cannot be
+    /// ([`crate::policy::sign::never_negative`]: every category but `ml`), and `T` when
+    /// the time itself is negative: a model used where its terms of opposite signs cross.
+    pub negative: Vec<String>,
+}
+
+impl Evaluation {
+    /// The warning for [`Evaluation::negative`], if any.
+    pub fn negative_warning(&self) -> Option<String> {
+        if self.negative.is_empty() {
+            return None;
+        }
+        let at: Vec<String> = self
+            .at
+            .iter()
+            .map(|(k, v)| format!("{k}={}", crate::expr::format_number(*v)))
+            .collect();
+        Some(format!(
+            "fragment `{}` at {}: {} negative, a time that cannot be: the model is used where its terms of opposite signs cross (see `lca model`'s notes), and its prediction here means nothing",
+            self.fragment,
+            at.join(" "),
+            self.negative.join(", ")
+        ))
+    }
 }
 
 /// Evaluates every category of `fm` at `at` (which must bind each variable the models use).
@@ -57,11 +83,20 @@ pub fn evaluate(fm: &FragmentModel, at: &Bindings) -> Result<Evaluation, EvalErr
     let warnings = check(&fm.name, &fm.ranges, &fm.categories, &|v| {
         at.get(v).copied()
     });
+    let mut negative: Vec<String> = categories
+        .iter()
+        .filter(|(c, v)| *v < 0.0 && crate::policy::sign::never_negative(c))
+        .map(|(c, _)| c.clone())
+        .collect();
+    if seconds.is_some_and(|t| t < 0.0) {
+        negative.push("T".to_string());
+    }
     Ok(Evaluation {
         fragment: fm.name.clone(),
         at: at.clone(),
         categories,
         seconds,
         warnings,
+        negative,
     })
 }

@@ -292,3 +292,30 @@ fn eval_of_a_piecewise_model_warns_outside_its_measured_points() {
     assert!(err.contains("bad.models:2:"), "{err}");
     assert!(err.contains("above the previous one"), "{err}");
 }
+
+/// A model whose negative term takes over beyond its data: `lca eval` evaluates it as it
+/// is, and warns that the work (and the time) came out negative, naming the fragment; the
+/// JSON lists them in `negative`. Inside the range nothing is said.
+#[test]
+fn eval_flags_a_negative_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("merge.models");
+    // 3e-3*n - 1e-5*n^2 is positive up to n = 300 and negative beyond.
+    std::fs::write(
+        &models,
+        "// lcm: fragment merge\n// lcm: range n = 1..16, p = 1..2\n// lcm: pc = 3e-3*n - 1e-5*n^2\n// lcm: ml = -1e-6*n\n",
+    )
+    .unwrap();
+    let m = models.to_str().unwrap();
+    let (code, _, err) = lca(&["eval", "--models", m, "--at", "n=16,p=1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("negative"), "{err}");
+    let (code, out, err) = lca(&["eval", "--models", m, "--at", "n=1000,p=2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("lca: warning: fragment `merge` at n=1000 p=2: pc, T negative"),
+        "{err}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j[0]["negative"], serde_json::json!(["pc", "T"]));
+}

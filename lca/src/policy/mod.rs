@@ -103,6 +103,13 @@
 //! point the end pieces extrapolate (predictions there are warned about,
 //! [`crate::range`]).
 //!
+//! A chosen form with terms of opposite signs balances them over the measured range; when
+//! the term that grows fastest is the negative one, the model falls through zero somewhere
+//! beyond the data. Every category but the memory loss (which can be negative) is scanned
+//! up to 1000 times the largest measured value of each size variable, and where it turns
+//! negative the notes say at which value ([`sign`]); `lca eval` flags a negative value of
+//! such a category, or a negative time, where it is evaluated.
+//!
 //! # One category: `lca -c CATEGORY --auto`
 //!
 //! [`fit_category`] applies the same rules to one category of the selected records (the
@@ -141,6 +148,7 @@ pub mod heldout;
 pub mod joint;
 pub mod observations;
 pub mod piecewise;
+pub mod sign;
 
 use crate::annotation::FragmentModel;
 use crate::expr::{BinOp, Expr};
@@ -360,6 +368,16 @@ pub fn fit_fragment(
         if let Some(step) = joint::rebalance(&mut out, &mine, source, variables).map_err(rec_err)? {
             out.notes.push(joint::note(&fragment, &step));
             out.joint = Some(step);
+        }
+    }
+    for c in &out.categories {
+        if let Some((var, at, max)) = sign::turns_negative(&c.category, &c.model.expr, &out.ranges)
+        {
+            out.notes.push(format!(
+                "fragment {fragment}, category {}: {}",
+                c.category,
+                sign::note(&var, at, max)
+            ));
         }
     }
     Ok(out)
