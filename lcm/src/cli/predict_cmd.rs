@@ -1,11 +1,7 @@
 //! `lcm predict`, `compare`, `tree`, `calibrate`: arguments and their translation into
 //! `lcm::predict` calls.
-use super::compare_times::{residuals_of, residuals_table, with_residuals_json};
 use clap::Args;
 use lcm::calibrate::{calibrate, CalibrateOptions};
-use lcm::predict::compare::{
-    parse_uncertainty, residual_uncertainty, Comparison, Residual, DEFAULT_RELATIVE_UNCERTAINTY,
-};
 use lcm::predict::grid::{parse_grid, parse_set, Grid};
 use lcm::predict::report;
 use lcm::predict::{PredictError, PredictOptions, Program};
@@ -30,7 +26,7 @@ pub struct ModelOpts {
 }
 
 impl ModelOpts {
-    fn options(&self) -> PredictOptions {
+    pub(super) fn options(&self) -> PredictOptions {
         PredictOptions {
             entry: self.entry.clone(),
             models: self.models.clone(),
@@ -96,79 +92,6 @@ pub struct PredictArgs {
     /// Print the composed PAMELA model and stop.
     #[arg(long)]
     pamela: bool,
-    /// Machine-readable output.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    opts: ModelOpts,
-}
-
-const COMPARE_EXAMPLES: &str = "Examples:
-  lcm compare fft_dp.rs fft_tp.rs --grid n=256,1024,p=1..16
-  lcm compare fft_dp.rs fft_tp.rs --grid p=1..16 --set n=1024 --plot fft.svg
-  lcm compare a.rs b.rs --grid n=64..1024 --set p=8 --x n --json
-
-  lcm compare a.rs b.rs --grid p=1..16 --set n=1024 --uncertainty 10%
-  lcm compare dp.rs tp.rs --models fft.models --grid p=1..16 --set n=1024 --times-a fft.pp --times-where impl=dp
-
-Prints both predictions per point, their relative uncertainty (+-%), the better version and
-the predicted crossovers (where the better version changes along a grid variable,
-interpolated linearly). Two predictions that differ by less than their uncertainty
-(|T_a - T_b| / min(T_a, T_b) < u) are a `tie`: neither is named better, and a crossover is
-reported only between points where different versions win outside the uncertainty. The
-models carry no interval, so u is 5% (a quiet machine's run-to-run spread) unless
---uncertainty sets it (for example to how far the measured version's own prediction was
-from its measurement). With --times-a FILE (--times-b FILE) the measured run times of that
-version (profile records, `pp -l`; session records with tt, selected by --times-where; the
-median per point) set it per point: the version is predicted at every measured point, and
-a compared point's u is the largest of |predicted - measured| / measured and the
-run-to-run spread (max - min) / median of the records at its nearest measured point(s)
-(log distance over the shared variables; 5% for a point measured once), at least
---uncertainty when given; the readable output lists each measured point's error. The plot shades each curve's band T*(1 +- u/2): where the two bands
-overlap the predictions tie. Points beyond 2x a fragment's measured range are warned about
-on stderr and in --json (warnings_a, warnings_b).
-JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
-uncertainty, relative_difference, better (a|b|tie), warnings_a, warnings_b,
-uncertainty_from}], crossovers: [{variable, between, at, others, better_after}], measured:
-[{version, bindings, measured_s, runs, spread, lines, predicted_s, relative_error}]};
-uncertainty_from is `default` or `--uncertainty`, or the measured points that set u.";
-
-/// Arguments of `lcm compare`.
-#[derive(Args, Debug)]
-#[command(after_help = COMPARE_EXAMPLES)]
-pub struct CompareArgs {
-    /// First version.
-    a: PathBuf,
-    /// Second version.
-    b: PathBuf,
-    /// Fixed values, NAME=VALUE.
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    set: Vec<String>,
-    /// Grid (as for predict).
-    #[arg(long = "grid", value_name = "SPEC")]
-    grid: Vec<String>,
-    /// Write an SVG plot of time against the x variable.
-    #[arg(long, value_name = "OUT.svg")]
-    plot: Option<PathBuf>,
-    /// The plot's x variable (default p if on the grid, else the first grid variable).
-    #[arg(long, value_name = "NAME")]
-    x: Option<String>,
-    /// Relative uncertainty of the predictions, a fraction (0.05) or percentage (5%):
-    /// differences below it are ties (default 5%).
-    #[arg(long, value_name = "U")]
-    uncertainty: Option<String>,
-    /// Measured run times of version a: profile records as `pp -l` writes them (the file
-    /// `lca` fitted). Each compared point's uncertainty becomes a's relative prediction
-    /// error, or the records' spread if larger, at its nearest measured point(s).
-    #[arg(long, value_name = "FILE")]
-    times_a: Option<PathBuf>,
-    /// Measured run times of version b (as --times-a).
-    #[arg(long, value_name = "FILE")]
-    times_b: Option<PathBuf>,
-    /// Which records of the --times files are the version's, as `lca -x` selects them
-    /// (`impl=dp`, `n>=256 && impl=dp`).
-    #[arg(long, value_name = "EXPR")]
-    times_where: Option<String>,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -259,7 +182,7 @@ pub struct CalibrateArgs {
     json: bool,
 }
 
-fn fail(e: PredictError) -> i32 {
+pub(super) fn fail(e: PredictError) -> i32 {
     if let PredictError::Io { path, source } = &e {
         if path == "standard output" {
             super::closed_or_failed(source);
@@ -272,7 +195,7 @@ fn fail(e: PredictError) -> i32 {
     }
 }
 
-fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, PredictError> {
+pub(super) fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, PredictError> {
     let prog = Program::load(file, opts)?;
     for w in &prog.warnings {
         eprintln!("{w}");
@@ -285,7 +208,7 @@ fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, Predic
 
 /// Says on stderr when a program with parallel constructs was predicted without machine
 /// costs.
-fn note_machine(prog: &Program) {
+pub(super) fn note_machine(prog: &Program) {
     if !lcm::predict::overheads::has_costed_construct(&prog.root) {
         return;
     }
@@ -294,7 +217,7 @@ fn note_machine(prog: &Program) {
     }
 }
 
-fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
+pub(super) fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
     let fixed = set
         .iter()
         .map(|s| parse_set(s))
@@ -363,78 +286,6 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             outln!("{}", report::predictions_json(&preds, &grid));
         } else {
             out!("{}", report::single(&prog, &preds[0]));
-        }
-        Ok(())
-    };
-    match run() {
-        Ok(()) => 0,
-        Err(e) => fail(e),
-    }
-}
-
-/// `lcm compare`.
-pub fn run_compare(a: CompareArgs) -> i32 {
-    let run = || -> Result<(), PredictError> {
-        let opts = a.opts.options();
-        let pa = load(&a.a, &opts)?;
-        let pb = load(&a.b, &opts)?;
-        let grid = grid_of(&a.set, &a.grid)?;
-        let floor = a
-            .uncertainty
-            .as_deref()
-            .map(parse_uncertainty)
-            .transpose()?;
-        let (u, from) = match floor {
-            Some(f) => (f, "--uncertainty"),
-            None => (DEFAULT_RELATIVE_UNCERTAINTY, "default"),
-        };
-        let mut residuals = Vec::new();
-        for (version, prog, times) in [("a", &pa, &a.times_a), ("b", &pb, &a.times_b)] {
-            if let Some(path) = times {
-                residuals.extend(residuals_of(version, prog, path, &grid, &a.times_where)?);
-            }
-        }
-        let points = grid.points();
-        let mut ta = Vec::new();
-        let mut tb = Vec::new();
-        let (mut wa, mut wb) = (Vec::new(), Vec::new());
-        for b in &points {
-            let (x, y) = (pa.predict_brief(b)?, pb.predict_brief(b)?);
-            ta.push(x.seconds);
-            tb.push(y.seconds);
-            wa.push(x.range_warnings);
-            wb.push(y.range_warnings);
-        }
-        note_machine(&pa);
-        note_machine(&pb);
-        for (prog, w) in [(&pa, &wa), (&pb, &wb)] {
-            let all: Vec<_> = w.iter().flatten().cloned().collect();
-            for line in report::range_warning_lines(&all) {
-                eprintln!("{}: {line}", prog.file);
-            }
-        }
-        let per_point: Vec<(f64, Vec<&Residual>)> = points
-            .iter()
-            .map(|b| residual_uncertainty(b, &residuals, DEFAULT_RELATIVE_UNCERTAINTY, floor))
-            .collect();
-        let us: Vec<f64> = per_point.iter().map(|(v, _)| *v).collect();
-        let cmp = Comparison::new(&grid.varying(), points, ta, tb, us);
-        if a.json {
-            let text = report::compare_json(&pa.file, &pb.file, &cmp, (u, from), (&wa, &wb));
-            outln!(
-                "{}",
-                with_residuals_json(&text, &residuals, &per_point, from)
-            );
-        } else {
-            out!("{}", report::compare_table(&pa.file, &pb.file, &grid, &cmp));
-            out!("{}", residuals_table(&residuals, &per_point, floor));
-        }
-        if let Some(out) = &a.plot {
-            let x = a.x.clone().unwrap_or_else(|| grid.default_x());
-            report::compare_plot(out, &pa.file, &pb.file, &grid, &cmp, &x)?;
-            if !a.json {
-                outln!("plot: {}", out.display());
-            }
         }
         Ok(())
     };
@@ -543,13 +394,13 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
             .collect();
         outln!(
             "{}",
-            serde_json::json!({
+            lcm::json_out::compact(&serde_json::json!({
                 "latency_s": c.machine.latency_s,
                 "bandwidth_bytes_per_s": c.machine.bandwidth_bytes_per_s,
                 "keys": keys,
                 "kept": kept,
                 "file": a.output.display().to_string(),
-            })
+            }))
         );
     } else {
         for (k, v) in &keys {

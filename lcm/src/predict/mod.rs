@@ -133,6 +133,7 @@
 
 pub mod account;
 pub mod compare;
+pub mod compare_report;
 pub mod compose;
 pub mod datatrace;
 pub mod derive;
@@ -141,6 +142,8 @@ pub mod error;
 pub mod grid;
 pub mod handoff;
 pub mod machine;
+pub mod measured;
+pub mod negative;
 pub mod nesting;
 pub mod overheads;
 pub mod pipeline;
