@@ -116,13 +116,15 @@ fn residuals(
         ("a", versions[0], &a.times_a, &a.times_where_a),
         ("b", versions[1], &a.times_b, &a.times_where_b),
     ];
+    for (version, _, times, own) in &files {
+        if own.is_some() && times.is_none() {
+            return Err(PredictError::Usage(format!(
+                "--times-where-{version}: expected --times-{version} FILE to select from, found none"
+            )));
+        }
+    }
     for (version, prog, times, own) in files {
         let Some(path) = times else {
-            if own.is_some() {
-                return Err(PredictError::Usage(format!(
-                    "--times-where-{version}: expected --times-{version} FILE to select from, found none"
-                )));
-            }
             continue;
         };
         let selects: Vec<&str> = [&a.times_where, own]

@@ -71,8 +71,12 @@ Without --machine they are not applied and, for a source with such constructs, a
 stderr says so.
 A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a
 fragment's models use is warned about on stderr (naming the fragment and categories) and
-in --json (`warnings`: [{fragment, categories, variable, value, min, max}]).
-JSON (--json): an array of points {bindings, seconds, warnings, speedup, contributions{fragments,
+in --json (`warnings`: [{fragment, categories, variable, value, min, max}]). A category
+model that evaluates negative at a point (ml: pc + ml below zero; in a derived fragment
+also a measured model its rule refers to, e.g. merge.pc) is warned about on stderr, naming
+the fragment, its line and the model, and in --json (`negative_models`: [{fragment, line,
+model, value_s}]); nothing is clamped, and a negative predicted time is always warned about.
+JSON (--json): an array of points {bindings, seconds, warnings, negative_models, speedup, contributions{fragments,
 load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
 total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T.";
 
@@ -231,6 +235,29 @@ pub(super) fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictEr
     Ok(grid)
 }
 
+/// Prints on stderr the negative models found at `points` (`negatives[i]` at `points[i]`)
+/// and each negative predicted time of `ts`.
+fn warn_negative(
+    prog: &Program,
+    points: &[lca::expr::Bindings],
+    ts: &[f64],
+    negatives: &[Vec<lcm::predict::negative::NegativeModel>],
+) {
+    let found: Vec<_> = points
+        .iter()
+        .zip(negatives)
+        .map(|(b, n)| (b, n.as_slice()))
+        .collect();
+    for line in lcm::predict::negative::warning_lines(&found) {
+        eprintln!("{}: {line}", prog.file);
+    }
+    for (b, t) in points.iter().zip(ts) {
+        if let Some(w) = lcm::predict::negative::negative_time_warning(&prog.file, b, *t) {
+            eprintln!("{w}");
+        }
+    }
+}
+
 /// `lcm predict`.
 pub fn run_predict(a: PredictArgs) -> i32 {
     let run = || -> Result<(), PredictError> {
@@ -247,15 +274,18 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             // per-instance breakdown; --json then streams one point's breakdown at a time.
             let mut ts = Vec::with_capacity(points.len());
             let mut warnings = Vec::new();
+            let mut negatives = Vec::new();
             for b in &points {
                 let brief = prog.predict_brief(b)?;
                 ts.push(brief.seconds);
                 warnings.extend(brief.range_warnings);
+                negatives.push(brief.negative_models);
             }
             note_machine(&prog);
             for line in report::range_warning_lines(&warnings) {
                 eprintln!("{}: {line}", prog.file);
             }
+            warn_negative(&prog, &points, &ts, &negatives);
             if a.json {
                 let stdout = std::io::stdout();
                 let mut out = std::io::BufWriter::new(stdout.lock());
@@ -282,6 +312,12 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         for line in report::range_warning_lines(&warnings) {
             eprintln!("{}: {line}", prog.file);
         }
+        let ts: Vec<f64> = preds.iter().map(|p| p.seconds).collect();
+        let negatives: Vec<_> = preds
+            .iter()
+            .map(|p| p.accounting.negative_models.clone())
+            .collect();
+        warn_negative(&prog, &points, &ts, &negatives);
         if a.json {
             outln!("{}", report::predictions_json(&preds, &grid));
         } else {
