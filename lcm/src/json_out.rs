@@ -16,10 +16,8 @@ pub fn without_negative_zero(mut v: Value) -> Value {
 
 fn tidy(v: &mut Value) {
     match v {
-        Value::Number(n) => {
-            if n.as_f64() == Some(0.0) && n.as_f64().is_some_and(|x| x.is_sign_negative()) {
-                *v = Value::from(0.0);
-            }
+        Value::Number(n) if n.as_f64().is_some_and(|x| x == 0.0 && x.is_sign_negative()) => {
+            *v = Value::from(0.0);
         }
         Value::Array(items) => items.iter_mut().for_each(tidy),
         Value::Object(map) => map.values_mut().for_each(tidy),

@@ -24,10 +24,13 @@
 //!
 //! ```
 //! use lcm::predict::measured::measured_points;
-//! let text = "# pp-campaign records (docs/records.md): ./sort -n {n} --iters {iters}\n\
-//!             # per execution (docs/campaigns.md): each fragment's amounts over its executions, the session's over the point's iters\n\
-//!             n=64 iters=4 rep=0 run_s=0.9 p=1 tt=0.25\n\
-//!             n=64 iters=4 rep=1 run_s=1.1 p=1 tt=0.27\n";
+//! let text = concat!(
+//!     "# pp-campaign records (docs/records.md): ./sort -n {n} --iters {iters}\n",
+//!     "# per execution (docs/campaigns.md): each fragment's amounts over its executions, ",
+//!     "the session's over the point's iters\n",
+//!     "n=64 iters=4 rep=0 run_s=0.9 p=1 tt=0.25\n",
+//!     "n=64 iters=4 rep=1 run_s=1.1 p=1 tt=0.27\n",
+//! );
 //! let m = measured_points("s.pp", text, &[]).unwrap();
 //! assert_eq!(m.len(), 1); // rep and run_s are no variables: one point
 //! assert!((m[0].measured_s - 1.04).abs() < 1e-12); // median 0.26 per iteration, x 4
