@@ -34,6 +34,7 @@ pub(crate) fn closed_or_failed(e: &std::io::Error) -> ! {
     std::process::exit(1);
 }
 
+mod compare_cmd;
 mod compare_times;
 mod pamela_cmd;
 mod predict_cmd;
@@ -55,7 +56,7 @@ enum Command {
     /// Predict the run time of an annotated Rust program.
     Predict(predict_cmd::PredictArgs),
     /// Compare the predictions of two versions of a program.
-    Compare(predict_cmd::CompareArgs),
+    Compare(Box<compare_cmd::CompareArgs>),
     /// Show the parallel structure lcm recognized in a Rust program.
     Tree(predict_cmd::TreeArgs),
     /// Measure this machine's costs of fork/join, tasks, items, hand-offs, transfers and memory contention.
@@ -68,7 +69,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Pamela(a) => pamela_cmd::run_pamela(a),
         Command::Simulate(a) => pamela_cmd::run_simulate(a),
         Command::Predict(a) => predict_cmd::run_predict(a),
-        Command::Compare(a) => predict_cmd::run_compare(a),
+        Command::Compare(a) => compare_cmd::run_compare(*a),
         Command::Tree(a) => predict_cmd::run_tree(a),
         Command::Calibrate(a) => predict_cmd::run_calibrate(a),
     }

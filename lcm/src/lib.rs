@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod calibrate;
+pub mod json_out;
 pub mod pamela;
 pub mod predict;
 

@@ -65,7 +65,7 @@ fn records_become_measured_points_with_median_and_spread() {
                 n=8 impl=dp tag=f p=1 rt=5 tt=5\n\
                 n=8 impl=dp p=1 rt=1.1 tt=1.1\n\
                 n=8 impl=dp p=4 rt=1 tt=1.0\n";
-    let m = measured_points("a.pp", text, None).unwrap();
+    let m = measured_points("a.pp", text, &[]).unwrap();
     assert_eq!(m.len(), 2);
     // p = 1: the session records 0.9, 1.0, 1.1 (the fragment record aside): median 1.0,
     // spread (1.1 - 0.9) / 1.0 = 20 %.
@@ -79,15 +79,15 @@ fn records_become_measured_points_with_median_and_spread() {
     assert_eq!(m[1].spread, None);
     // Two versions in one file need a selection; with it, only that version's records.
     let two = format!("{text}n=8 impl=tp p=1 rt=1 tt=2\n");
-    let e = measured_points("a.pp", &two, None).unwrap_err().to_string();
+    let e = measured_points("a.pp", &two, &[]).unwrap_err().to_string();
     assert!(
         e.starts_with("a.pp:7:") && e.contains("--times-where"),
         "{e}"
     );
-    let m = measured_points("a.pp", &two, Some("impl=tp")).unwrap();
+    let m = measured_points("a.pp", &two, &["impl=tp"]).unwrap();
     assert_eq!((m.len(), m[0].measured_s), (1, 2.0));
     // No session record with tt: an error naming the file.
-    let e = measured_points("a.pp", "n=8 tag=f p=1 rt=1 tt=1\n", None).unwrap_err();
+    let e = measured_points("a.pp", "n=8 tag=f p=1 rt=1 tt=1\n", &[]).unwrap_err();
     assert!(e.to_string().contains("a.pp:"), "{e}");
 }
 
@@ -102,6 +102,8 @@ fn the_nearest_measured_points_set_the_uncertainty() {
                 runs: if spread.is_some() { 3 } else { 1 },
                 spread,
                 lines: vec![1],
+                iterations: 1.0,
+                iterations_variable: None,
             },
             predicted,
         )

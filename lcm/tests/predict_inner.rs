@@ -350,3 +350,43 @@ fn the_examples_measured_fragments_get_no_costs_inside() {
         assert!(inside.is_empty(), "{file}: {inside:?}");
     }
 }
+
+/// A recursive divide and conquer (`join` in a called function) wrapped in one fragment:
+/// `overheads = machine` has nothing in the fragment's own code to price and says so,
+/// naming the fragment, its line (9) and the function that holds the joins.
+#[test]
+fn overheads_machine_with_the_joins_in_a_called_function_warns() {
+    let src = "fn msort(v: &mut [u64]) {\n    if v.len() <= 64 { return; }\n    let (l, r) = v.split_at_mut(v.len() / 2);\n    pplib::join(|| msort(l), || msort(r));\n}\nfn main() {\n    // lcm: pc = 1e-8*n\n    // lcm: overheads = machine\n    pplib::frag_scope(\"sort\", || msort(&mut v));\n}\n";
+    let prog = Program::from_source("t.rs", src, &PredictOptions::default()).unwrap();
+    let w: Vec<String> = prog.warnings.iter().map(|w| w.to_string()).collect();
+    let hit = w
+        .iter()
+        .find(|w| w.contains("overheads = machine"))
+        .unwrap_or_else(|| panic!("{w:?}"));
+    assert!(hit.starts_with("warning: t.rs:9:"), "{hit}");
+    assert!(
+        hit.contains("fragment `sort`") && hit.contains("`msort`"),
+        "{hit}"
+    );
+    // Nothing anywhere: the warning says so; with the join in the fragment's own code,
+    // it is priced and there is no warning.
+    let flat = "fn main() {\n    // lcm: pc = 1e-8*n\n    // lcm: overheads = machine\n    pplib::frag_scope(\"sort\", || v.sort());\n}\n";
+    let prog = Program::from_source("t.rs", flat, &PredictOptions::default()).unwrap();
+    assert!(
+        prog.warnings
+            .iter()
+            .any(|w| w.to_string().contains("nothing is priced")),
+        "{:?}",
+        prog.warnings
+    );
+    let own = "fn main() {\n    // lcm: pc = 1e-8*n\n    // lcm: overheads = machine\n    pplib::frag_scope(\"sort\", || pplib::join(|| a(), || b()));\n}\n";
+    let prog = Program::from_source("t.rs", own, &PredictOptions::default()).unwrap();
+    assert!(
+        !prog
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("overheads = machine")),
+        "{:?}",
+        prog.warnings
+    );
+}

@@ -7,19 +7,19 @@ use lcm::predict::{PredictError, Program};
 
 /// The residuals of `version` (`prog`) at the measured points of records file `path`: its
 /// prediction at each point's bindings (the `--set` values fill in variables the records
-/// lack) against the measured median.
+/// lack) against the measured median, the records selected by every one of `selects`.
 pub fn residuals_of(
     version: &str,
     prog: &Program,
     path: &std::path::Path,
     grid: &Grid,
-    select: &Option<String>,
+    selects: &[&str],
 ) -> Result<Vec<Residual>, PredictError> {
     let text = std::fs::read_to_string(path).map_err(|e| PredictError::Io {
         path: path.display().to_string(),
         source: e,
     })?;
-    let points = measured_points(&path.display().to_string(), &text, select.as_deref())?;
+    let points = measured_points(&path.display().to_string(), &text, selects)?;
     let mut out = Vec::new();
     for m in points {
         let mut b: lca::expr::Bindings = grid.fixed.iter().cloned().collect();
@@ -60,6 +60,26 @@ pub fn residuals_table(
         "uncertainty from measured times: +-% = max(|error|, spread) at the nearest measured point(s){floor}; spread {:.1}% (default) where a point ran once",
         100.0 * DEFAULT_RELATIVE_UNCERTAINTY
     );
+    let per_iteration: Vec<String> = residuals
+        .iter()
+        .filter(|r| r.point.iterations != 1.0 || r.point.iterations_variable.is_some())
+        .map(|r| match &r.point.iterations_variable {
+            Some(v) => v.clone(),
+            None => format!("{}", r.point.iterations),
+        })
+        .fold(Vec::new(), |mut acc, v| {
+            if !acc.contains(&v) {
+                acc.push(v);
+            }
+            acc
+        });
+    if !per_iteration.is_empty() {
+        let _ = writeln!(
+            o,
+            "measured = the whole run: session records per iteration (pp-campaign --per-execution, the records' # header) times their iterations ({}), as lcm predicts the fragments composed from --entry; the iteration variable is no distance between points",
+            per_iteration.join(", ")
+        );
+    }
     let used: Vec<&Residual> = residuals
         .iter()
         .filter(|r| {
@@ -121,5 +141,5 @@ pub fn with_residuals_json(
             };
         }
     }
-    serde_json::to_string_pretty(&v).unwrap_or_else(|_| text.to_string())
+    lcm::json_out::pretty(&v)
 }

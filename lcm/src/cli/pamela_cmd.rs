@@ -248,10 +248,7 @@ fn pamela_inner(a: &PamelaArgs) -> Result<(), Fail> {
             "t_main": model.t_main().to_string(),
             "value": value.map(|v| v.0),
         });
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&out).expect("a JSON value serializes")
-        );
+        outln!("{}", lcm::json_out::pretty(&out));
         return Ok(());
     }
     outln!("model: {}", a.file.display());
@@ -278,10 +275,7 @@ fn grid(a: &PamelaArgs, model: &pamela::CompiledModel) -> Result<(), Fail> {
     columns.extend(["phi".to_string(), "omega".to_string(), "t_main".to_string()]);
     if a.json {
         let out = json!({ "file": a.file.display().to_string(), "columns": columns, "rows": rows });
-        outln!(
-            "{}",
-            serde_json::to_string(&out).expect("a JSON value serializes")
-        );
+        outln!("{}", lcm::json_out::compact(&out));
         return Ok(());
     }
     print_table(&columns, &rows);
@@ -446,10 +440,7 @@ fn simulate_inner(a: &SimulateArgs) -> Result<(), Fail> {
             "events": r.events,
             "samples": r.samples,
         });
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&out).expect("a JSON value serializes")
-        );
+        outln!("{}", lcm::json_out::pretty(&out));
         return Ok(());
     }
     outln!("model: {}", a.file.display());

@@ -1,11 +1,7 @@
 //! `lcm predict`, `compare`, `tree`, `calibrate`: arguments and their translation into
 //! `lcm::predict` calls.
-use super::compare_times::{residuals_of, residuals_table, with_residuals_json};
 use clap::Args;
 use lcm::calibrate::{calibrate, CalibrateOptions};
-use lcm::predict::compare::{
-    parse_uncertainty, residual_uncertainty, Comparison, Residual, DEFAULT_RELATIVE_UNCERTAINTY,
-};
 use lcm::predict::grid::{parse_grid, parse_set, Grid};
 use lcm::predict::report;
 use lcm::predict::{PredictError, PredictOptions, Program};
@@ -30,7 +26,7 @@ pub struct ModelOpts {
 }
 
 impl ModelOpts {
-    fn options(&self) -> PredictOptions {
+    pub(super) fn options(&self) -> PredictOptions {
         PredictOptions {
             entry: self.entry.clone(),
             models: self.models.clone(),
@@ -75,8 +71,12 @@ Without --machine they are not applied and, for a source with such constructs, a
 stderr says so.
 A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a
 fragment's models use is warned about on stderr (naming the fragment and categories) and
-in --json (`warnings`: [{fragment, categories, variable, value, min, max}]).
-JSON (--json): an array of points {bindings, seconds, warnings, speedup, contributions{fragments,
+in --json (`warnings`: [{fragment, categories, variable, value, min, max}]). A category
+model that evaluates negative at a point (ml: pc + ml below zero; in a derived fragment
+also a measured model its rule refers to, e.g. merge.pc) is warned about on stderr, naming
+the fragment, its line and the model, and in --json (`negative_models`: [{fragment, line,
+model, value_s}]); nothing is clamped, and a negative predicted time is always warned about.
+JSON (--json): an array of points {bindings, seconds, warnings, negative_models, speedup, contributions{fragments,
 load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
 total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T.";
 
@@ -96,79 +96,6 @@ pub struct PredictArgs {
     /// Print the composed PAMELA model and stop.
     #[arg(long)]
     pamela: bool,
-    /// Machine-readable output.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    opts: ModelOpts,
-}
-
-const COMPARE_EXAMPLES: &str = "Examples:
-  lcm compare fft_dp.rs fft_tp.rs --grid n=256,1024,p=1..16
-  lcm compare fft_dp.rs fft_tp.rs --grid p=1..16 --set n=1024 --plot fft.svg
-  lcm compare a.rs b.rs --grid n=64..1024 --set p=8 --x n --json
-
-  lcm compare a.rs b.rs --grid p=1..16 --set n=1024 --uncertainty 10%
-  lcm compare dp.rs tp.rs --models fft.models --grid p=1..16 --set n=1024 --times-a fft.pp --times-where impl=dp
-
-Prints both predictions per point, their relative uncertainty (+-%), the better version and
-the predicted crossovers (where the better version changes along a grid variable,
-interpolated linearly). Two predictions that differ by less than their uncertainty
-(|T_a - T_b| / min(T_a, T_b) < u) are a `tie`: neither is named better, and a crossover is
-reported only between points where different versions win outside the uncertainty. The
-models carry no interval, so u is 5% (a quiet machine's run-to-run spread) unless
---uncertainty sets it (for example to how far the measured version's own prediction was
-from its measurement). With --times-a FILE (--times-b FILE) the measured run times of that
-version (profile records, `pp -l`; session records with tt, selected by --times-where; the
-median per point) set it per point: the version is predicted at every measured point, and
-a compared point's u is the largest of |predicted - measured| / measured and the
-run-to-run spread (max - min) / median of the records at its nearest measured point(s)
-(log distance over the shared variables; 5% for a point measured once), at least
---uncertainty when given; the readable output lists each measured point's error. The plot shades each curve's band T*(1 +- u/2): where the two bands
-overlap the predictions tie. Points beyond 2x a fragment's measured range are warned about
-on stderr and in --json (warnings_a, warnings_b).
-JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
-uncertainty, relative_difference, better (a|b|tie), warnings_a, warnings_b,
-uncertainty_from}], crossovers: [{variable, between, at, others, better_after}], measured:
-[{version, bindings, measured_s, runs, spread, lines, predicted_s, relative_error}]};
-uncertainty_from is `default` or `--uncertainty`, or the measured points that set u.";
-
-/// Arguments of `lcm compare`.
-#[derive(Args, Debug)]
-#[command(after_help = COMPARE_EXAMPLES)]
-pub struct CompareArgs {
-    /// First version.
-    a: PathBuf,
-    /// Second version.
-    b: PathBuf,
-    /// Fixed values, NAME=VALUE.
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    set: Vec<String>,
-    /// Grid (as for predict).
-    #[arg(long = "grid", value_name = "SPEC")]
-    grid: Vec<String>,
-    /// Write an SVG plot of time against the x variable.
-    #[arg(long, value_name = "OUT.svg")]
-    plot: Option<PathBuf>,
-    /// The plot's x variable (default p if on the grid, else the first grid variable).
-    #[arg(long, value_name = "NAME")]
-    x: Option<String>,
-    /// Relative uncertainty of the predictions, a fraction (0.05) or percentage (5%):
-    /// differences below it are ties (default 5%).
-    #[arg(long, value_name = "U")]
-    uncertainty: Option<String>,
-    /// Measured run times of version a: profile records as `pp -l` writes them (the file
-    /// `lca` fitted). Each compared point's uncertainty becomes a's relative prediction
-    /// error, or the records' spread if larger, at its nearest measured point(s).
-    #[arg(long, value_name = "FILE")]
-    times_a: Option<PathBuf>,
-    /// Measured run times of version b (as --times-a).
-    #[arg(long, value_name = "FILE")]
-    times_b: Option<PathBuf>,
-    /// Which records of the --times files are the version's, as `lca -x` selects them
-    /// (`impl=dp`, `n>=256 && impl=dp`).
-    #[arg(long, value_name = "EXPR")]
-    times_where: Option<String>,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -259,7 +186,7 @@ pub struct CalibrateArgs {
     json: bool,
 }
 
-fn fail(e: PredictError) -> i32 {
+pub(super) fn fail(e: PredictError) -> i32 {
     if let PredictError::Io { path, source } = &e {
         if path == "standard output" {
             super::closed_or_failed(source);
@@ -272,7 +199,7 @@ fn fail(e: PredictError) -> i32 {
     }
 }
 
-fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, PredictError> {
+pub(super) fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, PredictError> {
     let prog = Program::load(file, opts)?;
     for w in &prog.warnings {
         eprintln!("{w}");
@@ -285,7 +212,7 @@ fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Program, Predic
 
 /// Says on stderr when a program with parallel constructs was predicted without machine
 /// costs.
-fn note_machine(prog: &Program) {
+pub(super) fn note_machine(prog: &Program) {
     if !lcm::predict::overheads::has_costed_construct(&prog.root) {
         return;
     }
@@ -294,7 +221,7 @@ fn note_machine(prog: &Program) {
     }
 }
 
-fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
+pub(super) fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
     let fixed = set
         .iter()
         .map(|s| parse_set(s))
@@ -306,6 +233,29 @@ fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictError> {
     let grid = Grid::new(fixed, axes);
     grid.check_size()?;
     Ok(grid)
+}
+
+/// Prints on stderr the negative models found at `points` (`negatives[i]` at `points[i]`)
+/// and each negative predicted time of `ts`.
+fn warn_negative(
+    prog: &Program,
+    points: &[lca::expr::Bindings],
+    ts: &[f64],
+    negatives: &[Vec<lcm::predict::negative::NegativeModel>],
+) {
+    let found: Vec<_> = points
+        .iter()
+        .zip(negatives)
+        .map(|(b, n)| (b, n.as_slice()))
+        .collect();
+    for line in lcm::predict::negative::warning_lines(&found) {
+        eprintln!("{}: {line}", prog.file);
+    }
+    for (b, t) in points.iter().zip(ts) {
+        if let Some(w) = lcm::predict::negative::negative_time_warning(&prog.file, b, *t) {
+            eprintln!("{w}");
+        }
+    }
 }
 
 /// `lcm predict`.
@@ -324,15 +274,18 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             // per-instance breakdown; --json then streams one point's breakdown at a time.
             let mut ts = Vec::with_capacity(points.len());
             let mut warnings = Vec::new();
+            let mut negatives = Vec::new();
             for b in &points {
                 let brief = prog.predict_brief(b)?;
                 ts.push(brief.seconds);
                 warnings.extend(brief.range_warnings);
+                negatives.push(brief.negative_models);
             }
             note_machine(&prog);
             for line in report::range_warning_lines(&warnings) {
                 eprintln!("{}: {line}", prog.file);
             }
+            warn_negative(&prog, &points, &ts, &negatives);
             if a.json {
                 let stdout = std::io::stdout();
                 let mut out = std::io::BufWriter::new(stdout.lock());
@@ -359,82 +312,16 @@ pub fn run_predict(a: PredictArgs) -> i32 {
         for line in report::range_warning_lines(&warnings) {
             eprintln!("{}: {line}", prog.file);
         }
+        let ts: Vec<f64> = preds.iter().map(|p| p.seconds).collect();
+        let negatives: Vec<_> = preds
+            .iter()
+            .map(|p| p.accounting.negative_models.clone())
+            .collect();
+        warn_negative(&prog, &points, &ts, &negatives);
         if a.json {
             outln!("{}", report::predictions_json(&preds, &grid));
         } else {
             out!("{}", report::single(&prog, &preds[0]));
-        }
-        Ok(())
-    };
-    match run() {
-        Ok(()) => 0,
-        Err(e) => fail(e),
-    }
-}
-
-/// `lcm compare`.
-pub fn run_compare(a: CompareArgs) -> i32 {
-    let run = || -> Result<(), PredictError> {
-        let opts = a.opts.options();
-        let pa = load(&a.a, &opts)?;
-        let pb = load(&a.b, &opts)?;
-        let grid = grid_of(&a.set, &a.grid)?;
-        let floor = a
-            .uncertainty
-            .as_deref()
-            .map(parse_uncertainty)
-            .transpose()?;
-        let (u, from) = match floor {
-            Some(f) => (f, "--uncertainty"),
-            None => (DEFAULT_RELATIVE_UNCERTAINTY, "default"),
-        };
-        let mut residuals = Vec::new();
-        for (version, prog, times) in [("a", &pa, &a.times_a), ("b", &pb, &a.times_b)] {
-            if let Some(path) = times {
-                residuals.extend(residuals_of(version, prog, path, &grid, &a.times_where)?);
-            }
-        }
-        let points = grid.points();
-        let mut ta = Vec::new();
-        let mut tb = Vec::new();
-        let (mut wa, mut wb) = (Vec::new(), Vec::new());
-        for b in &points {
-            let (x, y) = (pa.predict_brief(b)?, pb.predict_brief(b)?);
-            ta.push(x.seconds);
-            tb.push(y.seconds);
-            wa.push(x.range_warnings);
-            wb.push(y.range_warnings);
-        }
-        note_machine(&pa);
-        note_machine(&pb);
-        for (prog, w) in [(&pa, &wa), (&pb, &wb)] {
-            let all: Vec<_> = w.iter().flatten().cloned().collect();
-            for line in report::range_warning_lines(&all) {
-                eprintln!("{}: {line}", prog.file);
-            }
-        }
-        let per_point: Vec<(f64, Vec<&Residual>)> = points
-            .iter()
-            .map(|b| residual_uncertainty(b, &residuals, DEFAULT_RELATIVE_UNCERTAINTY, floor))
-            .collect();
-        let us: Vec<f64> = per_point.iter().map(|(v, _)| *v).collect();
-        let cmp = Comparison::new(&grid.varying(), points, ta, tb, us);
-        if a.json {
-            let text = report::compare_json(&pa.file, &pb.file, &cmp, (u, from), (&wa, &wb));
-            outln!(
-                "{}",
-                with_residuals_json(&text, &residuals, &per_point, from)
-            );
-        } else {
-            out!("{}", report::compare_table(&pa.file, &pb.file, &grid, &cmp));
-            out!("{}", residuals_table(&residuals, &per_point, floor));
-        }
-        if let Some(out) = &a.plot {
-            let x = a.x.clone().unwrap_or_else(|| grid.default_x());
-            report::compare_plot(out, &pa.file, &pb.file, &grid, &cmp, &x)?;
-            if !a.json {
-                outln!("plot: {}", out.display());
-            }
         }
         Ok(())
     };
@@ -543,13 +430,13 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
             .collect();
         outln!(
             "{}",
-            serde_json::json!({
+            lcm::json_out::compact(&serde_json::json!({
                 "latency_s": c.machine.latency_s,
                 "bandwidth_bytes_per_s": c.machine.bandwidth_bytes_per_s,
                 "keys": keys,
                 "kept": kept,
                 "file": a.output.display().to_string(),
-            })
+            }))
         );
     } else {
         for (k, v) in &keys {

@@ -7,6 +7,7 @@
 use super::compose::flow_shop_exprs;
 use super::env::{fragment_terms, Env};
 use super::error::PredictError;
+use super::negative::NegativeModel;
 use super::tree::{div, Node, NodeKind};
 use lca::expr::{Bindings, EvalError, Expr};
 use lca::range::RangeWarning;
@@ -101,6 +102,9 @@ pub struct Accounting {
     /// (at the fragment's own variables, after `p` and variable overrides), once per
     /// fragment and variable value.
     pub range_warnings: Vec<RangeWarning>,
+    /// Models that evaluate negative at this point ([`super::negative`]), once per
+    /// fragment instance and model.
+    pub negative_models: Vec<NegativeModel>,
 }
 
 pub(crate) fn ev(e: &Expr, b: &Bindings, what: &str) -> Result<f64, PredictError> {
@@ -133,6 +137,8 @@ pub struct Totals {
     pub idle: f64,
     /// Range warnings, first seen first (as in [`Accounting::range_warnings`]).
     pub range_warnings: Vec<RangeWarning>,
+    /// Negative models, first seen first (as in [`Accounting::negative_models`]).
+    pub negative_models: Vec<NegativeModel>,
 }
 
 impl Totals {
@@ -149,6 +155,12 @@ impl Totals {
         }
     }
 
+    fn add_negative(&mut self, m: NegativeModel) {
+        if !self.negative_models.contains(&m) {
+            self.negative_models.push(m);
+        }
+    }
+
     /// Adds `m` runs of `o`.
     fn add_scaled(&mut self, o: &Totals, m: f64) {
         for (n, v) in &o.work {
@@ -160,6 +172,9 @@ impl Totals {
         self.idle += o.idle * m;
         for w in &o.range_warnings {
             self.add_warning(w.clone());
+        }
+        for w in &o.negative_models {
+            self.add_negative(w.clone());
         }
     }
 }
@@ -303,6 +318,17 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Records the models of fragment `f` (at `line`) that are negative in `env`.
+    fn check_negative(&mut self, f: &super::tree::Fragment, line: usize, env: &Env) {
+        let value = |e: &Expr| env.subst(e).eval(self.b).ok();
+        for m in super::negative::check(f, line, &value) {
+            if !self.acc.negative_models.contains(&m) {
+                self.acc.negative_models.push(m.clone());
+            }
+            self.totals.add_negative(m);
+        }
+    }
+
     fn val(&self, e: &Expr, what: &str) -> Result<f64, PredictError> {
         ev(e, self.b, what)
     }
@@ -430,6 +456,7 @@ impl<'a> Walker<'a> {
             });
         }
         self.check_range(f, env);
+        self.check_negative(f, line, env);
         let work = self.val(&terms.work, &what)?;
         let time = work / p;
         let comm = match self.comm.get(k).cloned().flatten() {

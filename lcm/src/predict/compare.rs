@@ -16,7 +16,8 @@
 //!   composition, so that error is the best estimate, known before the restructured
 //!   version ever ran, of how far the other prediction may be off too;
 //! - per point, from the measured times of a version (`lcm compare --times-a FILE`, the
-//!   profile records `pp -l` wrote, [`measured_points`]): the version is predicted at each
+//!   profile records `pp -l` or `pp-campaign` wrote, [`measured_points`], records per
+//!   execution multiplied back to whole runs): the version is predicted at each
 //!   measured point, and a compared point's uncertainty is the largest |relative error| of
 //!   those predictions at its nearest measured point(s) ([`residual_uncertainty`], in
 //!   log-distance over the shared variables), never below the run-to-run spread of the
@@ -43,6 +44,7 @@
 
 use super::error::PredictError;
 use super::grid::{group_by_others, Crossover};
+pub use super::measured::{measured_points, MeasuredPoint};
 use lca::expr::Bindings;
 use serde::Serialize;
 
@@ -255,122 +257,6 @@ fn sign_change(run: &[usize], points: &[Bindings], var: &str, diff: &[f64]) -> f
     (points[first][var] + points[last][var]) / 2.0
 }
 
-/// A point where a version was measured: its variables, the median of its measured run
-/// times there and how many records gave them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MeasuredPoint {
-    /// The record's numeric keys (`p` and the user's notes such as `n`).
-    pub bindings: Bindings,
-    /// Median wall-clock time of the records at these bindings, seconds (`tt / p`).
-    pub measured_s: f64,
-    /// Records at these bindings.
-    pub runs: usize,
-    /// The run-to-run spread of their times, (max − min) / median; `None` for one run.
-    pub spread: Option<f64>,
-    /// 1-based lines of those records.
-    pub lines: Vec<usize>,
-}
-
-/// The measured points of a file of profile records (docs/records.md) as `pp -l` writes
-/// them, or the file `lca` fitted: the session records (no `tag=`) with `tt`, selected by
-/// `select` (an `lca -x` extraction such as `impl=dp`) when given, grouped by their numeric
-/// keys (categories aside) with the median time of each group. Text keys must agree among
-/// the selected records (a file of several versions needs `select`); errors name `file`
-/// and the line.
-pub fn measured_points(
-    file: &str,
-    text: &str,
-    select: Option<&str>,
-) -> Result<Vec<MeasuredPoint>, PredictError> {
-    let bad = |line: usize, message: String| PredictError::Structure {
-        file: file.to_string(),
-        line,
-        message,
-    };
-    let records = lca::record::parse_records(text).map_err(|e| bad(e.line(), e.to_string()))?;
-    let select = match select {
-        Some(s) => Some(
-            lca::extraction::Extraction::parse(s)
-                .map_err(|e| PredictError::Usage(format!("--times-where: {e}")))?,
-        ),
-        None => None,
-    };
-    let not_binding = |k: &str| {
-        k == "tag"
-            || lca::record::CATEGORY_KEYS.contains(&k)
-            || lca::record::PART_KEYS.iter().any(|(part, _)| *part == k)
-    };
-    let mut groups: Vec<(Bindings, Vec<f64>, Vec<usize>)> = Vec::new();
-    let mut texts: Vec<(String, String, usize)> = Vec::new();
-    for r in records.iter().filter(|r| r.tag().is_none()) {
-        if select.as_ref().is_some_and(|x| !x.matches(r)) {
-            continue;
-        }
-        let Some(t) = r
-            .category("time")
-            .map_err(|e| bad(r.line(), e.to_string()))?
-        else {
-            continue;
-        };
-        let mut b = Bindings::new();
-        for (k, v) in r.fields() {
-            if not_binding(k) {
-                continue;
-            }
-            match v.parse::<f64>() {
-                Ok(x) if x.is_finite() => {
-                    b.insert(k.clone(), x);
-                }
-                _ => match texts.iter().find(|(tk, _, _)| tk == k) {
-                    Some((_, tv, l)) if tv != v => {
-                        return Err(bad(
-                            r.line(),
-                            format!(
-                                "expected the records of one version, found `{k}={v}` here and `{k}={tv}` on line {l}: select one with --times-where {k}={v}"
-                            ),
-                        ))
-                    }
-                    Some(_) => {}
-                    None => texts.push((k.clone(), v.clone(), r.line())),
-                },
-            }
-        }
-        match groups.iter_mut().find(|(gb, _, _)| *gb == b) {
-            Some((_, ts, ls)) => {
-                ts.push(t);
-                ls.push(r.line());
-            }
-            None => groups.push((b, vec![t], vec![r.line()])),
-        }
-    }
-    if groups.is_empty() {
-        return Err(bad(
-            1,
-            "expected session records (no `tag=`) with `tt`, selected by --times-where if given; found none".into(),
-        ));
-    }
-    Ok(groups
-        .into_iter()
-        .map(|(bindings, mut ts, lines)| {
-            ts.sort_by(f64::total_cmp);
-            let k = ts.len();
-            let median = if k % 2 == 1 {
-                ts[k / 2]
-            } else {
-                (ts[k / 2 - 1] + ts[k / 2]) / 2.0
-            };
-            let spread = (k > 1 && median > 0.0).then(|| (ts[k - 1] - ts[0]) / median);
-            MeasuredPoint {
-                bindings,
-                measured_s: median,
-                runs: k,
-                spread,
-                lines,
-            }
-        })
-        .collect())
-}
-
 /// How far a version's prediction is from its measurement at one measured point.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Residual {
@@ -419,7 +305,8 @@ pub fn distance(x: &Bindings, m: &Bindings) -> Option<f64> {
 }
 
 /// The relative uncertainty at compared point `x` from measured residuals. For each version
-/// with residuals, its nearest measured point(s) ([`distance`]; every point at the least
+/// with residuals, its nearest measured point(s) ([`MeasuredPoint::distance_to`]: over
+/// the shared variables, a records file's iteration variable left out; every point at the least
 /// distance counts) each give the larger of their |relative error| and their run-to-run
 /// spread (`default` for a point of one run: nothing measured its spread); u is the
 /// largest of these, and at least `floor` when one is given (`--uncertainty`). Without
@@ -436,7 +323,7 @@ pub fn residual_uncertainty<'r>(
         let mine: Vec<(&Residual, f64)> = residuals
             .iter()
             .filter(|r| r.version == version)
-            .filter_map(|r| distance(x, &r.point.bindings).map(|d| (r, d)))
+            .filter_map(|r| r.point.distance_to(x).map(|d| (r, d)))
             .collect();
         let Some(least) = mine.iter().map(|(_, d)| *d).min_by(f64::total_cmp) else {
             continue;

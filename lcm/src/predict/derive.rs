@@ -94,13 +94,14 @@ fn err(file: &str, line: usize, message: String) -> PredictError {
     }
 }
 
-/// `expr` with every reference `F.c` replaced by the measured model (see the module docs).
+/// `expr` with every reference `F.c` replaced by the measured model (see the module docs),
+/// and the references with the models that replaced them.
 fn resolve(
     expr: &Expr,
     measured: &Measured,
     file: &str,
     line: usize,
-) -> Result<Expr, PredictError> {
+) -> Result<(Expr, Vec<(String, Expr)>), PredictError> {
     let mut map = BTreeMap::new();
     for (frag, cat) in references(expr) {
         let Some(m) = measured.fragments.iter().find(|f| f.name == frag) else {
@@ -135,7 +136,8 @@ fn resolve(
         }
         map.insert(format!("{frag}.{cat}"), model);
     }
-    Ok(super::env::substitute(expr, &map))
+    let resolved = super::env::substitute(expr, &map);
+    Ok((resolved, map.into_iter().collect()))
 }
 
 /// A reference's category and, for `CAT_pK`, the processors K it is taken at.
@@ -192,8 +194,13 @@ fn add_contention(
     ))
 }
 
-/// A derived fragment's category models and measured range.
-type DerivedModels = (Vec<(String, Expr)>, Vec<lca::range::VarRange>);
+/// A derived fragment's category models, measured range, and the measured models its
+/// rules refer to (`F.c` with its model).
+type DerivedModels = (
+    Vec<(String, Expr)>,
+    Vec<lca::range::VarRange>,
+    Vec<(String, Expr)>,
+);
 
 /// The derived categories of one fragment (see the module docs).
 fn derive_fragment(
@@ -204,6 +211,14 @@ fn derive_fragment(
 ) -> Result<DerivedModels, PredictError> {
     let mut categories = Vec::new();
     let mut ranges = Vec::new();
+    let mut referenced: Vec<(String, Expr)> = Vec::new();
+    let mut note = |refs: Vec<(String, Expr)>| {
+        for r in refs {
+            if !referenced.iter().any(|(n, _)| *n == r.0) {
+                referenced.push(r);
+            }
+        }
+    };
     if let Some((line, base)) = &rules.like {
         let Some(m) = measured.fragments.iter().find(|f| f.name == *base) else {
             return Err(err(
@@ -220,7 +235,8 @@ fn derive_fragment(
         ranges = m.ranges.clone();
     }
     for (line, category, expr) in &rules.lines {
-        let resolved = resolve(expr, measured, file, *line)?;
+        let (resolved, refs) = resolve(expr, measured, file, *line)?;
+        note(refs);
         if ranges.is_empty() {
             if let Some((frag, _)) = references(expr).first() {
                 if let Some(m) = measured.fragments.iter().find(|f| f.name == *frag) {
@@ -231,10 +247,11 @@ fn derive_fragment(
         set(&mut categories, category, resolved);
     }
     if let Some((line, share)) = &rules.contention {
-        let share = resolve(share, measured, file, *line)?;
+        let (share, refs) = resolve(share, measured, file, *line)?;
+        note(refs);
         add_contention(&mut categories, share, name, file, *line)?;
     }
-    Ok((categories, ranges))
+    Ok((categories, ranges, referenced))
 }
 
 /// Resolves the derived fragments of the tree under `node` (read from `src`) against
@@ -270,8 +287,9 @@ fn walk(
                     ),
                 ));
             };
-            let (categories, ranges) = derive_fragment(&f.name, &rules, m, &src.name)?;
+            let (categories, ranges, referenced) = derive_fragment(&f.name, &rules, m, &src.name)?;
             f.categories = categories;
+            f.referenced = referenced;
             if f.ranges.is_empty() {
                 f.ranges = ranges;
             }

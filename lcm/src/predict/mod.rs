@@ -126,13 +126,18 @@
 //! # Comparing versions (see [`compare`])
 //! `lcm compare` calls a **tie** where two predictions differ by less than their relative
 //! uncertainty (5 % by default, `--uncertainty`; the measured version's own prediction
-//! error where it is known) and reports crossovers only between points outside it.
+//! error where it is known, [`measured`] reads those measurements from `pp -l` or
+//! `pp-campaign` records) and reports crossovers only between points outside it. Points
+//! where a model is used beyond 2x its measured range, or evaluates negative
+//! ([`negative`]), are marked in its table and JSON ([`compare_report`]), and so are the
+//! crossovers among them.
 //!
 //! The composed model text (`lcm predict --pamela`) is compiled once by
 //! [`crate::pamela`]; predictions evaluate it.
 
 pub mod account;
 pub mod compare;
+pub mod compare_report;
 pub mod compose;
 pub mod datatrace;
 pub mod derive;
@@ -141,6 +146,8 @@ pub mod error;
 pub mod grid;
 pub mod handoff;
 pub mod machine;
+pub mod measured;
+pub mod negative;
 pub mod nesting;
 pub mod overheads;
 pub mod pipeline;

@@ -130,6 +130,7 @@ fn overhead(name: &str, rt: Expr, line: usize, origin: &str) -> Node {
             bytes: None,
             end_line: line,
             inner_parallelism: Vec::new(),
+            referenced: Vec::new(),
             inside: Box::default(),
         }),
         line,

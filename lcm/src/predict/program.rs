@@ -98,6 +98,8 @@ pub struct Brief {
     pub contributions: Contributions,
     /// Fragments evaluated beyond 2x their measured range (as in [`Accounting`]).
     pub range_warnings: Vec<lca::range::RangeWarning>,
+    /// Models that evaluate negative at this point (as in [`Accounting`]).
+    pub negative_models: Vec<super::negative::NegativeModel>,
 }
 
 /// A prediction at one point.
@@ -370,6 +372,7 @@ impl Program {
             seconds: total,
             contributions,
             range_warnings: tot.range_warnings,
+            negative_models: tot.negative_models,
         })
     }
 

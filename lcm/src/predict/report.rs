@@ -1,6 +1,6 @@
 //! Human and JSON output of predictions and comparisons, and the comparison plot.
 
-use super::compare::Comparison;
+pub use super::compare_report::{compare_json, compare_plot, compare_table, PointMarks};
 use super::error::PredictError;
 use super::grid::Grid;
 use super::program::{Prediction, Program};
@@ -9,7 +9,6 @@ use lca::expr::{format_number, Bindings};
 use lca::range::{RangeWarning, VarRange};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// Seconds in a compact fixed format.
 pub fn secs(v: f64) -> String {
@@ -145,7 +144,8 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
     o
 }
 
-fn trim(v: f64) -> String {
+/// A count or value: whole numbers without decimals, others with three.
+pub fn trim(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
@@ -214,7 +214,7 @@ pub fn predictions_json(preds: &[Prediction], _grid: &Grid) -> String {
         .zip(sp)
         .map(|(p, s)| prediction_json(p, s))
         .collect();
-    serde_json::to_string_pretty(&Value::Array(arr)).unwrap_or_default()
+    crate::json_out::pretty(&Value::Array(arr))
 }
 
 fn prediction_json(p: &Prediction, speedup: Option<f64>) -> Value {
@@ -222,6 +222,7 @@ fn prediction_json(p: &Prediction, speedup: Option<f64>) -> Value {
         "bindings": p.bindings,
         "seconds": p.seconds,
         "warnings": p.accounting.range_warnings,
+        "negative_models": p.accounting.negative_models,
         "speedup": speedup,
         "contributions": p.contributions,
         "accounting": p.accounting,
@@ -248,67 +249,11 @@ pub fn write_predictions_json(
     write!(out, "[").map_err(io)?;
     for (i, s) in sp.into_iter().enumerate() {
         let v = prediction_json(&predict(i)?, s);
-        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let text = crate::json_out::pretty(&v);
         let sep = if i == 0 { "" } else { "," };
         write!(out, "{sep}\n  {}", text.replace('\n', "\n  ")).map_err(io)?;
     }
     writeln!(out, "\n]").map_err(io)
-}
-
-/// The comparison table: both predictions per point, the uncertainty band, the faster
-/// version (`tie` within the band) and the crossovers outside the band.
-pub fn compare_table(a: &str, b: &str, grid: &Grid, cmp: &Comparison) -> String {
-    let mut o = String::new();
-    let vars = grid.varying();
-    let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let _ = writeln!(o, "lcm compare  a = {a}  b = {b}  {}", fixed.join(" "));
-    let mut head = String::new();
-    for v in &vars {
-        let _ = write!(head, "{v:>8} ");
-    }
-    let _ = writeln!(
-        o,
-        "{head}{:>14} {:>14} {:>7} {:>7} {:>8}",
-        "T_a (s)", "T_b (s)", "+-%", "better", "T_a/T_b"
-    );
-    for i in 0..cmp.points.len() {
-        let mut row = String::new();
-        for v in &vars {
-            let _ = write!(row, "{:>8} ", trim(cmp.points[i][v]));
-        }
-        let _ = writeln!(
-            o,
-            "{row}{:>14} {:>14} {:>7.1} {:>7} {:>8.3}",
-            secs(cmp.ta[i]),
-            secs(cmp.tb[i]),
-            100.0 * cmp.uncertainty[i],
-            cmp.verdicts[i].as_str(),
-            cmp.ta[i] / cmp.tb[i]
-        );
-    }
-    let (wins_a, wins_b, ties) = cmp.counts();
-    let _ = writeln!(
-        o,
-        "a better at {wins_a} point(s), b better at {wins_b}, tie at {ties} (the two predictions differ by less than their uncertainty +-%)"
-    );
-    if cmp.crossovers.is_empty() {
-        let _ = writeln!(o, "crossovers: none outside the uncertainty on this grid");
-    }
-    for c in &cmp.crossovers {
-        let others: Vec<String> = c.others.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let _ = writeln!(
-            o,
-            "crossover: {} ~ {:.2} (between {} and {}{}{}): {} better above",
-            c.variable,
-            c.at,
-            trim(c.between.0),
-            trim(c.between.1),
-            if others.is_empty() { "" } else { ", " },
-            others.join(" "),
-            c.better_after
-        );
-    }
-    o
 }
 
 /// The range warnings of predictions for stderr: one line per fragment, categories,
@@ -350,192 +295,10 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
         .collect()
 }
 
-/// JSON of a comparison: `{a, b, uncertainty, points: [{bindings, t_a, t_b, uncertainty,
-/// relative_difference, better, warnings_a, warnings_b}], crossovers}`. `uncertainty` (top)
-/// is `{relative, from}` (the default or `--uncertainty`), per point the relative
-/// uncertainty used there; `better` is `a`, `b` or `tie` (|t_a − t_b| / min < uncertainty);
-/// crossovers `{variable, between, at, others, better_after}` lie between decisive points
-/// only. The warnings are each version's range warnings at the point (`{fragment,
-/// categories, variable, value, min, max}`, and `piecewise: true` for a piecewise model
-/// outside its measured points).
-pub fn compare_json(
-    a: &str,
-    b: &str,
-    cmp: &Comparison,
-    uncertainty: (f64, &str),
-    warnings: (&[Vec<RangeWarning>], &[Vec<RangeWarning>]),
-) -> String {
-    let none = Vec::new();
-    let pts: Vec<Value> = (0..cmp.points.len())
-        .map(|i| {
-            let d = super::compare::relative_difference(cmp.ta[i], cmp.tb[i]);
-            json!({
-                "bindings": cmp.points[i],
-                "t_a": cmp.ta[i],
-                "t_b": cmp.tb[i],
-                "uncertainty": cmp.uncertainty[i],
-                "relative_difference": if d.is_finite() { Some(d) } else { None },
-                "better": cmp.verdicts[i],
-                "warnings_a": warnings.0.get(i).unwrap_or(&none),
-                "warnings_b": warnings.1.get(i).unwrap_or(&none),
-            })
-        })
-        .collect();
-    serde_json::to_string_pretty(&json!({
-        "a": a,
-        "b": b,
-        "uncertainty": {"relative": uncertainty.0, "from": uncertainty.1},
-        "points": pts,
-        "crossovers": cmp.crossovers,
-    }))
-    .unwrap_or_default()
-}
-
-/// SVG plot of T against `x` for both versions (one line per combination of the other
-/// varying variables), each curve in a shaded band of half the relative uncertainty on
-/// either side (T·(1 ± u/2)): where the two bands overlap, the predictions differ by about
-/// less than their uncertainty, a tie.
-pub fn compare_plot(
-    out: &Path,
-    a: &str,
-    b: &str,
-    grid: &Grid,
-    cmp: &Comparison,
-    x: &str,
-) -> Result<(), PredictError> {
-    use plotters::prelude::*;
-    let (points, ta, tb) = (&cmp.points, &cmp.ta, &cmp.tb);
-    let err = |e: String| PredictError::Io {
-        path: out.display().to_string(),
-        source: std::io::Error::other(e),
-    };
-    if !points.iter().all(|p| p.contains_key(x)) {
-        return Err(PredictError::Usage(format!(
-            "--x {x}: not a variable of the grid"
-        )));
-    }
-    let xs: Vec<f64> = points.iter().map(|p| p[x]).collect();
-    let (xmin, xmax) = xs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-            (l.min(*v), h.max(*v))
-        });
-    plotfont::register().map_err(|e| err(e.to_string()))?;
-    let (scale, unit) = plotfont::seconds_unit(ta.iter().chain(tb).cloned().fold(0.0, f64::max));
-    let umax = cmp.uncertainty.iter().cloned().fold(0.0, f64::max);
-    let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * scale * (1.0 + umax / 2.0) * 1.05;
-    let xmax = if xmax > xmin { xmax } else { xmin + 1.0 };
-    let others: Vec<String> = grid.varying().into_iter().filter(|v| v != x).collect();
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, p) in points.iter().enumerate() {
-        let key = others
-            .iter()
-            .map(|k| format!("{k}={}", p[k]))
-            .collect::<Vec<_>>()
-            .join(" ");
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(i),
-            None => groups.push((key, vec![i])),
-        }
-    }
-    // One colour a version and group; version a solid with circles, b dashed with triangles,
-    // so the two stay apart even where their curves meet.
-    let mut legend: Vec<(String, RGBColor)> = Vec::new();
-    for (g, (key, _)) in groups.iter().enumerate() {
-        for (which, name) in [(0, a), (1, b)] {
-            let label = match key.is_empty() {
-                true => format!("{}: {name}", ["a", "b"][which]),
-                false => format!("{}: {name} {key}", ["a", "b"][which]),
-            };
-            legend.push((label, version_color(g, which)));
-        }
-    }
-    let legend_w =
-        plotfont::legend_width(&legend.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>());
-    let root = SVGBackend::new(out, (720 + legend_w, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let (plot_area, legend_area) = root.split_horizontally(720);
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(12)
-        .caption("lcm compare: predicted run time", (plotfont::FAMILY, 22))
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(xmin..xmax, 0.0..ymax.max(1e-12))
-        .map_err(|e| err(e.to_string()))?;
-    chart
-        .configure_mesh()
-        .x_desc(x)
-        .y_desc(format!("T ({unit})"))
-        .x_label_formatter(&|v| plotfont::tick_label(*v))
-        .y_label_formatter(&|v| plotfont::tick_label(*v))
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
-    for (g, (_, mut idx)) in groups.into_iter().enumerate() {
-        idx.sort_by(|&i, &j| xs[i].total_cmp(&xs[j]));
-        for (which, ts) in [(0, ta), (1, tb)] {
-            let color = version_color(g, which);
-            let series: Vec<(f64, f64)> = idx.iter().map(|&i| (xs[i], ts[i] * scale)).collect();
-            let band = |sign: f64, i: usize| {
-                (
-                    xs[i],
-                    ts[i] * scale * (1.0 + sign * cmp.uncertainty[i] / 2.0),
-                )
-            };
-            let outline: Vec<(f64, f64)> = idx
-                .iter()
-                .map(|&i| band(1.0, i))
-                .chain(idx.iter().rev().map(|&i| band(-1.0, i)))
-                .filter(|(_, y)| y.is_finite())
-                .collect();
-            chart
-                .draw_series(std::iter::once(Polygon::new(
-                    outline,
-                    color.mix(0.15).filled(),
-                )))
-                .map_err(|e| err(e.to_string()))?;
-            let style = color.stroke_width(2);
-            let drawn = if which == 0 {
-                chart
-                    .draw_series(LineSeries::new(series.clone(), style))
-                    .map(|_| ())
-                    .and_then(|()| {
-                        chart
-                            .draw_series(series.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                            .map(|_| ())
-                    })
-            } else {
-                chart
-                    .draw_series(DashedLineSeries::new(series.clone(), 8, 5, style))
-                    .map(|_| ())
-                    .and_then(|()| {
-                        chart
-                            .draw_series(
-                                series
-                                    .iter()
-                                    .map(|&p| TriangleMarker::new(p, 4, color.filled())),
-                            )
-                            .map(|_| ())
-                    })
-            };
-            drawn.map_err(|e| err(e.to_string()))?;
-        }
-    }
-    plotfont::draw_legend(&legend_area, &legend).map_err(|e| err(e.to_string()))?;
-    root.present().map_err(|e| err(e.to_string()))?;
-    Ok(())
-}
-
-/// The colour of version `which` (0 = a, 1 = b) in group `g` of the compare plot.
-fn version_color(g: usize, which: usize) -> plotters::style::RGBColor {
-    use plotters::style::{Palette, Palette99};
-    let (r, gr, b) = Palette99::COLORS[(2 * g + which) % Palette99::COLORS.len()];
-    plotters::style::RGBColor(r, gr, b)
-}
-
 /// The structure tree as JSON: `{kind, label, line, rule, p_override, children, ...}`;
 /// fragments add `name`, `models` (category → expression text), `inputs`, `outputs`.
 pub fn tree_json(root: &Node) -> String {
-    serde_json::to_string_pretty(&node_json(root)).unwrap_or_default()
+    crate::json_out::pretty(&node_json(root))
 }
 
 fn node_json(n: &Node) -> Value {

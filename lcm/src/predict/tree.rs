@@ -38,9 +38,33 @@ pub struct Fragment {
     pub end_line: usize,
     /// Parallel constructs found inside the fragment, e.g. `par_iter (line 12)`.
     pub inner_parallelism: Vec<String>,
+    /// The measured models a derived fragment's rules refer to (`merge.pc`, `sort.ml_p2`)
+    /// with the models that replaced them (empty for a fragment that is not derived):
+    /// checked at each point for negative values ([`super::negative`]).
+    pub referenced: Vec<(String, Expr)>,
     /// The parallel constructs inside the fragment's code as the machine costs see them
     /// (boxed: most fragments have none).
     pub inside: Box<Inside>,
+}
+
+impl Fragment {
+    /// A fragment named `name` with no models, its models' origin `source`.
+    pub fn named(name: &str) -> Fragment {
+        Fragment {
+            name: name.to_string(),
+            categories: Vec::new(),
+            model_origin: "source".into(),
+            executions: None,
+            inputs: Vec::new(),
+            ranges: Vec::new(),
+            outputs: Vec::new(),
+            bytes: None,
+            end_line: 0,
+            inner_parallelism: Vec::new(),
+            referenced: Vec::new(),
+            inside: Box::default(),
+        }
+    }
 }
 
 /// What the machine costs need of the parallel constructs inside a fragment's code.

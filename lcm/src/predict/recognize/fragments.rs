@@ -105,6 +105,7 @@ impl Recognizer<'_> {
             bytes: None,
             end_line: end_line(stmts[stmts.len() - 1]),
             inner_parallelism: Vec::new(),
+            referenced: Vec::new(),
             inside: Box::default(),
             ranges: Vec::new(),
         };
@@ -164,6 +165,7 @@ impl Recognizer<'_> {
         }
         frag.inside.constructs = inner.found;
         frag.inside.notes = inner.notes;
+        self.check_machine_overheads(&frag, line, stmts);
         let recvs: Vec<Node> = scan
             .recvs
             .iter()

@@ -41,6 +41,7 @@ use lca::expr::Expr;
 use std::collections::{BTreeSet, HashMap};
 use syn::visit::Visit;
 
+mod callees;
 mod channels;
 mod constructs;
 mod fragments;
