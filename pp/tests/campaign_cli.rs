@@ -394,15 +394,30 @@ fn usage_errors_exit_2_and_bad_runs_exit_1() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
 }
 
+/// Clap turns `{n}` in help text into a line break; the examples must show it as written
+/// (and the line continued with `\\` must end with it), in the short and the long help.
 #[test]
-fn help_shows_examples() {
-    let o = Command::new(env!("CARGO_BIN_EXE_pp-campaign"))
-        .arg("--help")
-        .output()
-        .unwrap();
-    let help = text(&o.stdout);
-    assert!(
-        help.contains("Examples:") && help.contains("-- ./fft2d -n {size} -p {p}"),
-        "{help}"
-    );
+fn help_shows_examples_with_their_placeholders_as_written() {
+    for flag in ["--help", "-h"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp-campaign"))
+            .arg(flag)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let help = text(&o.stdout);
+        assert!(
+            help.contains("Examples:") && help.contains("-- ./fft2d -n {size} -p {p}"),
+            "{help}"
+        );
+        assert!(
+            help.contains("-- ./fft2d -n {n} --iters {iters} -p {p}\n"),
+            "{flag}: {help}"
+        );
+        assert!(help.contains("--per-execution \\\n"), "{flag}: {help}");
+        assert!(!help.contains('\x1b'), "{flag}: escape codes in piped help");
+        // a placeholder turned into a line break leaves the words before it ending in a space
+        for line in help.lines() {
+            assert!(!line.ends_with(' '), "{flag}: broken line '{line}'");
+        }
+    }
 }

@@ -19,7 +19,7 @@ Examples:
       --note impl=locked -o hist.pp -- histogram --impl locked -n {keys} -p {p}
                                   the program's own timed region (it prints time_s=S)
   pp-campaign --grid size=64 --grid layout=row,col --p 1..4 -- ./prog {layout} {size}
-  pp-campaign --grid n=256,512 --grid iters=40,10 --p 1,2 --per-execution \
+  pp-campaign --grid n=256,512 --grid iters=40,10 --p 1,2 --per-execution \\
       --iterations iters -o dp.pp -- ./fft2d -n {n} --iters {iters} -p {p}
                                   records per execution: each fragment's over its runs,
                                   the session's over the run's iterations
@@ -50,7 +50,7 @@ Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, 
 /// Run a program over a grid of sizes, p and repetitions, round robin behind a quiet-machine
 /// gate, and write pp profile records (p = 1 baseline) for lca.
 #[derive(Debug, Parser)]
-#[command(name = "pp-campaign", version, after_help = EXAMPLES)]
+#[command(name = "pp-campaign", version, after_help = literal_placeholders(EXAMPLES))]
 pub struct Args {
     /// A size variable and its values: NAME=ITEMS (repeat for more variables)
     #[arg(long = "grid", value_name = "NAME=ITEMS")]
@@ -134,6 +134,14 @@ pub struct Args {
     /// The program and its arguments, with {NAME} and {p} placeholders
     #[arg(last = true, value_name = "COMMAND", required = true)]
     pub command: Vec<String>,
+}
+
+/// `text` for clap's help with every `{n}` shown as written. Clap turns `{n}` into a line
+/// break anywhere in help text and has no escape for it, so an ANSI reset (`ESC[0m`) goes
+/// between `{` and `n}`: invisible on a terminal, and removed by clap when the help goes to
+/// a pipe or a file, which then holds the literal `{n}`.
+pub fn literal_placeholders(text: &str) -> String {
+    text.replace("{n}", "{\x1b[0mn}")
 }
 
 fn seconds(name: &str, s: f64) -> Result<Duration, String> {
