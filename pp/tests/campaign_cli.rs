@@ -256,6 +256,64 @@ fn per_execution_divides_fragments_by_their_runs_and_the_session_by_the_iteratio
     }
 }
 
+/// A parallel loop of 4 tasks, each running fragment `leaf` for 1 µs, task k on thread
+/// k mod p starting at (k div p) · 2 µs: at p = 1 the 4 runs of `leaf` follow each other
+/// (4 executions), at p = 2 they run in overlapping pairs (2 executions).
+const TASKS_SCRIPT: &str = r#"p=$PPLIB_PROCESSORS
+echo "done time_s=0.5"
+[ -n "$PPLIB_LOG" ] || exit 0
+exec > "$PPLIB_LOG"
+printf 'pptrace 1\nprocessors %s\n0 0 session_begin\n0 0 par_begin\n' $p
+k=0; last=0
+while [ $k -lt 4 ]; do
+  th=$((k % p)); t=$(( (k / p) * 2000 )); last=$((t+1000))
+  printf '%s %s task_begin\n%s %s frag_begin leaf\n' $t $th $t $th
+  printf '%s %s frag_end leaf\n%s %s task_end\n' $last $th $last $th
+  k=$((k+1))
+done
+printf '%s 0 par_end\n%s 0 session_end\n' $last $last"#;
+
+#[test]
+fn per_execution_warns_about_a_fragment_with_fewer_executions_at_p_above_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tasks.pp");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--grid",
+            "n=8",
+            "--p",
+            "1,2",
+            "--reps",
+            "1",
+            "--wait",
+            "0.1",
+            "--wait-budget",
+            "2",
+            "--time-key",
+            "time_s",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+            "--per-execution",
+        ];
+        args.extend_from_slice(extra);
+        let o = campaign(&args, &["sh", "-c", TASKS_SCRIPT, "tasks", "{n}"]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let warned = run(&[]);
+    assert!(
+        warned.contains(
+            "n=8 p=2: fragment leaf has 2 executions against 4 at n=8 p=1: runs that overlap"
+        ),
+        "{warned}"
+    );
+    assert!(warned.contains("--per-iteration leaf"), "{warned}");
+    // Divided by the iterations at every p, it is not warned about.
+    let named = run(&["--per-iteration", "leaf"]);
+    assert!(!named.contains("fragment leaf has"), "{named}");
+}
+
 #[test]
 fn json_summary_has_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();

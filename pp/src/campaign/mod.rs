@@ -28,7 +28,10 @@
 //!    fragment) with the point's variables, `rep=` and `run_s=` (its timed seconds) in the
 //!    note. One file holds them all, fragments told apart by `tag=`: what `lca model
 //!    --all-tags` reads. Per execution ([`per_execution`]), every fragment's record is
-//!    divided by the times it ran and the session's by the run's iterations.
+//!    divided by the times it ran and the session's by the run's iterations; a fragment
+//!    whose executions at p > 1 differ from its p = 1 point's (one run concurrently on
+//!    several threads: overlapping runs count once) is warned about
+//!    ([`execution_counts`]).
 //!
 //! A program that measures code in its own process (the end-to-end study) implements
 //! [`runner::PointRunner`] over its own points and calls [`rounds::time_round_robin`] with
@@ -36,6 +39,7 @@
 //! [`per_execution::per_execution_records`].
 
 pub mod exec;
+pub mod execution_counts;
 pub mod gate;
 pub mod grid;
 pub mod load;

@@ -42,7 +42,9 @@ Records (docs/records.md): for every counted repetition, pp's profile of its log
   variables, noted `VARIABLES rep=ROUND run_s=SECONDS` after --note's tokens. With
   --per-execution each fragment's record is divided by the times it ran in the run and
   the session's (and --per-iteration's fragments') by --iterations (the trip count of the
-  program's outermost loop; 1 by default: the session stays whole).
+  program's outermost loop; 1 by default: the session stays whole). A fragment whose
+  executions at p > 1 differ from its p = 1 point's (one run inside parallel tasks:
+  overlapping runs count once) is warned about: name it in --per-iteration.
 
 Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, a file
   could not be written), 2 usage error.";
