@@ -79,7 +79,8 @@ pub struct Args {
     #[arg(long, value_name = "S", default_value_t = 2.0)]
     pub wait: f64,
 
-    /// Longest total wait for quiet, in seconds
+    /// Longest total wait for quiet, in seconds: all waits together, the first one
+    /// included; once spent, repetitions follow each other without waiting
     #[arg(long, value_name = "S", default_value_t = 120.0)]
     pub wait_budget: f64,
 
