@@ -256,6 +256,55 @@ fn per_execution_divides_fragments_by_their_runs_and_the_session_by_the_iteratio
     }
 }
 
+#[test]
+fn paired_variables_run_their_pairs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("paired.pp");
+    let o = campaign(
+        &[
+            "--grid",
+            "n:it=64:4,128:2",
+            "--p",
+            "1",
+            "--reps",
+            "1",
+            "--wait",
+            "0.1",
+            "--wait-budget",
+            "2",
+            "--time-key",
+            "time_s",
+            "--per-execution",
+            "--iterations",
+            "it",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["sh", "-c", LOOP_SCRIPT, "loop", "{it}", "{n}"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    assert!(!stdout.contains("n=64 it=2"), "{stdout}");
+    assert!(!stdout.contains("not in the command"), "{stdout}");
+    let file = std::fs::read_to_string(&out).unwrap();
+    let sessions: Vec<(f64, f64, f64)> = file
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.contains("tag="))
+        .map(|l| {
+            let v = |k| value(l, k).unwrap();
+            (v("n"), v("it"), v("rt"))
+        })
+        .collect();
+    // Two points, each its own pair; the session per iteration: (2 + 6 it) µs over it.
+    let mut pairs: Vec<(f64, f64)> = sessions.iter().map(|s| (s.0, s.1)).collect();
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pairs.dedup();
+    assert_eq!(pairs, [(64.0, 4.0), (128.0, 2.0)], "{file}");
+    for (_, it, rt) in sessions {
+        assert!((rt - (2.0 + 6.0 * it) * 1e-6 / it).abs() < 1e-12, "{file}");
+    }
+}
+
 /// A parallel loop of 4 tasks, each running fragment `leaf` for 1 µs, task k on thread
 /// k mod p starting at (k div p) · 2 µs: at p = 1 the 4 runs of `leaf` follow each other
 /// (4 executions), at p = 2 they run in overlapping pairs (2 executions).
@@ -472,6 +521,10 @@ fn help_shows_examples_with_their_placeholders_as_written() {
             "{flag}: {help}"
         );
         assert!(help.contains("--per-execution \\\n"), "{flag}: {help}");
+        assert!(
+            help.contains("--grid n:iters=256:40,512:10"),
+            "{flag}: {help}"
+        );
         assert!(!help.contains('\x1b'), "{flag}: escape codes in piped help");
         // a placeholder turned into a line break leaves the words before it ending in a space
         for line in help.lines() {

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! What a campaign does ([`run`]):
-//! 1. every point of the [`grid::Grid`] (every combination of the variables' values and p)
+//! 1. every point of the [`grid::Grid`] (every combination of the variables' values and p;
+//!    paired variables take their values together)
 //!    is run by a [`runner::PointRunner`] (for an executable, [`exec::ExecRunner`]: the
 //!    [`template::CommandTemplate`] rendered at the point, p in the environment, and
 //!    `PPLIB_LOG` naming one log per repetition);
@@ -144,11 +145,12 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         warnings
             .push("the p list has no 1: no baseline, so the records have no pc and ml".to_string());
     }
-    for a in &campaign.grid.axes {
-        if a.values.len() > 1 && !campaign.runner.template.uses(&a.name) {
+    for name in campaign.grid.variables() {
+        let values = campaign.grid.values_of(name).unwrap_or_default();
+        let varies = values.iter().any(|v| *v != values[0]);
+        if varies && !campaign.runner.template.uses(name) {
             warnings.push(format!(
-                "variable {} is not in the command: its points run the same command",
-                a.name
+                "variable {name} is not in the command: its points run the same command"
             ));
         }
     }

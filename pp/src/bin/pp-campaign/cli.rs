@@ -19,10 +19,11 @@ Examples:
       --note impl=locked -o hist.pp -- histogram --impl locked -n {keys} -p {p}
                                   the program's own timed region (it prints time_s=S)
   pp-campaign --grid size=64 --grid layout=row,col --p 1..4 -- ./prog {layout} {size}
-  pp-campaign --grid n=256,512 --grid iters=40,10 --p 1,2 --per-execution \\
+  pp-campaign --grid n:iters=256:40,512:10 --p 1,2 --per-execution \\
       --iterations iters -o dp.pp -- ./fft2d -n {n} --iters {iters} -p {p}
                                   records per execution: each fragment's over its runs,
-                                  the session's over the run's iterations
+                                  the session's over the run's iterations; n and iters
+                                  paired: 2 points per p, (256, 40) and (512, 10)
 
 Command: the words after `--`, one argument each (no shell); {NAME} is the point's value
   of grid variable NAME, {p} its processor count, {{ and }} literal braces. Every run gets
@@ -30,8 +31,11 @@ Command: the words after `--`, one argument each (no shell); {NAME} is the point
   OMP_NUM_THREADS.
 
 Grid: NAME=ITEMS (repeatable) and --p ITEMS; an item is a value, A..B, A..B:+K (step)
-  or A..B:*K (factor). Points run round robin: one repetition of each per round, rounds
-  in alternating order, after an unrecorded warm-up round.
+  or A..B:*K (factor). The points are every combination of the options' values and p:
+  --grid n=256,512 --grid iters=40,10 is 4 points per p. Variables paired in one option,
+  NAME:NAME=V:V,V:V (plain values), vary together: --grid n:iters=256:40,512:10 is 2.
+  Points run round robin: one repetition of each per round, rounds in alternating
+  order, after an unrecorded warm-up round.
 
 Quiet: a repetition counts when the processor time other processes took while it ran
   was below 3% of the machine (from /proc); disturbed ones are repeated (up to --most
@@ -54,7 +58,8 @@ Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, 
 #[derive(Debug, Parser)]
 #[command(name = "pp-campaign", version, after_help = literal_placeholders(EXAMPLES))]
 pub struct Args {
-    /// A size variable and its values: NAME=ITEMS (repeat for more variables)
+    /// A size variable and its values: NAME=ITEMS (repeat for more variables: every
+    /// combination), or variables paired step by step: NAME:NAME=V:V,V:V
     #[arg(long = "grid", value_name = "NAME=ITEMS")]
     pub grid: Vec<String>,
 
@@ -175,7 +180,7 @@ impl Args {
         let note = pp::parse_note(&self.note).map_err(|e| format!("--note: {e}"))?;
         if let Some(clash) = note.iter().find_map(|t| {
             let key = t.split_once('=').map_or(t.as_str(), |(k, _)| k);
-            (grid.axes.iter().any(|a| a.name == key) || ["rep", "run_s"].contains(&key))
+            (grid.variables().any(|name| name == key) || ["rep", "run_s"].contains(&key))
                 .then(|| key.to_string())
         }) {
             return Err(format!(
