@@ -90,6 +90,8 @@ pub struct Args {
     pub wait_budget: f64,
 
     /// Take a run's seconds from the last KEY=SECONDS token it prints, not the wall clock
+    /// (time the region inside pplib::run's closure: a recorded run's first session
+    /// calibrates pplib's clock for about 20 ms before it begins)
     #[arg(long, value_name = "KEY")]
     pub time_key: Option<String>,
 
