@@ -56,24 +56,23 @@ impl Sweep {
                 Role::Switches => &mut s.switches,
             };
             if let Some(prev) = track.as_ref() {
-                let wall = t.saturating_sub(prev.time);
-                if wall > 0 {
+                if t > prev.time {
                     let delta = value.saturating_sub(prev.value) as f64;
                     let since = |w: usize, now: u128| {
                         let before = prev.busy_wall.get(w).copied().unwrap_or(0);
                         now.saturating_sub(before) as f64
                     };
-                    for (w, &bw_now) in busy_wall.iter().enumerate() {
-                        attribute(
-                            &mut self.windows[w].totals,
-                            role,
-                            since(w, bw_now),
-                            delta,
-                            wall,
-                        );
+                    let bws: Vec<f64> = (busy_wall.iter().enumerate())
+                        .map(|(w, &now)| since(w, now))
+                        .collect();
+                    // The thread's Busy wall time in the interval: the session window's,
+                    // which runs on after session_end and holds every fragment's.
+                    let busy = bws.iter().copied().fold(0.0, f64::max);
+                    for (w, &bw) in bws.iter().enumerate() {
+                        attribute(&mut self.windows[w].totals, role, bw, delta, busy);
                     }
                     if let (Some(bw_snap), Some(snap)) = (snap_busy_wall, self.snapshot.as_mut()) {
-                        attribute(&mut snap.totals, role, since(0, bw_snap), delta, wall);
+                        attribute(&mut snap.totals, role, since(0, bw_snap), delta, busy);
                     }
                     match role {
                         Role::Cpu => self.cpu_sampled = true,
@@ -92,12 +91,15 @@ impl Sweep {
 }
 
 /// Adds to `totals` a window's share of a counter's increase `delta` over a sampling
-/// interval of `wall` nanoseconds in which the thread was Busy in the window for `bw`.
-fn attribute(totals: &mut WindowTotals, role: Role, bw: f64, delta: f64, wall: u64) {
-    if bw <= 0.0 {
+/// interval in which the thread was Busy for `busy` nanoseconds of wall time, `bw` of them
+/// in the window. The increase is taken to have come during the Busy time (a thread that
+/// waits for work sleeps), so the window's share is `delta * bw / busy`: every window the
+/// same fraction of its Busy wall time.
+fn attribute(totals: &mut WindowTotals, role: Role, bw: f64, delta: f64, busy: f64) {
+    if bw <= 0.0 || busy <= 0.0 {
         return;
     }
-    let share = delta * (bw / wall as f64);
+    let share = delta * (bw / busy);
     match role {
         Role::Cpu => {
             totals.cpu_sampled_busy_wall += bw;
