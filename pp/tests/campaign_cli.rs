@@ -257,6 +257,113 @@ fn per_execution_divides_fragments_by_their_runs_and_the_session_by_the_iteratio
 }
 
 #[test]
+fn paired_variables_run_their_pairs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("paired.pp");
+    let o = campaign(
+        &[
+            "--grid",
+            "n:it=64:4,128:2",
+            "--p",
+            "1",
+            "--reps",
+            "1",
+            "--wait",
+            "0.1",
+            "--wait-budget",
+            "2",
+            "--time-key",
+            "time_s",
+            "--per-execution",
+            "--iterations",
+            "it",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["sh", "-c", LOOP_SCRIPT, "loop", "{it}", "{n}"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    assert!(!stdout.contains("n=64 it=2"), "{stdout}");
+    assert!(!stdout.contains("not in the command"), "{stdout}");
+    let file = std::fs::read_to_string(&out).unwrap();
+    let sessions: Vec<(f64, f64, f64)> = file
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.contains("tag="))
+        .map(|l| {
+            let v = |k| value(l, k).unwrap();
+            (v("n"), v("it"), v("rt"))
+        })
+        .collect();
+    // Two points, each its own pair; the session per iteration: (2 + 6 it) µs over it.
+    let mut pairs: Vec<(f64, f64)> = sessions.iter().map(|s| (s.0, s.1)).collect();
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pairs.dedup();
+    assert_eq!(pairs, [(64.0, 4.0), (128.0, 2.0)], "{file}");
+    for (_, it, rt) in sessions {
+        assert!((rt - (2.0 + 6.0 * it) * 1e-6 / it).abs() < 1e-12, "{file}");
+    }
+}
+
+/// A parallel loop of 4 tasks, each running fragment `leaf` for 1 µs, task k on thread
+/// k mod p starting at (k div p) · 2 µs: at p = 1 the 4 runs of `leaf` follow each other
+/// (4 executions), at p = 2 they run in overlapping pairs (2 executions).
+const TASKS_SCRIPT: &str = r#"p=$PPLIB_PROCESSORS
+echo "done time_s=0.5"
+[ -n "$PPLIB_LOG" ] || exit 0
+exec > "$PPLIB_LOG"
+printf 'pptrace 1\nprocessors %s\n0 0 session_begin\n0 0 par_begin\n' $p
+k=0; last=0
+while [ $k -lt 4 ]; do
+  th=$((k % p)); t=$(( (k / p) * 2000 )); last=$((t+1000))
+  printf '%s %s task_begin\n%s %s frag_begin leaf\n' $t $th $t $th
+  printf '%s %s frag_end leaf\n%s %s task_end\n' $last $th $last $th
+  k=$((k+1))
+done
+printf '%s 0 par_end\n%s 0 session_end\n' $last $last"#;
+
+#[test]
+fn per_execution_warns_about_a_fragment_with_fewer_executions_at_p_above_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tasks.pp");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--grid",
+            "n=8",
+            "--p",
+            "1,2",
+            "--reps",
+            "1",
+            "--wait",
+            "0.1",
+            "--wait-budget",
+            "2",
+            "--time-key",
+            "time_s",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+            "--per-execution",
+        ];
+        args.extend_from_slice(extra);
+        let o = campaign(&args, &["sh", "-c", TASKS_SCRIPT, "tasks", "{n}"]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let warned = run(&[]);
+    assert!(
+        warned.contains(
+            "n=8 p=2: fragment leaf has 2 executions against 4 at n=8 p=1: runs that overlap"
+        ),
+        "{warned}"
+    );
+    assert!(warned.contains("--per-iteration leaf"), "{warned}");
+    // Divided by the iterations at every p, it is not warned about.
+    let named = run(&["--per-iteration", "leaf"]);
+    assert!(!named.contains("fragment leaf has"), "{named}");
+}
+
+#[test]
 fn json_summary_has_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("toy.pp");
@@ -394,15 +501,34 @@ fn usage_errors_exit_2_and_bad_runs_exit_1() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
 }
 
+/// Clap turns `{n}` in help text into a line break; the examples must show it as written
+/// (and the line continued with `\\` must end with it), in the short and the long help.
 #[test]
-fn help_shows_examples() {
-    let o = Command::new(env!("CARGO_BIN_EXE_pp-campaign"))
-        .arg("--help")
-        .output()
-        .unwrap();
-    let help = text(&o.stdout);
-    assert!(
-        help.contains("Examples:") && help.contains("-- ./fft2d -n {size} -p {p}"),
-        "{help}"
-    );
+fn help_shows_examples_with_their_placeholders_as_written() {
+    for flag in ["--help", "-h"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_pp-campaign"))
+            .arg(flag)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let help = text(&o.stdout);
+        assert!(
+            help.contains("Examples:") && help.contains("-- ./fft2d -n {size} -p {p}"),
+            "{help}"
+        );
+        assert!(
+            help.contains("-- ./fft2d -n {n} --iters {iters} -p {p}\n"),
+            "{flag}: {help}"
+        );
+        assert!(help.contains("--per-execution \\\n"), "{flag}: {help}");
+        assert!(
+            help.contains("--grid n:iters=256:40,512:10"),
+            "{flag}: {help}"
+        );
+        assert!(!help.contains('\x1b'), "{flag}: escape codes in piped help");
+        // a placeholder turned into a line break leaves the words before it ending in a space
+        for line in help.lines() {
+            assert!(!line.ends_with(' '), "{flag}: broken line '{line}'");
+        }
+    }
 }

@@ -403,6 +403,14 @@ fn help_has_examples_and_usage_errors_exit_2() {
     assert!(o.status.success());
     assert!(stdout(&o).contains("Examples:"));
     assert!(stdout(&o).contains("pp --all-tags run.pplog"));
+    // clap turns `{n}` in help text into a line break: no line may end where one was eaten
+    for flag in ["--help", "-h"] {
+        let help = stdout(&pp(&[flag]));
+        assert!(help.contains("Examples:"), "{flag}: {help}");
+        for line in help.lines() {
+            assert!(!line.ends_with(' '), "{flag}: broken line '{line}'");
+        }
+    }
     assert_eq!(pp(&["--no-such-flag"]).status.code(), Some(2));
     assert_eq!(pp(&["-t", "a", "--all-tags", "x"]).status.code(), Some(2));
     let f = fixture("serial_only.pptrace");

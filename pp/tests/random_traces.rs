@@ -1,14 +1,17 @@
 //! Random valid traces: whatever the nesting, interleaving, oversubscription and counters,
 //! every profile satisfies `li + ip + sl + wc + rt = tt` with `0 <= fj <= li`, the
-//! per-thread rows add up to it, fragment windows are no longer than the session, and
-//! threaded and sequential decoding agree. Seeded, so failures reproduce.
+//! per-thread rows add up to it, fragment windows are no longer than the session and lose
+//! no more to descheduling (`os`) than it, and threaded and sequential decoding agree.
+//! Seeded, so failures reproduce.
 
 use pp::{analyze_bytes, Options, TagSelection};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// A random well-nested trace: thread 0 holds the session; every thread opens and closes
-/// fragments, pars, tasks (some wasted) and waits at random, with counter samples.
+/// fragments, pars, tasks (some wasted) and waits at random, with counter samples; some
+/// threads have a last sample after `session_end`, as pplib records the other threads'
+/// last samples when the session finishes.
 fn random_trace(rng: &mut ChaCha8Rng) -> String {
     let p = rng.gen_range(1..=4);
     let threads = rng.gen_range(1..=6);
@@ -20,6 +23,7 @@ fn random_trace(rng: &mut ChaCha8Rng) -> String {
     let mut lines = vec!["pptrace 1".to_owned(), format!("processors {p}")];
     let mut end_of_all = base;
     let mut bodies = Vec::new();
+    let mut last_cpu = Vec::new();
     for t in 0..threads {
         let mut now = base + rng.gen_range(0..5_000u64);
         let mut stack: Vec<&str> = Vec::new();
@@ -59,6 +63,7 @@ fn random_trace(rng: &mut ChaCha8Rng) -> String {
         }
         end_of_all = end_of_all.max(now);
         bodies.push(body);
+        last_cpu.push(cpu);
     }
     // Thread 0's session spans everything.
     lines.push(format!("{base} 0 session_begin"));
@@ -66,6 +71,17 @@ fn random_trace(rng: &mut ChaCha8Rng) -> String {
         lines.extend(body);
     }
     lines.push(format!("{} 0 session_end", end_of_all + 1));
+    for (t, cpu) in last_cpu.into_iter().enumerate() {
+        if rng.gen_bool(0.5) {
+            let late = rng.gen_range(2..2_000u64);
+            let cpu = cpu + rng.gen_range(0..late);
+            lines.push(format!(
+                "{} {t} counters cpu_ns={cpu} llc_misses={}",
+                end_of_all + late,
+                cpu / 7
+            ));
+        }
+    }
     lines.join("\n") + "\n"
 }
 
@@ -96,6 +112,7 @@ fn random_traces_keep_the_invariants() {
             "case {case}: threaded vs sequential\n{trace}"
         );
         let session_tt = a.session().tt;
+        let session_os = a.session().os.unwrap_or(0.0);
         for p in &a.profiles {
             assert!(
                 p.invariant_error() <= 1e-9,
@@ -125,6 +142,12 @@ fn random_traces_keep_the_invariants() {
             assert!(
                 p.tt <= session_tt * (1.0 + 1e-12),
                 "case {case}: window longer than the session"
+            );
+            let os = p.os.unwrap_or(0.0);
+            assert!(
+                os <= session_os * (1.0 + 1e-9) + 1e-15,
+                "case {case} {}: os {os} above the session's {session_os}\n{trace}",
+                p.window_name()
             );
             for (c, v) in p.categories() {
                 if c.key() != "ml" {

@@ -54,6 +54,30 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! **Timing a run.** A recorded run takes longer than its session: where the clock is the
+//! processor's time-stamp counter (the default where the kernel uses it), the first session
+//! of a process that records calibrates it against CLOCK_MONOTONIC, sleeping about 20 ms
+//! ([`clock`]), before `session_begin`; building the pool, starting its threads and writing
+//! out the log's last buffers also lie outside the session. None of this is in any record
+//! pp writes. So a program that prints its own time for comparison with the profile or
+//! with a prediction (pp-campaign's `--time-key`) times the region **inside** the closure
+//! given to [`run`], not the call to [`run`]; or compare with the session's record (its
+//! `tt / p`, which is the session's elapsed time). `PPLIB_CLOCK=monotonic` avoids the
+//! calibration (CLOCK_MONOTONIC, read through the vDSO, costs more per event than the
+//! time-stamp counter). An unrecorded run (no `PPLIB_LOG`) does not calibrate.
+//!
+//! ```
+//! let secs = pplib::run(2, || {
+//!     let start = std::time::Instant::now(); // inside the session: no calibration, no pool
+//!     let _tag = pplib::frag("work");
+//!     let x: u64 = (1..=1000u64).sum();
+//!     assert_eq!(x, 500_500);
+//!     start.elapsed().as_secs_f64()
+//! })?;
+//! println!("time_s={secs}"); // what pp-campaign --time-key time_s reads
+//! # Ok::<(), pplib::PplibError>(())
+//! ```
+//!
 //! Without [`run`]: start a [`Session`] inside `pool.install` of a [`pool`] so that p is
 //! the pool's size and no thread outside the pool is counted while it blocks in `install`
 //! (a session started outside any pool takes p from rayon's global pool). C and OpenMP

@@ -24,7 +24,8 @@ pub struct Gate<S = ProcStat> {
     budget: Duration,
     /// Window length.
     window: Duration,
-    /// Time waited so far (whole windows).
+    /// Time waited so far: what the source's pauses took (at most the budget, overrun by
+    /// one pause's stretch).
     pub waited: Duration,
     /// Windows that were looked at and found busy.
     pub busy_windows: usize,
@@ -54,28 +55,31 @@ impl<S: LoadSource> Gate<S> {
     }
 
     /// Waits until a window passes with other load below [`QUIET_SHARE`], at most `max`
-    /// (and at most the budget left; a window once begun is finished). Returns the share of
-    /// the last window (None where it cannot be measured: then it returns at once).
+    /// and at most the budget left: the last window is cut to the time left, and with no
+    /// time left it does not wait at all. The time waited is the time the source's pauses
+    /// took (a sleep the scheduler stretched counts as long as it took), so all waits
+    /// together end at the budget, overrun by at most one pause's stretch. Returns the
+    /// share of the last window (None where it cannot be measured, or when nothing was
+    /// waited).
     pub fn wait_quiet(&mut self, max: Duration) -> Option<f64> {
         if !self.available {
             return None;
         }
         let limit = max.min(self.budget.saturating_sub(self.waited));
         let mut spent = Duration::ZERO;
-        loop {
+        let mut share = None;
+        while spent < limit {
+            let window = self.window.min(limit - spent);
             let probe = Probe::start_with(&mut self.source);
-            self.source.pause(self.window);
-            spent += self.window;
-            let share = probe.share_with(&mut self.source);
-            let quiet = is_quiet(share);
-            if !quiet {
-                self.busy_windows += 1;
+            spent += self.source.pause(window);
+            share = probe.share_with(&mut self.source);
+            if is_quiet(share) {
+                break;
             }
-            if quiet || spent >= limit {
-                self.waited += spent;
-                return share;
-            }
+            self.busy_windows += 1;
         }
+        self.waited += spent;
+        share
     }
 
     /// A probe started now on the gate's counters.
@@ -102,6 +106,8 @@ pub(crate) mod tests {
         pub at: usize,
         pub now: Sample,
         pub pauses: usize,
+        /// How much longer than asked every pause takes (a loaded scheduler's delay).
+        pub stretch: Duration,
     }
 
     impl Scripted {
@@ -115,6 +121,7 @@ pub(crate) mod tests {
                     own: 0,
                 },
                 pauses: 0,
+                stretch: Duration::ZERO,
             }
         }
     }
@@ -123,12 +130,13 @@ pub(crate) mod tests {
         fn sample(&mut self) -> Option<Sample> {
             Some(self.now)
         }
-        fn pause(&mut self, _: Duration) {
+        fn pause(&mut self, d: Duration) -> Duration {
             let share = self.shares[self.at.min(self.shares.len() - 1)];
             self.at += 1;
             self.pauses += 1;
             self.now.total += 100;
             self.now.busy += (100.0 * share).round() as u64;
+            d + self.stretch
         }
     }
 
@@ -143,17 +151,41 @@ pub(crate) mod tests {
 
     #[test]
     fn stops_at_its_limit_and_at_the_budget() {
-        // Always busy: a wait of 350 ms looks at 4 windows (the last one begun is finished).
+        // Always busy: a wait of 350 ms looks at 4 windows, the last one cut to 50 ms.
         let mut g = Gate::with_source(Scripted::new(&[0.9]), Duration::from_millis(500));
         assert_eq!(g.wait_quiet(Duration::from_millis(350)), Some(0.9));
         assert_eq!(g.busy_windows, 4);
-        assert_eq!(g.waited, 4 * WINDOW);
-        // 100 ms of budget left: one more window, whatever the caller allows.
+        assert_eq!(g.waited, Duration::from_millis(350));
+        // 150 ms of budget left: that much more, whatever the caller allows.
         g.wait_quiet(Duration::from_secs(5));
-        assert_eq!(g.waited, 5 * WINDOW);
-        // Budget spent: one window still looked at (a zero limit stops after the first).
-        g.wait_quiet(Duration::from_secs(5));
+        assert_eq!(g.waited, Duration::from_millis(500));
         assert_eq!(g.busy_windows, 6);
+        // Budget spent: no window looked at, nothing waited, however often it is asked.
+        for _ in 0..30 {
+            assert_eq!(g.wait_quiet(Duration::from_secs(5)), None);
+        }
+        assert_eq!(g.busy_windows, 6);
+        assert_eq!(g.waited, Duration::from_millis(500));
+        // A zero wait does not wait either.
+        let mut g = Gate::with_source(Scripted::new(&[0.9]), Duration::from_secs(5));
+        assert_eq!(g.wait_quiet(Duration::ZERO), None);
+        assert_eq!(g.waited, Duration::ZERO);
+    }
+
+    #[test]
+    fn pauses_count_as_long_as_they_took_and_the_budget_holds() {
+        // Every window sleeps 10 ms longer than asked on a loaded machine. The first wait
+        // (700 ms) takes 6 windows of 110 ms and one cut to the 40 ms left (50 ms): 710 ms;
+        // the second the 290 ms left of the budget in 110 + 110 + 80 ms; then no more. The
+        // budget is overrun by the last pause's stretch only.
+        let mut source = Scripted::new(&[0.9]);
+        source.stretch = Duration::from_millis(10);
+        let mut g = Gate::with_source(source, Duration::from_secs(1));
+        for _ in 0..20 {
+            g.wait_quiet(Duration::from_millis(700));
+        }
+        assert_eq!(g.busy_windows, 10);
+        assert_eq!(g.waited, Duration::from_millis(1010));
     }
 
     #[test]
@@ -163,7 +195,7 @@ pub(crate) mod tests {
             fn sample(&mut self) -> Option<Sample> {
                 None
             }
-            fn pause(&mut self, _: Duration) {
+            fn pause(&mut self, _: Duration) -> Duration {
                 panic!("a blind gate must not wait");
             }
         }

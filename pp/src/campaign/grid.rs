@@ -6,19 +6,37 @@
 //! `A..B` (A, A+1, ..., B), `A..B:+K` (step K), `A..B:*K` (A, A·K, A·K², ... up to B).
 //! `n=64..1024:*2` is 64, 128, 256, 512, 1024. Values keep the order given; a value given
 //! twice is an error.
+//!
+//! Variables given in one option are **paired**: they vary together instead of forming
+//! every combination. `NAME:NAME=V:V,V:V,...` gives every item a value of each name,
+//! separated by `:` (plain values, no ranges): `n:iters=65536:32,131072:16` is two steps,
+//! (n = 65536, iters = 32) and (n = 131072, iters = 16). A pair given twice is an error; a
+//! value may repeat in one name (`n:iters=64:1,128:1`).
 
 use super::CampaignError;
 
 /// Most points a grid may have (a typo such as `1..100000000` is refused, not run).
 pub const MAX_POINTS: usize = 100_000;
 
-/// One size variable and its values, in the order given.
+/// One dimension of the grid: one size variable and its values, or several paired
+/// variables that vary together, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Axis {
-    /// Name (a record key: ASCII letters, digits and `_`).
-    pub name: String,
-    /// Values as text, in order.
-    pub values: Vec<String>,
+    /// The variables' names (record keys: ASCII letters, digits and `_`): one for
+    /// `NAME=ITEMS`, several for paired variables.
+    pub names: Vec<String>,
+    /// The steps along the dimension, in order: a value (as text) of every name, in the
+    /// order of `names`.
+    pub steps: Vec<Vec<String>>,
+}
+
+impl Axis {
+    /// The values of variable `name` along the axis, one per step (None if it is not
+    /// one of the axis's names).
+    pub fn values_of(&self, name: &str) -> Option<Vec<&str>> {
+        let k = self.names.iter().position(|n| n == name)?;
+        Some(self.steps.iter().map(|step| step[k].as_str()).collect())
+    }
 }
 
 /// One point of the grid: a value of every variable, and p.
@@ -65,26 +83,25 @@ impl Point {
 /// The variables and processor counts of a campaign.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Grid {
-    /// Size variables, in the order given.
+    /// Dimensions (single or paired variables), in the order given.
     pub axes: Vec<Axis>,
     /// Processor counts, in the order given.
     pub ps: Vec<usize>,
 }
 
 impl Grid {
-    /// The grid of `axes` (each `NAME=ITEMS`) and `ps` (`ITEMS` of integers >= 1).
+    /// The grid of `axes` (each `NAME=ITEMS`, or `NAME:NAME=V:V,...` for paired
+    /// variables) and `ps` (`ITEMS` of integers >= 1).
     pub fn parse(axes: &[String], ps: &str) -> Result<Grid, CampaignError> {
         let mut parsed: Vec<Axis> = Vec::new();
         for a in axes {
             let axis = parse_axis(a)?;
-            if axis.name == "p" {
-                return Err(usage(
-                    a,
-                    "a variable other than p (p has its own list: --p)",
-                ));
-            }
-            if parsed.iter().any(|x| x.name == axis.name) {
-                return Err(usage(a, &format!("variable {} once", axis.name)));
+            if let Some(name) = axis
+                .names
+                .iter()
+                .find(|n| parsed.iter().any(|x| x.names.contains(n)))
+            {
+                return Err(usage(a, &format!("variable {name} once")));
             }
             parsed.push(axis);
         }
@@ -99,7 +116,7 @@ impl Grid {
         let count = grid
             .axes
             .iter()
-            .map(|a| a.values.len())
+            .map(|a| a.steps.len())
             .chain([grid.ps.len()])
             .try_fold(1usize, |acc, k| acc.checked_mul(k))
             .filter(|&k| k <= MAX_POINTS);
@@ -111,17 +128,31 @@ impl Grid {
         Ok(grid)
     }
 
-    /// Every point, the last variable varying fastest and p fastest of all (so that a
-    /// size's p = 1 point comes before its other p when 1 is listed first).
+    /// The names of every variable, in the order given.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.axes
+            .iter()
+            .flat_map(|a| a.names.iter().map(String::as_str))
+    }
+
+    /// The values of variable `name`, one per step of its axis (None if the grid has no
+    /// such variable).
+    pub fn values_of(&self, name: &str) -> Option<Vec<&str>> {
+        self.axes.iter().find_map(|a| a.values_of(name))
+    }
+
+    /// Every point, the last axis varying fastest and p fastest of all (so that a size's
+    /// p = 1 point comes before its other p when 1 is listed first). Paired variables
+    /// take their values together, step by step.
     pub fn points(&self) -> Vec<Point> {
         let mut out = vec![Vec::<(String, String)>::new()];
         for a in &self.axes {
             out = out
                 .into_iter()
                 .flat_map(|prefix| {
-                    a.values.iter().map(move |v| {
+                    a.steps.iter().map(move |step| {
                         let mut x = prefix.clone();
-                        x.push((a.name.clone(), v.clone()));
+                        x.extend(a.names.iter().cloned().zip(step.iter().cloned()));
                         x
                     })
                 })
@@ -142,11 +173,67 @@ fn usage(found: &str, expected: &str) -> CampaignError {
     CampaignError::Usage(format!("grid {found:?}: expected {expected}"))
 }
 
-/// Parses `NAME=ITEMS`.
+/// Parses `NAME=ITEMS`, or `NAME:NAME=V:V,V:V,...` for paired variables.
 pub fn parse_axis(text: &str) -> Result<Axis, CampaignError> {
-    let (name, items) = text
-        .split_once('=')
-        .ok_or_else(|| usage(text, "NAME=VALUES, such as n=64,128 or n=64..1024:*2"))?;
+    let (names, items) = text.split_once('=').ok_or_else(|| {
+        usage(
+            text,
+            "NAME=VALUES, such as n=64,128 or n=64..1024:*2, or NAME:NAME=V:V,... \
+             (paired), such as n:iters=64:8,128:4",
+        )
+    })?;
+    let names: Vec<&str> = names.split(':').collect();
+    for name in &names {
+        check_name(name, text)?;
+    }
+    if let [name] = names[..] {
+        let steps = parse_items(items, text)?.into_iter().map(|v| vec![v]);
+        return Ok(Axis {
+            names: vec![name.to_string()],
+            steps: steps.collect(),
+        });
+    }
+    if let Some(twice) = names
+        .iter()
+        .enumerate()
+        .find_map(|(i, n)| names[..i].contains(n).then_some(n))
+    {
+        return Err(usage(text, &format!("variable {twice} once")));
+    }
+    let expected = format!(
+        "comma-separated items of {} values separated by ':' (plain values, no ranges, \
+         no blanks), such as {}",
+        names.len(),
+        names.iter().map(|_| "8").collect::<Vec<_>>().join(":")
+    );
+    let mut steps: Vec<Vec<String>> = Vec::new();
+    for item in items.split(',') {
+        let step: Vec<String> = item.trim().split(':').map(String::from).collect();
+        let plain =
+            |v: &String| !v.is_empty() && !v.contains("..") && !v.contains(char::is_whitespace);
+        if step.len() != names.len() || !step.iter().all(plain) {
+            return Err(usage(text, &expected));
+        }
+        if steps.contains(&step) {
+            return Err(usage(
+                text,
+                &format!("each item once ({} comes twice)", step.join(":")),
+            ));
+        }
+        if steps.len() >= MAX_POINTS {
+            return Err(usage(text, &format!("at most {MAX_POINTS} items")));
+        }
+        steps.push(step);
+    }
+    Ok(Axis {
+        names: names.iter().map(|n| n.to_string()).collect(),
+        steps,
+    })
+}
+
+/// Checks that `name` (from `text`) may be a grid variable: a record key other than p and
+/// the keys records use themselves.
+fn check_name(name: &str, text: &str) -> Result<(), CampaignError> {
     let name_ok = name
         .chars()
         .next()
@@ -170,10 +257,7 @@ pub fn parse_axis(text: &str) -> Result<Axis, CampaignError> {
             "a variable name other than the keys records use (p, tag, rep, run_s and the categories)",
         ));
     }
-    Ok(Axis {
-        name: name.to_string(),
-        values: parse_items(items, text)?,
-    })
+    Ok(())
 }
 
 /// Parses `ITEM,ITEM,...` (see the module docs) into values; `whole` is what errors quote.
@@ -284,7 +368,7 @@ mod tests {
     #[test]
     fn variables_are_record_keys_other_than_ps() {
         let g = Grid::parse(&s(&["n=64,128", "impl=a"]), "1..2").unwrap();
-        assert_eq!(g.axes[0].name, "n");
+        assert_eq!(g.axes[0].names, ["n"]);
         assert_eq!(g.ps, vec![1, 2]);
         for bad in ["p=1", "tag=x", "rt=1", "rep=1", "9n=1", "n-1=2", "n", "=1"] {
             assert!(Grid::parse(&s(&[bad]), "1").is_err(), "{bad}");
@@ -318,5 +402,60 @@ mod tests {
         assert_eq!(pt.at_one().p, 1);
         // No variables: one point per p.
         assert_eq!(Grid::parse(&[], "1..3").unwrap().points().len(), 3);
+    }
+
+    #[test]
+    fn paired_variables_vary_together() {
+        let g = Grid::parse(&s(&["n:iters=64:8,128:4,256:4", "impl=a,b"]), "1,2").unwrap();
+        assert_eq!(g.axes[0].names, ["n", "iters"]);
+        assert_eq!(g.variables().collect::<Vec<_>>(), ["n", "iters", "impl"]);
+        assert_eq!(g.values_of("iters").unwrap(), ["8", "4", "4"]);
+        assert_eq!(g.values_of("impl").unwrap(), ["a", "b"]);
+        assert_eq!(g.values_of("m"), None);
+        let labels: Vec<String> = g.points().iter().map(Point::label).collect();
+        // 3 pairs x 2 impls x 2 p: 12 points, not 3 x 3 x 2 x 2.
+        assert_eq!(labels.len(), 12);
+        assert_eq!(labels[0], "n=64 iters=8 impl=a p=1");
+        assert_eq!(labels[3], "n=64 iters=8 impl=b p=2");
+        assert_eq!(labels[4], "n=128 iters=4 impl=a p=1");
+        assert_eq!(labels[11], "n=256 iters=4 impl=b p=2");
+        assert!(!labels.iter().any(|l| l.starts_with("n=64 iters=4")));
+        // The cartesian product of the same values for comparison.
+        let product = Grid::parse(&s(&["n=64,128,256", "iters=8,4"]), "1").unwrap();
+        assert_eq!(product.points().len(), 6);
+    }
+
+    #[test]
+    fn bad_paired_variables_are_usage_errors_that_quote_the_input() {
+        for bad in [
+            "n:iters=64:8,128",
+            "n:iters=64:8:2",
+            "n:iters=64..128:8",
+            "n:iters=64:",
+            "n:iters=64:8,64:8",
+            "n:n=1:2",
+            "n:p=64:1",
+            "n:rep=64:1",
+            "n::iters=64:1",
+            "n:iters=64: 8",
+            "n:iters=",
+        ] {
+            let e = Grid::parse(&s(&[bad]), "1").unwrap_err();
+            assert!(matches!(e, CampaignError::Usage(_)), "{bad}: {e}");
+            assert!(e.to_string().contains(&format!("{bad:?}")), "{e}");
+        }
+        let e = Grid::parse(&s(&["n:iters=64:8"]), "1").unwrap();
+        assert_eq!(e.points().len(), 1);
+        let e = Grid::parse(&s(&["n:iters=64:8,128:8", "iters=1"]), "1").unwrap_err();
+        assert!(
+            e.to_string().ends_with("expected variable iters once"),
+            "{e}"
+        );
+        let e = Grid::parse(&s(&["n:iters=64:8,128"]), "1").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("expected comma-separated items of 2 values separated by ':'"),
+            "{e}"
+        );
     }
 }

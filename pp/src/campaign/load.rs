@@ -30,9 +30,12 @@ pub trait LoadSource {
     /// The counters now; None where they cannot be read.
     fn sample(&mut self) -> Option<Sample>;
 
-    /// Lets `d` pass (a real source sleeps; a scripted one need not).
-    fn pause(&mut self, d: Duration) {
+    /// Lets `d` pass and returns the time that did pass: a real source sleeps and measures
+    /// the sleep (which the scheduler may stretch), a scripted one need not sleep.
+    fn pause(&mut self, d: Duration) -> Duration {
+        let start = std::time::Instant::now();
         std::thread::sleep(d);
+        start.elapsed()
     }
 }
 

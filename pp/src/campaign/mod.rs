@@ -9,7 +9,8 @@
 //! ```
 //!
 //! What a campaign does ([`run`]):
-//! 1. every point of the [`grid::Grid`] (every combination of the variables' values and p)
+//! 1. every point of the [`grid::Grid`] (every combination of the variables' values and p;
+//!    paired variables take their values together)
 //!    is run by a [`runner::PointRunner`] (for an executable, [`exec::ExecRunner`]: the
 //!    [`template::CommandTemplate`] rendered at the point, p in the environment, and
 //!    `PPLIB_LOG` naming one log per repetition);
@@ -28,7 +29,10 @@
 //!    fragment) with the point's variables, `rep=` and `run_s=` (its timed seconds) in the
 //!    note. One file holds them all, fragments told apart by `tag=`: what `lca model
 //!    --all-tags` reads. Per execution ([`per_execution`]), every fragment's record is
-//!    divided by the times it ran and the session's by the run's iterations.
+//!    divided by the times it ran and the session's by the run's iterations; a fragment
+//!    whose executions at p > 1 differ from its p = 1 point's (one run concurrently on
+//!    several threads: overlapping runs count once) is warned about
+//!    ([`execution_counts`]).
 //!
 //! A program that measures code in its own process (the end-to-end study) implements
 //! [`runner::PointRunner`] over its own points and calls [`rounds::time_round_robin`] with
@@ -36,6 +40,7 @@
 //! [`per_execution::per_execution_records`].
 
 pub mod exec;
+pub mod execution_counts;
 pub mod gate;
 pub mod grid;
 pub mod load;
@@ -140,11 +145,12 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         warnings
             .push("the p list has no 1: no baseline, so the records have no pc and ml".to_string());
     }
-    for a in &campaign.grid.axes {
-        if a.values.len() > 1 && !campaign.runner.template.uses(&a.name) {
+    for name in campaign.grid.variables() {
+        let values = campaign.grid.values_of(name).unwrap_or_default();
+        let varies = values.iter().any(|v| *v != values[0]);
+        if varies && !campaign.runner.template.uses(name) {
             warnings.push(format!(
-                "variable {} is not in the command: its points run the same command",
-                a.name
+                "variable {name} is not in the command: its points run the same command"
             ));
         }
     }

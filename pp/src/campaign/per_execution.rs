@@ -115,8 +115,8 @@ impl Iterations {
             )),
             Iterations::Count(_) => Ok(()),
             Iterations::Variable(name) => {
-                let Some(axis) = grid.axes.iter().find(|a| &a.name == name) else {
-                    let known: Vec<&str> = grid.axes.iter().map(|a| a.name.as_str()).collect();
+                let Some(values) = grid.values_of(name) else {
+                    let known: Vec<&str> = grid.variables().collect();
                     let known = if known.is_empty() {
                         "the grid has none".to_string()
                     } else {
@@ -126,7 +126,7 @@ impl Iterations {
                         "--iterations: expected a grid variable ({known}) or a whole number, found {name}"
                     )));
                 };
-                axis.values
+                values
                     .iter()
                     .try_for_each(|v| count_of(name, v).map(|_| ()))
             }

@@ -9,11 +9,14 @@
 //! one configuration. The baseline of a point is the median repetition of its p = 1 point
 //! (by timed seconds, the upper middle one of an even count); a p = 1 repetition is its
 //! own baseline (`pc` = `rt`, `ml` = 0). Per execution ([`super::per_execution`]), every
-//! profile's record is divided by the times it ran (the session's by the run's iterations).
+//! profile's record is divided by the times it ran (the session's by the run's iterations),
+//! and a fragment whose executions at p > 1 differ from its p = 1 point's is warned about
+//! ([`super::execution_counts`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::execution_counts::execution_count_warnings;
 use super::grid::Point;
 use super::per_execution::{per_execution_records, PerExecution, RunDivision};
 use super::rounds::{PointTimes, Repetition};
@@ -77,6 +80,16 @@ pub fn records(
             analyses.push((rep.seconds, a));
         }
         out.warnings.extend(first_warnings(pp_warnings, point));
+        if let (Some(d), Some(b), true) = (per_execution, &baseline, point.p != 1) {
+            let reps: Vec<&Analysis> = analyses.iter().map(|(_, a)| a).collect();
+            out.warnings.extend(execution_count_warnings(
+                point,
+                &reps,
+                &point.at_one(),
+                b,
+                &d.per_iteration,
+            ));
+        }
         if point.p == 1 {
             if let Some(median) = median_analysis(analyses) {
                 baselines.insert(point.values.clone(), median);

@@ -265,10 +265,11 @@ mod tests {
         fn sample(&mut self) -> Option<crate::campaign::load::Sample> {
             self.0.borrow_mut().sample()
         }
-        fn pause(&mut self, _: Duration) {
+        fn pause(&mut self, d: Duration) -> Duration {
             // Waiting for quiet lets one quiet step pass.
             let mut m = self.0.borrow_mut();
             m.now.total += 100;
+            d
         }
     }
 
@@ -326,6 +327,45 @@ mod tests {
         assert!(p.reps.iter().all(|r| r.log.is_some() == r.quiet));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
         assert!(gate.busy_windows == 0 && gate.waited > Duration::ZERO);
+    }
+
+    /// The gate's view of a machine that is always busy: waiting lets a busy step pass.
+    struct Busy(std::rc::Rc<std::cell::RefCell<Scripted>>);
+
+    impl LoadSource for Busy {
+        fn sample(&mut self) -> Option<crate::campaign::load::Sample> {
+            self.0.borrow_mut().sample()
+        }
+        fn pause(&mut self, d: Duration) -> Duration {
+            self.0.borrow_mut().pause(d)
+        }
+    }
+
+    #[test]
+    fn all_waits_together_stop_at_the_budget() {
+        // Every repetition disturbed: 9 rounds (3 x --reps) of 2 points, a wait of a third
+        // of 2 s after each repetition and each round, far more than the 1 s budget.
+        let dir = tempfile::tempdir().unwrap();
+        let machine = std::rc::Rc::new(std::cell::RefCell::new(Scripted::new(&[0.9])));
+        let budget = Duration::from_secs(1);
+        let mut gate = Gate::with_source(Busy(machine.clone()), budget);
+        let mut runner = Loaded { machine };
+        let t = time_round_robin(
+            &[0, 1],
+            &mut runner,
+            &Repeats::new(3),
+            &mut gate,
+            dir.path(),
+            KeepLogs::Counted,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(t.iter().all(|p| p.quiet() == 0 && p.reps.len() == 9));
+        assert_eq!(gate.waited, budget);
+        assert_eq!(
+            gate.busy_windows, 10,
+            "100 ms windows, none after the budget"
+        );
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! (repetitions written as records)`, kept_s` (fastest counted seconds)`, median_s`
 //! (median counted seconds)`, spread` ((median − fastest) / fastest)`}`; `records` (record
 //! lines written); `load`: `{load_before, load_after` ([1, 5, 15]-minute load averages or
-//! null)`, waited_s` (seconds spent waiting for quiet)`, busy_windows` (100 ms windows
-//! found busy)`, probed` (whether other load could be measured)`}`; `warnings` (strings).
+//! null)`, waited_s` (seconds the gate slept waiting for quiet, at most the wait budget)`,
+//! busy_windows` (windows of 100 ms, the last of a wait cut shorter, found busy)`, probed` (whether other load could be measured)`}`; `warnings` (strings).
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,10 +23,10 @@ pub struct LoadConditions {
     pub load_before: Option<(f64, f64, f64)>,
     /// Load averages after the last one.
     pub load_after: Option<(f64, f64, f64)>,
-    /// Seconds spent waiting for quiet.
+    /// Seconds the gate slept waiting for quiet (at most the wait budget).
     #[serde(rename = "waited_s")]
     pub waited: f64,
-    /// 100 ms windows found busy while waiting.
+    /// Windows (100 ms, the last of a wait cut shorter) found busy while waiting.
     pub busy_windows: usize,
     /// Whether other load could be measured (Linux `/proc`).
     pub probed: bool,

@@ -33,12 +33,7 @@ impl CommandTemplate {
             .iter()
             .map(|w| parse_word(w))
             .collect::<Result<Vec<_>, _>>()?;
-        let known: Vec<&str> = grid
-            .axes
-            .iter()
-            .map(|a| a.name.as_str())
-            .chain(["p"])
-            .collect();
+        let known: Vec<&str> = grid.variables().chain(["p"]).collect();
         for name in words.iter().flatten().filter_map(|p| match p {
             Piece::Var(v) => Some(v),
             Piece::Text(_) => None,

@@ -44,9 +44,11 @@
 //!   the totals); the idle processors of an instant are shared equally among the threads that
 //!   are present (from their first event on) and Idle; idle processor-time with no such
 //!   thread (before enough threads have appeared) is reported as unattributed.
-//! - Counters: the increase of a cumulative per-thread counter between two samples is shared
-//!   among the windows in proportion to the thread's Busy wall time in each window during that
-//!   interval. `os` = Busy wall time − Busy CPU time (`cpu_ns`), never negative per interval;
+//! - Counters: the increase of a cumulative per-thread counter between two samples is taken
+//!   to have come during the thread's Busy time in that interval and is shared among the
+//!   windows in proportion to the thread's Busy wall time in each (`counters.rs`; a sample
+//!   after the last `session_end` still counts for the session up to its end).
+//!   `os` = Busy wall time − Busy CPU time (`cpu_ns`), never negative per interval;
 //!   `llc_misses` during Busy time feed `cl`; `nivcsw` (involuntary context switches) is
 //!   shared the same way and reported as a count.
 //! - End of the log: constructs still open are closed at the time of the last event (with a

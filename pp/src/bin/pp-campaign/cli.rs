@@ -19,10 +19,11 @@ Examples:
       --note impl=locked -o hist.pp -- histogram --impl locked -n {keys} -p {p}
                                   the program's own timed region (it prints time_s=S)
   pp-campaign --grid size=64 --grid layout=row,col --p 1..4 -- ./prog {layout} {size}
-  pp-campaign --grid n=256,512 --grid iters=40,10 --p 1,2 --per-execution \
+  pp-campaign --grid n:iters=256:40,512:10 --p 1,2 --per-execution \\
       --iterations iters -o dp.pp -- ./fft2d -n {n} --iters {iters} -p {p}
                                   records per execution: each fragment's over its runs,
-                                  the session's over the run's iterations
+                                  the session's over the run's iterations; n and iters
+                                  paired: 2 points per p, (256, 40) and (512, 10)
 
 Command: the words after `--`, one argument each (no shell); {NAME} is the point's value
   of grid variable NAME, {p} its processor count, {{ and }} literal braces. Every run gets
@@ -30,8 +31,11 @@ Command: the words after `--`, one argument each (no shell); {NAME} is the point
   OMP_NUM_THREADS.
 
 Grid: NAME=ITEMS (repeatable) and --p ITEMS; an item is a value, A..B, A..B:+K (step)
-  or A..B:*K (factor). Points run round robin: one repetition of each per round, rounds
-  in alternating order, after an unrecorded warm-up round.
+  or A..B:*K (factor). The points are every combination of the options' values and p:
+  --grid n=256,512 --grid iters=40,10 is 4 points per p. Variables paired in one option,
+  NAME:NAME=V:V,V:V (plain values), vary together: --grid n:iters=256:40,512:10 is 2.
+  Points run round robin: one repetition of each per round, rounds in alternating
+  order, after an unrecorded warm-up round.
 
 Quiet: a repetition counts when the processor time other processes took while it ran
   was below 3% of the machine (from /proc); disturbed ones are repeated (up to --most
@@ -42,7 +46,9 @@ Records (docs/records.md): for every counted repetition, pp's profile of its log
   variables, noted `VARIABLES rep=ROUND run_s=SECONDS` after --note's tokens. With
   --per-execution each fragment's record is divided by the times it ran in the run and
   the session's (and --per-iteration's fragments') by --iterations (the trip count of the
-  program's outermost loop; 1 by default: the session stays whole).
+  program's outermost loop; 1 by default: the session stays whole). A fragment whose
+  executions at p > 1 differ from its p = 1 point's (one run inside parallel tasks:
+  overlapping runs count once) is warned about: name it in --per-iteration.
 
 Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, a file
   could not be written), 2 usage error.";
@@ -50,9 +56,10 @@ Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, 
 /// Run a program over a grid of sizes, p and repetitions, round robin behind a quiet-machine
 /// gate, and write pp profile records (p = 1 baseline) for lca.
 #[derive(Debug, Parser)]
-#[command(name = "pp-campaign", version, after_help = EXAMPLES)]
+#[command(name = "pp-campaign", version, after_help = literal_placeholders(EXAMPLES))]
 pub struct Args {
-    /// A size variable and its values: NAME=ITEMS (repeat for more variables)
+    /// A size variable and its values: NAME=ITEMS (repeat for more variables: every
+    /// combination), or variables paired step by step: NAME:NAME=V:V,V:V
     #[arg(long = "grid", value_name = "NAME=ITEMS")]
     pub grid: Vec<String>,
 
@@ -77,11 +84,14 @@ pub struct Args {
     #[arg(long, value_name = "S", default_value_t = 2.0)]
     pub wait: f64,
 
-    /// Longest total wait for quiet, in seconds
+    /// Longest total wait for quiet, in seconds: all waits together, the first one
+    /// included; once spent, repetitions follow each other without waiting
     #[arg(long, value_name = "S", default_value_t = 120.0)]
     pub wait_budget: f64,
 
     /// Take a run's seconds from the last KEY=SECONDS token it prints, not the wall clock
+    /// (time the region inside pplib::run's closure: a recorded run's first session
+    /// calibrates pplib's clock for about 20 ms before it begins)
     #[arg(long, value_name = "KEY")]
     pub time_key: Option<String>,
 
@@ -136,6 +146,14 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
+/// `text` for clap's help with every `{n}` shown as written. Clap turns `{n}` into a line
+/// break anywhere in help text and has no escape for it, so an ANSI reset (`ESC[0m`) goes
+/// between `{` and `n}`: invisible on a terminal, and removed by clap when the help goes to
+/// a pipe or a file, which then holds the literal `{n}`.
+pub fn literal_placeholders(text: &str) -> String {
+    text.replace("{n}", "{\x1b[0mn}")
+}
+
 fn seconds(name: &str, s: f64) -> Result<Duration, String> {
     Duration::try_from_secs_f64(s)
         .map_err(|_| format!("--{name}: expected a non-negative number of seconds, found {s}"))
@@ -164,7 +182,7 @@ impl Args {
         let note = pp::parse_note(&self.note).map_err(|e| format!("--note: {e}"))?;
         if let Some(clash) = note.iter().find_map(|t| {
             let key = t.split_once('=').map_or(t.as_str(), |(k, _)| k);
-            (grid.axes.iter().any(|a| a.name == key) || ["rep", "run_s"].contains(&key))
+            (grid.variables().any(|name| name == key) || ["rep", "run_s"].contains(&key))
                 .then(|| key.to_string())
         }) {
             return Err(format!(
