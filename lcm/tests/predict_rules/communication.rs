@@ -105,3 +105,32 @@ fn models_file_replaces_source_models() {
         .iter()
         .any(|w| w.message.contains("replace the ones in the source")));
 }
+
+/// A moved item read by a fragment on p_f threads: the threads share the read, so the move
+/// adds its seconds / p_f to the fragment's time and its seconds once to the processor
+/// time. Machine file: latency 0.5 s, 1000 bytes/s, no measured costs, so the 1000-byte
+/// move costs 0.5 + 1000/1000 = 1.5 s and nothing else is charged.
+#[test]
+fn a_move_is_shared_by_the_reader_fragments_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = write(
+        dir.path(),
+        "m.txt",
+        "latency_s = 0.5\nbandwidth_bytes_per_s = 1000\n",
+    );
+    let opts = PredictOptions {
+        machine: Some(machine),
+        ..PredictOptions::default()
+    };
+    let prog = Program::from_source("trace.rs", TRACE, &opts).unwrap();
+    let close = |a: f64, b: f64| assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} vs {b}");
+    // p = 2: each task on one thread; the reader takes 2/1 + 1.5/1 = 3.5 s, the writer 2 s.
+    let one = prog.predict(&at(&[("p", 2.0)])).unwrap();
+    close(one.seconds, 3.5);
+    // p = 8: each task on 4 threads; the reader takes 2/4 + 1.5/4 = 0.875 s, the writer 0.5 s.
+    let four = prog.predict(&at(&[("p", 8.0)])).unwrap();
+    close(four.seconds, 0.875);
+    // The processor time of the move is 1.5 s at both: communication is 1.5 / p seconds.
+    close(one.contributions.communication_s, 1.5 / 2.0);
+    close(four.contributions.communication_s, 1.5 / 8.0);
+}
