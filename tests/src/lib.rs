@@ -1,1 +1,29 @@
-//! End-to-end tests of the lost-cycles toolchain live in `tests/tests/`.
+//! End-to-end tests of the lost-cycles toolchain live in `tests/tests/`, each next to its
+//! fixture directory (of the same name), whose README says how it was made and what the
+//! test must give. This library holds what several of them share: [`replay`], the offline
+//! replay of a study measured elsewhere.
+//!
+//! Replays of studies measured on other machines (library APIs only: `lca` fits the
+//! measured version's records, `lcm` predicts both versions from today's annotated sources
+//! in `examples/src/`, and the predictions are scored against the measured times):
+//!
+//! - `device16_2026_11_27.rs`: the three studies (2D FFT, n-queens, histogram) run on a
+//!   16-core x86-64 host on 2026-11-27, with that host's calibrated machine files; the
+//!   fixture is in the repository, so they run everywhere. Each prints a per-point table
+//!   and last a line `replay16-PROGRAM: points=N mean_err_pct=X max_err_pct=Y
+//!   ranking_correct=K/N decisive=A/B`, and fails when a number is worse than the bounds
+//!   written at the top of the file (today's values with some 10 % room). The histogram's
+//!   table shows, per point, the processor time per key the sharded version lost beyond
+//!   its computation next to what its annotation's `ml` rule gives.
+//! - `fft_16core_replay.rs`: an earlier 16-core FFT study, with a machine file derived by
+//!   hand (`fft_16core_machine.rs` checks the derivation); its data live beside the
+//!   repository, so it checks nothing where they are absent.
+//! - `readme_replay.rs`: the README's worked example with the command-line tools on a
+//!   recorded quick study.
+//!
+//! `cargo test --release -p tests --test device16_2026_11_27 -- --nocapture` shows the
+//! tables.
+
+#![deny(missing_docs)]
+
+pub mod replay;
