@@ -214,7 +214,7 @@ fn point_table(
     let (o, b) = names;
     let _ = writeln!(
         out,
-        "{:>8} {:>3} {:>6} | {:>9} {:>9} {:>7} {:>7} | {:>9} {:>9} {:>7} | {:>6} | {extra_header}",
+        "{:>8} {:>3} {:>6} | {:>12} {:>12} {:>7} {:>7} | {:>12} {:>12} {:>7} | {:>6} | {extra_header}",
         "size",
         "p",
         "iters",
@@ -231,7 +231,7 @@ fn point_table(
         let (po, pb) = (r.other[i].seconds, r.base[i]);
         let _ = writeln!(
             out,
-            "{:>8} {:>3} {:>6} | {:>9.3} {:>9.3} {:>+7.1} {:>7.1} | {:>9.3} {:>9.3} {:>+7.1} | {:>6} | {}{}",
+            "{:>8} {:>3} {:>6} | {:>12.3} {:>12.3} {:>+7.1} {:>7.1} | {:>12.3} {:>12.3} {:>+7.1} | {:>6} | {}{}",
             pt.size,
             pt.p,
             pt.iters,
@@ -414,6 +414,80 @@ fn line_fit(xy: &[(f64, f64)]) -> (f64, f64) {
     (my - b * mx, b)
 }
 
+/// The processor time per key lost beyond the p = 1 time, `(p·T(p) - T(1)) / n`, measured
+/// and predicted, and what the sharded fill's `ml` rule gives per key (its model as lcm
+/// derived it, at the point's variables and the machine file's keys): ns, one per point.
+struct LossPerKey {
+    measured_ns: f64,
+    predicted_ns: f64,
+    ml_rule_ns: f64,
+}
+
+fn histogram_loss_per_key(r: &Replayed) -> Vec<LossPerKey> {
+    let fill_ml = r
+        .other_model
+        .fragment_models()
+        .into_iter()
+        .find(|m| m.name == "fill")
+        .and_then(|m| m.categories.into_iter().find(|(c, _)| c == "ml"))
+        .map(|(_, e)| e)
+        .expect("the sharded fill's ml rule");
+    let machine_keys = r.other_model.machine.bindings();
+    let p1 = |size: u64| {
+        r.points
+            .iter()
+            .position(|q| q.size == size && q.p == 1)
+            .expect("a p = 1 point at every size")
+    };
+    r.points
+        .iter()
+        .enumerate()
+        .map(|(i, pt)| {
+            let (n, p, j) = (pt.size as f64, pt.p as f64, p1(pt.size));
+            let mut vars = machine_keys.clone();
+            vars.extend(histogram_bindings(pt));
+            let rule = fill_ml.eval(&vars).expect("the ml rule evaluates");
+            LossPerKey {
+                measured_ns: (p * pt.other_s - r.points[j].other_s) / n * 1e9,
+                predicted_ns: (p * r.other[i].seconds - r.other[j].seconds) / n * 1e9,
+                ml_rule_ns: rule / n * 1e9,
+            }
+        })
+        .collect()
+}
+
+/// Least-squares lines of the measured loss per key over p = 2 … 16, per size and over
+/// all sizes, and the ceiling of the `ml` rule.
+fn loss_lines(r: &Replayed, loss: &[LossPerKey]) -> String {
+    let mut out = String::new();
+    let sizes: std::collections::BTreeSet<u64> = r.points.iter().map(|pt| pt.size).collect();
+    let mut all = Vec::new();
+    for size in sizes {
+        let xy: Vec<(f64, f64)> = r
+            .points
+            .iter()
+            .zip(loss)
+            .filter(|(pt, _)| pt.size == size && pt.p >= 2)
+            .map(|(pt, l)| (pt.p as f64, l.measured_ns))
+            .collect();
+        let (a, b) = line_fit(&xy);
+        let _ = writeln!(
+            out,
+            "n = {size}: measured ns/key beyond p = 1 ≈ {a:.0} + {b:.1}·p (p = 2 … 16)"
+        );
+        all.extend(xy);
+    }
+    let (a, b) = line_fit(&all);
+    let line_bounce_s = r.other_model.machine.bindings()["line_bounce_s"];
+    let _ = writeln!(
+        out,
+        "both sizes: ≈ {a:.0} + {b:.1}·p ns per key; the ml rule n·2(p - 1)/p·line_bounce_s \
+         saturates at 2·line_bounce_s = {:.1} ns per key",
+        2.0 * line_bounce_s * 1e9
+    );
+    out
+}
+
 #[test]
 fn histogram_replay() {
     let tmp = tempfile::tempdir().expect("a temporary directory");
@@ -430,36 +504,13 @@ fn histogram_replay() {
         tmp.path(),
     );
     assert_eq!(r.points.len(), 32, "n = 2^18, 2^20; p = 1 … 16");
-
-    // The processor time per key beyond the p = 1 time (p·T - T(p = 1), over n), measured
-    // and predicted, next to what the sharded fill's `ml` rule gives alone (its model as
-    // lcm derived it, at the point's variables and the machine file's keys).
-    let fill_ml = r
-        .other_model
-        .fragment_models()
-        .into_iter()
-        .find(|m| m.name == "fill")
-        .and_then(|m| m.categories.into_iter().find(|(c, _)| c == "ml"))
-        .map(|(_, e)| e)
-        .expect("the sharded fill's ml rule");
-    let machine_keys = r.other_model.machine.bindings();
-    let at_p1 = |size: u64, of: &dyn Fn(usize) -> f64| {
-        let i = r.points.iter().position(|q| q.size == size && q.p == 1);
-        of(i.expect("a p = 1 point at every size"))
-    };
-    let per_key_ns = |i: usize| {
-        let pt = &r.points[i];
-        let (n, p) = (pt.size as f64, pt.p as f64);
-        let measured = (p * pt.other_s - at_p1(pt.size, &|j| r.points[j].other_s)) / n;
-        let predicted = (p * r.other[i].seconds - at_p1(pt.size, &|j| r.other[j].seconds)) / n;
-        let mut vars = machine_keys.clone();
-        vars.extend(histogram_bindings(pt));
-        let rule = fill_ml.eval(&vars).expect("the ml rule evaluates") / n;
-        (measured * 1e9, predicted * 1e9, rule * 1e9)
-    };
+    let loss = histogram_loss_per_key(&r);
     let extra = |i: usize| {
-        let (m, p, rule) = per_key_ns(i);
-        format!("{m:>8.1} {p:>8.1} {rule:>8.1}")
+        let l = &loss[i];
+        format!(
+            "{:>8.1} {:>8.1} {:>8.1}",
+            l.measured_ns, l.predicted_ns, l.ml_rule_ns
+        )
     };
     let mut out = point_table(
         &r,
@@ -467,32 +518,7 @@ fn histogram_replay() {
         "ns/key beyond p = 1: measured predicted ml-rule",
         &extra,
     );
-    let line_bounce_s = machine_keys["line_bounce_s"];
-    let mut all = Vec::new();
-    for size in r
-        .points
-        .iter()
-        .map(|pt| pt.size)
-        .collect::<std::collections::BTreeSet<_>>()
-    {
-        let xy: Vec<(f64, f64)> = (0..r.points.len())
-            .filter(|&i| r.points[i].size == size && r.points[i].p >= 2)
-            .map(|i| (r.points[i].p as f64, per_key_ns(i).0))
-            .collect();
-        let (a, b) = line_fit(&xy);
-        let _ = writeln!(
-            out,
-            "n = {size}: measured ns/key beyond p = 1 ≈ {a:.0} + {b:.1}·p (p = 2 … 16)"
-        );
-        all.extend(xy);
-    }
-    let (a, b) = line_fit(&all);
-    let _ = writeln!(
-        out,
-        "both sizes: ≈ {a:.0} + {b:.1}·p ns per key; the ml rule n·2(p - 1)/p·line_bounce_s \
-         saturates at 2·line_bounce_s = {:.1} ns per key",
-        2.0 * line_bounce_s * 1e9
-    );
+    out += &loss_lines(&r, &loss);
     let _ = writeln!(
         out,
         "{}\n{}",
