@@ -15,7 +15,9 @@
 //! workspace); the test prints a message and checks nothing else when it is absent (a fresh
 //! clone). `LOST_CYCLES_SHARED=/path/to/shared` points it elsewhere (a worktree). The
 //! 2-core records of the histogram and queens studies are fixtures in `tests/data/` (see
-//! `tests/data/README.md`).
+//! `tests/data/README.md`). A second 16-core host's FFT records (the studies of 2026-11-27)
+//! are a fixture of the `tests` crate, which this test reads in place
+//! (`FFT_HOST2_SHORTFALLS`).
 
 use lca::extraction::Extraction;
 use lca::record::{parse_records, Record};
@@ -294,6 +296,60 @@ fn fft_16_cores_meets_the_targets() {
     };
     let all = checks(&text, "n");
     assert_targets("FFT, 16 cores (dp-per-execution.pp)", &all, &FFT_SHORTFALLS);
+}
+
+/// The FFT on a second 16-core host (the studies of 2026-11-27, fixture of the `tests`
+/// crate: `tests/tests/device16_2026_11_27/fft/dp-per-execution.pp`, read from there rather
+/// than copied; its README says how it was measured). The same policy, the same design
+/// (n = 64 … 1024, p = 1 … 16), another host: the policy meets fewer targets than on the
+/// first host's records ([`FFT_SHORTFALLS`]), which is what this test records. Each bound
+/// is the error measured at the commit that added the test plus about 10 %.
+const FFT_HOST2_SHORTFALLS: [Shortfall; 15] = [
+    ("(session)", 0, 0.061, EXCHANGE),
+    ("(session)", 1, 0.124, SATURATES),
+    ("(session)", 2, 0.168, SERIAL_SPREAD),
+    ("alloc", 0, 0.205, NOISY_SERIAL),
+    ("alloc", 1, 0.172, NOISY_SERIAL),
+    ("init", 0, 0.075, EXCHANGE),
+    ("init", 1, 0.13, SATURATES),
+    ("init", 2, 0.196, OUTGROWS_THE_WORK),
+    ("cols", 0, 0.092, EXCHANGE),
+    ("cols", 1, 0.112, SATURATES),
+    ("cols", 2, 0.272, OUTGROWS_THE_WORK),
+    ("transpose", 0, 0.099, EXCHANGE),
+    ("transpose", 2, 0.111, TRANSPOSE_REGIME),
+    ("rows", 0, 0.118, EXCHANGE),
+    ("rows", 2, 0.223, OUTGROWS_THE_WORK),
+];
+
+/// The session's records are per iteration (`pp::campaign::per_execution`): the serial
+/// allocation, once per run, is spread over the run's iterations, which the study's design
+/// makes proportional to 1/(n²·log2 n). Its idle processors (`ip`) per iteration thus grow
+/// as n⁴·log2 n (ip × iterations at p = 16: 0.020, 0.070 and 0.26 processor-seconds at
+/// n = 256, 512, 1024, growing with the allocated bytes); fitted on n <= 512 the policy
+/// picks `n³·log2(n)²·p^(3/4)·log2(p)`, which grows 9.9-fold to n = 1024 where ip grew
+/// 16-fold.
+const SERIAL_SPREAD: &str = "per-run serial allocation spread over iterations: ip grows as n^4";
+
+/// Fitted on n <= 512, an overhead takes a form that grows faster in n than the work
+/// (cols: li ∝ (p − 1)·n³·log2(n)², rows: li ∝ n^(11/4)·log2(n)², where the work grows as
+/// n²·log2 n); at n = 1024 it overshoots. On the first host the same checks stayed within
+/// 12.5-16.5 %.
+const OUTGROWS_THE_WORK: &str = "an overhead's form outgrows the work in n and overshoots n = 1024";
+
+#[test]
+fn fft_16_cores_second_host_within_its_bounds() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/tests/device16_2026_11_27/fft/dp-per-execution.pp");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (a fixture of the tests crate)", path.display()));
+    let all = checks(&text, "n");
+    assert_eq!(all.len(), 6, "the session and five fragments above 5 %");
+    assert_targets(
+        "FFT, second 16-core host (tests/tests/device16_2026_11_27/fft)",
+        &all,
+        &FFT_HOST2_SHORTFALLS,
+    );
 }
 
 /// Where the measurements change regime at the largest size, `lca model` says so: the
