@@ -13,7 +13,7 @@
 //! `pp-campaign --per-execution --iterations VAR|N` divides each run's session record by
 //! the run's iterations and says so in the file's `#` header (a line
 //! `# per execution (docs/campaigns.md): … the session's … over the point's VAR`, or
-//! `over N`). `lcm` predicts the whole run (the fragments composed from `--entry`, the
+//! `over N`; `pp::campaign::header` writes and reads it). `lcm` predicts the whole run (the fragments composed from `--entry`, the
 //! loop of `// lcm: iterations = VAR` included), so such a record is multiplied back by
 //! its iterations before it is compared: the point's time is the whole run's. The
 //! iteration variable stays a variable of the prediction (the prediction at `iters = 8`
@@ -41,56 +41,8 @@ use super::error::PredictError;
 use lca::expr::Bindings;
 use serde::Serialize;
 
-/// The keys pp-campaign writes into every record for its own bookkeeping
-/// (docs/campaigns.md, "Records"): the round a repetition ran in and its timed seconds.
-/// They are no variables of the program: records that differ only in them are one point.
-pub const CAMPAIGN_KEYS: [&str; 2] = ["rep", "run_s"];
-
-/// How a section of a records file divided its session records, from its `#` header.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionDivision {
-    /// Whole runs (no `# per execution` line).
-    Whole,
-    /// Every session record divided by this many iterations.
-    Count(u64),
-    /// Each session record divided by the value of this variable in it.
-    Variable(String),
-}
-
-/// The start of the header line pp-campaign writes for records per execution.
-const PER_EXECUTION_HEADER: &str = "per execution";
-/// The start of the first header line of a pp-campaign records file.
-const CAMPAIGN_HEADER: &str = "pp-campaign records";
-
-/// The division a `#` comment line announces: `Some(Whole)` for the first line of a
-/// pp-campaign header, `Some(Count|Variable)` for its `per execution` line (the session's
-/// divisor after its last ` over `), `None` for any other comment. A `per execution` line
-/// whose divisor is neither a whole number nor `the point's NAME` is an error (the text
-/// found).
-pub fn header_division(comment: &str) -> Option<Result<SessionDivision, String>> {
-    let c = comment.trim_start_matches('#').trim();
-    if c.starts_with(CAMPAIGN_HEADER) {
-        return Some(Ok(SessionDivision::Whole));
-    }
-    if !c.starts_with(PER_EXECUTION_HEADER) {
-        return None;
-    }
-    let divisor = c.rsplit_once(" over ").map(|(_, d)| d.trim()).unwrap_or("");
-    if let Some(name) = divisor.strip_prefix("the point's ") {
-        let name = name.trim();
-        let is_name =
-            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if is_name {
-            return Some(Ok(SessionDivision::Variable(name.to_string())));
-        }
-    }
-    match divisor.parse::<u64>() {
-        Ok(k) if k >= 1 => Some(Ok(SessionDivision::Count(k))),
-        _ => Some(Err(format!(
-            "expected the session's divisor at the end of the `# per execution` header (`over the point's NAME` or `over N`, N at least 1), found `{divisor}`"
-        ))),
-    }
-}
+pub use pp::campaign::header::SessionDivision;
+pub use pp::campaign::records::BOOKKEEPING_KEYS as CAMPAIGN_KEYS;
 
 /// A point where a version was measured: its variables, the median of its measured run
 /// times there and how many records gave them.
@@ -150,7 +102,7 @@ fn sections(
         if !line.trim_start().starts_with('#') {
             continue;
         }
-        match header_division(line) {
+        match pp::campaign::header::division_of(line) {
             Some(Ok(d)) => out.push((i + 1, d)),
             Some(Err(m)) => return Err(bad(i + 1, m)),
             None => {}

@@ -251,7 +251,9 @@ fn check_name(name: &str, text: &str) -> Result<(), CampaignError> {
             "a variable other than p (p has its own list: --p)",
         ));
     }
-    if crate::record::reserved_keys().any(|k| k == name) || ["rep", "run_s"].contains(&name) {
+    if crate::record::reserved_keys().any(|k| k == name)
+        || super::records::BOOKKEEPING_KEYS.contains(&name)
+    {
         return Err(usage(
             text,
             "a variable name other than the keys records use (p, tag, rep, run_s and the categories)",

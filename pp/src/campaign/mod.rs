@@ -43,6 +43,7 @@ pub mod exec;
 pub mod execution_counts;
 pub mod gate;
 pub mod grid;
+pub mod header;
 pub mod load;
 pub mod per_execution;
 pub mod records;

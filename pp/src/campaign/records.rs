@@ -137,6 +137,11 @@ fn first_warnings(mut warnings: Vec<String>, point: &Point) -> Vec<String> {
     warnings
 }
 
+/// The keys a campaign writes into every record for its own bookkeeping: the repetition's
+/// round (`rep`) and its timed seconds (`run_s`). They are no variables of the program:
+/// records that differ only in them are repetitions of one point.
+pub const BOOKKEEPING_KEYS: [&str; 2] = ["rep", "run_s"];
+
 /// The note of a repetition's records: `note`, the point's variables, `rep=`, `run_s=`.
 pub fn note_of(note: &[String], point: &Point, rep: &Repetition) -> Vec<String> {
     let mut n: Vec<String> = note.to_vec();

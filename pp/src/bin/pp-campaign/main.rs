@@ -40,22 +40,7 @@ fn main() -> ExitCode {
             });
         }
     };
-    let mut header = format!(
-        "pp-campaign records (docs/records.md): {command}\n\
-         counted (quiet) repetitions, one record per profile; pc/ml from the p = 1 point"
-    );
-    if let Some(d) = &campaign.per_execution {
-        let tags: String = d
-            .per_iteration
-            .iter()
-            .map(|t| format!(" and {t}'s"))
-            .collect();
-        header.push_str(&format!(
-            "\nper execution (docs/campaigns.md): each fragment's amounts over its executions, \
-             the session's{tags} over {}",
-            d.iterations.describe()
-        ));
-    }
+    let header = pp::campaign::header::records_header(&command, campaign.per_execution.as_ref());
     if let Err(e) = write_records(&out, &header, &outcome.records) {
         eprintln!("pp-campaign: {}: {e}", out.display());
         return ExitCode::from(1);
