@@ -92,6 +92,26 @@ pub(crate) fn thread_involuntary_switches() -> Option<u64> {
     }
 }
 
+/// The voluntary context switches of the calling thread since it started (it gave up its
+/// processor because it blocked: a futex wait, a sleep, a read that waited), or None where
+/// the system cannot say. A `sched_yield` that hands the processor over counts as
+/// involuntary, and one on an otherwise idle processor does not switch at all.
+pub(crate) fn thread_voluntary_switches() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is valid and writable; RUSAGE_THREAD names the calling thread; on
+        // failure the call returns -1 and `usage` is not used.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+        (rc == 0).then_some(usage.ru_nvcsw as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// `omp_get_max_threads()` of the OpenMP runtime loaded in the process (the team size of
 /// the next parallel region: `OMP_NUM_THREADS`, or the runtime's default), or None when no
 /// OpenMP runtime is loaded.

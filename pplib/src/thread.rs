@@ -1,5 +1,6 @@
 //! std threads, instrumented: every spawned thread's body is a `task`; waiting for threads
-//! (a scope's end, [`JoinHandle::join`]) is a `par` on the waiting thread.
+//! (a scope's end, [`JoinHandle::join`]) is a `par` on the waiting thread. Also what the
+//! kernel says about the calling thread's blocking ([`voluntary_switches`]).
 
 use crate::constructs::{par, par_scope, task_scope};
 
@@ -74,4 +75,69 @@ where
 {
     let _par = par();
     std::thread::scope(|s| task_scope(|| f(Scope { inner: s })))
+}
+
+/// How many times the calling thread has blocked since it started: its voluntary context
+/// switches (Linux `getrusage(RUSAGE_THREAD)`'s `ru_nvcsw`), or None where the system does
+/// not count them (every system but Linux).
+///
+/// A thread is switched out voluntarily when it waits in the kernel for something: a
+/// futex wait (a parked thread, a mutex or condition variable that sleeps), a sleep, a read
+/// that waits for data. Spinning, and `std::thread::yield_now` (whether or not another
+/// thread takes the processor), never count; the kernel taking the processor away from a
+/// thread that could run counts as an involuntary switch. Two readings around a wait tell
+/// whether the thread slept in it. The call is a system call (well under a microsecond).
+///
+/// ```
+/// let before = pplib::thread::voluntary_switches();
+/// std::thread::sleep(std::time::Duration::from_millis(2)); // blocks: one switch at least
+/// let after = pplib::thread::voluntary_switches();
+/// match (before, after) {
+///     (Some(b), Some(a)) => assert!(a > b),
+///     _ => assert!(!cfg!(target_os = "linux")),
+/// }
+/// ```
+pub fn voluntary_switches() -> Option<u64> {
+    crate::sys::thread_voluntary_switches()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::voluntary_switches;
+
+    #[test]
+    fn a_thread_that_sleeps_switches_voluntarily_and_the_count_is_its_own() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        if !cfg!(target_os = "linux") {
+            assert_eq!(voluntary_switches(), None);
+            return;
+        }
+        const SLEEPS: u64 = 5;
+        let done = Arc::new(AtomicBool::new(false));
+        let done2 = Arc::clone(&done);
+        // One thread sleeps SLEEPS times (each sleep blocks in the kernel: at least one
+        // voluntary switch each) while another spins until it is done (it never blocks).
+        let sleeper = std::thread::spawn(move || {
+            let start = voluntary_switches().unwrap();
+            for _ in 0..SLEEPS {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let end = voluntary_switches().unwrap();
+            done2.store(true, Ordering::Release);
+            (start, end)
+        });
+        let spinner = std::thread::spawn(move || {
+            let start = voluntary_switches().unwrap();
+            while !done.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            (start, voluntary_switches().unwrap())
+        });
+        let (s0, s1) = sleeper.join().unwrap();
+        let (p0, p1) = spinner.join().unwrap();
+        assert!(s1 >= s0 + SLEEPS, "sleeper {s0} -> {s1}");
+        // The count is per thread: the spinner's did not take the sleeper's switches.
+        assert!(p1 >= p0 && p1 - p0 < SLEEPS, "spinner {p0} -> {p1}");
+    }
 }

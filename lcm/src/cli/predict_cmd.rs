@@ -153,7 +153,8 @@ latency between two threads caught spinning (handoff_spin_s = latency_s) and wok
 sleep (handoff_wake_s), what the
 wake-up costs the waker (handoff_notify_s), the longest wait a channel's receiver still
 spends spinning before it parks (handoff_spin_window_s: hand-offs after delays swept from
-0.5 us to 2 ms; absent when no sweep showed the jump), the time to
+0.5 us to 2 ms, the receiver's voluntary context switches telling whether it parked; absent
+when no sweep showed the park), the time to
 read a buffer another thread just wrote at a few sizes from L1 to beyond the last-level
 cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), and the slowdown of a
 STREAM triad when k threads run it at once (mem_slowdown_kK).
