@@ -8,10 +8,12 @@
 //!   spawned in a scope, the cost of an item of a parallel iterator;
 //! - [`par_call`]: one small parallel-iterator call (a fold/reduce of a thousand cheap
 //!   items) issued from inside a pool of q = 1 … p threads, beyond its items' work;
-//! - [`handoff`]: hand-off latency between two threads, caught spinning and woken from sleep,
-//!   and what waking a sleeping thread costs the waker;
-//! - [`spin_window`]: the longest wait a receiver blocked on a channel still spends
-//!   spinning (beyond it, a send wakes a sleeping thread);
+//! - [`handoff`]: hand-off latency between two threads that spin;
+//! - [`channel_handoff`]: hand-offs over a channel after the receiver waited a swept delay,
+//!   read twice: [`spin_window`], the longest wait a receiver blocked on a channel still
+//!   spends spinning (beyond it, a send wakes a parked thread), and [`wake_prices`], what a
+//!   send to a receiver parked for long costs the sender and how much later the receiver
+//!   runs than a spinning one;
 //! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), the
 //!   same read of a buffer the reader wrote itself, copy bandwidth, and the slowdown of a
 //!   STREAM triad when k of p threads run it at once;
@@ -27,6 +29,7 @@
 //! println!("{}", c.machine.to_text());
 //! ```
 
+pub mod channel_handoff;
 pub mod clock;
 pub mod handoff;
 pub mod lines;
@@ -35,10 +38,11 @@ pub mod par_call;
 pub mod pool;
 pub mod quiet;
 pub mod spin_window;
+pub mod wake_prices;
 
 use crate::predict::machine::{Costs, Machine};
 use clock::{Clock, MonotonicClock};
-use quiet::{median_of_quiet, Kept, LoadProbe, ProcProbe};
+use quiet::{median_of_quiet, median_of_quiet_each, Kept, LoadProbe, ProcProbe};
 use std::collections::BTreeMap;
 
 /// What to measure and how long.
@@ -58,11 +62,8 @@ pub struct CalibrateOptions {
     pub par_calls: usize,
     /// Spinning hand-off round trips per repetition.
     pub spin_trips: u64,
-    /// Sleeping hand-off round trips per repetition.
-    pub wake_trips: u64,
-    /// Timed wake-ups of a sleeping thread per repetition.
-    pub notify_trips: u64,
-    /// Trips over every delay per repetition of the spin-window sweep.
+    /// Trips over every delay per repetition of the channel hand-off sweep (the spin window
+    /// and the prices of a wake-up: [`wake_prices`] reads the trips' delays of 1 ms and more).
     pub spin_window_trips: u64,
     /// Buffer sizes of the transfer kernel, bytes.
     pub transfer_bytes: Vec<usize>,
@@ -85,8 +86,6 @@ impl CalibrateOptions {
             items: 20_000_000,
             par_calls: 2_000,
             spin_trips: 20_000,
-            wake_trips: 2_000,
-            notify_trips: 400,
             spin_window_trips: 30,
             transfer_bytes: vec![4 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20],
             bounce_updates: 2_000_000,
@@ -104,8 +103,6 @@ impl CalibrateOptions {
             items: 2_000_000,
             par_calls: 2_000,
             spin_trips: 5_000,
-            wake_trips: 500,
-            notify_trips: 100,
             spin_window_trips: 10,
             transfer_bytes: vec![4 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20],
             bounce_updates: 500_000,
@@ -185,23 +182,21 @@ pub fn calibrate_with(
         "handoff_spin_s".into(),
         median_of_quiet(reps, probe, || handoff::spin_once(clock, opts.spin_trips)),
     );
-    let wake = keep(
-        "handoff_wake_s".into(),
-        median_of_quiet(reps, probe, || handoff::wake_once(clock, opts.wake_trips)),
-    );
-    let notify = keep(
-        "handoff_notify_s".into(),
-        median_of_quiet(reps, probe, || {
-            handoff::notify_once(clock, opts.notify_trips)
-        }),
-    );
     let window_delays = spin_window::default_delays();
-    let spin_window = keep(
-        "handoff_spin_window_s".into(),
-        median_of_quiet(reps, probe, || {
-            spin_window::spin_window_once(clock, &window_delays, opts.spin_window_trips)
-        }),
-    );
+    let [window_k, notify_k, wake_k, one_way_k] = median_of_quiet_each(reps, probe, || {
+        let h = channel_handoff::handoffs_once(clock, &window_delays, opts.spin_window_trips);
+        let prices = wake_prices::wake_prices_of(&h);
+        [
+            spin_window::window_of(&spin_window::sweep_of(&h, &window_delays)),
+            prices.notify_s,
+            prices.wake_s,
+            prices.one_way_s,
+        ]
+    });
+    let spin_window = keep("handoff_spin_window_s".into(), window_k);
+    let notify = keep("handoff_notify_s".into(), notify_k);
+    let wake = keep("handoff_wake_s".into(), wake_k);
+    let one_way = one_way_k.value;
     let (mut transfer_by_bytes, mut local_read_by_bytes) = (Vec::new(), Vec::new());
     for &b in &opts.transfer_bytes {
         // At least 64 MiB read per repetition, at least 2 rounds.
@@ -234,13 +229,18 @@ pub fn calibrate_with(
     }
     let positive = |x: f64, floor: f64| if x.is_finite() && x > 0.0 { x } else { floor };
     // A spinning partner that loses its processor (other load) hands off through the
-    // scheduler: such a hand-off is never dearer than one to a thread asleep, which the
-    // wake kernel prices.
-    let spin = if wake.is_finite() && wake > 0.0 {
-        spin.min(wake)
+    // scheduler: such a hand-off is never dearer than the whole one-way hand-off to a
+    // parked receiver.
+    let spin = if one_way.is_finite() && one_way > 0.0 {
+        spin.min(one_way)
     } else {
         spin
     };
+    // No parked receiver in any repetition, even after a long delay (both threads on one
+    // processor, the others busy): every hand-off caught the receiver awake, so a wake-up
+    // costs what a spinning hand-off costs. A measured price of 0 is kept as the least
+    // positive value the file takes.
+    let wake = if wake.is_nan() { spin } else { wake.max(1e-9) };
     let machine = Machine {
         latency_s: positive(spin, 1e-9),
         bandwidth_bytes_per_s: positive(bandwidth, 1e9),
@@ -314,8 +314,6 @@ mod tests {
             items: 1000,
             par_calls: 10,
             spin_trips: 64,
-            wake_trips: 10,
-            notify_trips: 5,
             spin_window_trips: 2,
             transfer_bytes: vec![4096],
             bounce_updates: 1000,

@@ -103,6 +103,17 @@ pub fn median_of_quiet(
     probe: &dyn LoadProbe,
     mut once: impl FnMut() -> f64,
 ) -> Kept {
+    let [k] = median_of_quiet_each(repetitions, probe, || [once()]);
+    k
+}
+
+/// [`median_of_quiet`] for a kernel whose repetition gives N numbers at once: each number is
+/// the median of its values in the quiet repetitions (the same repetitions for all N).
+pub fn median_of_quiet_each<const N: usize>(
+    repetitions: usize,
+    probe: &dyn LoadProbe,
+    mut once: impl FnMut() -> [f64; N],
+) -> [Kept; N] {
     let (mut all, mut quiet, mut unknown) = (Vec::new(), Vec::new(), 0);
     for _ in 0..repetitions.max(1) {
         let before = probe.sample();
@@ -118,17 +129,13 @@ pub fn median_of_quiet(
             }
         }
     }
-    let value = if quiet.is_empty() {
-        median(&all)
-    } else {
-        median(&quiet)
-    };
-    Kept {
-        value,
+    let kept = if quiet.is_empty() { &all } else { &quiet };
+    std::array::from_fn(|i| Kept {
+        value: median(&kept.iter().map(|x| x[i]).collect::<Vec<f64>>()),
         repetitions: all.len(),
         quiet: quiet.len(),
         unknown,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -195,6 +202,27 @@ mod tests {
         }
         let k = median_of_quiet(3, &NoProc, || 4.0);
         assert_eq!((k.quiet, k.unknown, k.value), (3, 3, 4.0));
+    }
+
+    #[test]
+    fn numbers_measured_together_are_kept_from_the_same_quiet_repetitions() {
+        // Repetition 2 is busy: each number is the median of its values in 1 and 3.
+        let probe = Replay {
+            samples: vec![
+                s(0, 0, 0),
+                s(50, 100, 50),
+                s(50, 100, 50),
+                s(150, 200, 100),
+                s(150, 200, 100),
+                s(200, 300, 150),
+            ],
+            at: Cell::new(0),
+        };
+        let mut xs = [[1.0, 10.0], [100.0, 1000.0], [3.0, f64::NAN]].into_iter();
+        let [a, b] = median_of_quiet_each(3, &probe, || xs.next().unwrap());
+        assert_eq!((a.value, a.quiet, a.repetitions), (2.0, 2, 3));
+        // A NaN (a repetition without the number) is left out of the median.
+        assert_eq!((b.value, b.quiet), (10.0, 2));
     }
 
     #[test]

@@ -11,22 +11,9 @@
 //! microseconds of spinning and yielding on a quiet machine, longer on a loaded one, where
 //! each yield may hand the processor to another program for a while.
 //!
-//! [`sweep_once`] measures hand-offs after delays `d` swept geometrically ([`delays`]):
-//! the receiver announces that it waits and calls `recv` on an empty
-//! `crossbeam_channel::bounded(1)`; the sender sees the announcement, spins `d` seconds on
-//! the clock, sends, and spins until the receiver acknowledges (an atomic store after its
-//! `recv` returned). The sender's clock readings around the send and the acknowledgement
-//! give the round trip of one hand-off (send, wake-up if any, acknowledgement) and the
-//! sender's cost of the send. The receiver reads its own count of voluntary context
-//! switches ([`pplib::thread::voluntary_switches`]) before it announces that it waits and
-//! after it has acknowledged, outside the timed path: a thread that parks blocks in the
-//! kernel and is switched out voluntarily, while spinning and yielding never count (a
-//! park that finds the wake-up already given returns without blocking, and nothing else in
-//! the receiver's loop blocks), so the count grows across a trip when the receiver slept in
-//! it. The delays are
-//! interleaved (each trip visits every delay) so that other load on the machine spoils all
-//! delays alike; each delay keeps its median round trip and send and the share of its trips
-//! in which the receiver parked.
+//! [`sweep_once`] runs the channel hand-off kernel ([`super::channel_handoff`]) after
+//! delays `d` swept geometrically ([`delays`]); each delay keeps its median round trip and
+//! send and the share of its hand-offs in which the receiver parked ([`sweep_of`]).
 //!
 //! [`window_of`] reads the window from the sweep. With the park signal (Linux), the window
 //! lies between the last delay at which the receiver parked in under half
@@ -70,9 +57,8 @@
 //! All clock readings are on the sending thread and the switch counter is a parameter of
 //! [`sweep_with`], so fakes drive the arithmetic deterministically.
 
+use super::channel_handoff::{handoffs_with, ChannelHandoff, SwitchCounter};
 use super::clock::Clock;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 /// Shortest delay of the default sweep, seconds.
 pub const SHORTEST_DELAY_S: f64 = 0.5e-6;
@@ -92,13 +78,6 @@ pub const JUMP_RATIO: f64 = 4.0;
 /// The share of a delay's trips in which the receiver must have parked for the delay to
 /// count as beyond the window.
 pub const PARKED_SHARE: f64 = 0.5;
-
-/// The value that tells the receiver to stop.
-const DONE: u64 = u64::MAX;
-
-/// Reads the calling thread's count of voluntary context switches (the times it blocked in
-/// the kernel), None where the system does not count them.
-pub type SwitchCounter = fn() -> Option<u64>;
 
 /// Delays from `shortest_s` up to `longest_s` (inclusive when reached),
 /// `per_doubling` of them per doubling.
@@ -152,113 +131,30 @@ pub fn sweep_with<C: Clock + ?Sized>(
     delays: &[f64],
     trips: u64,
 ) -> Vec<SweepPoint> {
-    let (tx, rx) = crossbeam_channel::bounded::<u64>(1);
-    let ready = Arc::new(AtomicU64::new(0));
-    let ack = Arc::new(AtomicU64::new(0));
-    let (ready2, ack2) = (Arc::clone(&ready), Arc::clone(&ack));
-    // Per value received: whether the receiver parked while it waited for it (None: the
-    // system does not say). The reading after one acknowledgement is the reading before the
-    // next announcement.
-    let receiver = std::thread::spawn(move || {
-        let mut parked: Vec<(u64, Option<bool>)> = Vec::new();
-        let mut before = switches();
-        let mut next = 1;
-        loop {
-            ready2.store(next, Ordering::Release);
-            match rx.recv() {
-                Ok(v) if v != DONE => {
-                    ack2.store(v, Ordering::Release);
-                    let after = switches();
-                    parked.push((v, before.zip(after).map(|(b, a)| a > b)));
-                    before = after;
-                    next = v + 1;
-                }
-                _ => break,
-            }
-        }
-        parked
-    });
-    let mut round_trips = vec![Vec::new(); delays.len()];
-    let mut sends = vec![Vec::new(); delays.len()];
-    // The delay of each value sent (value 1 is the first).
-    let mut delay_of_value = Vec::new();
-    let mut seq = 0u64;
-    'trips: for _ in 0..trips.max(1) {
-        for (i, &d) in delays.iter().enumerate() {
-            seq += 1;
-            wait_for(&ready, seq);
-            let waiting = clock.now_s();
-            while clock.now_s() - waiting < d {
-                std::hint::spin_loop();
-            }
-            let t0 = clock.now_s();
-            if tx.send(seq).is_err() {
-                break 'trips;
-            }
-            let t1 = clock.now_s();
-            wait_for(&ack, seq);
-            let t2 = clock.now_s();
-            round_trips[i].push(t2 - t0);
-            sends[i].push(t1 - t0);
-            delay_of_value.push(i);
-        }
-    }
-    let _ = tx.send(DONE);
-    let parked = receiver.join().unwrap_or_default();
-    let shares = parked_shares(&parked, &delay_of_value, delays.len());
+    sweep_of(&handoffs_with(clock, switches, delays, trips), delays)
+}
+
+/// Per delay of `delays`, the median round trip and send of its hand-offs and the share of
+/// them in which the receiver parked: None when a hand-off could not tell (or there is
+/// none); NaN medians for a delay without hand-offs.
+pub fn sweep_of(handoffs: &[ChannelHandoff], delays: &[f64]) -> Vec<SweepPoint> {
     delays
         .iter()
-        .enumerate()
-        .map(|(i, &d)| SweepPoint {
-            delay_s: d,
-            round_trip_s: super::quiet::median(&round_trips[i]),
-            sender_s: super::quiet::median(&sends[i]),
-            parked_share: shares[i],
+        .map(|&d| {
+            let at: Vec<&ChannelHandoff> = handoffs.iter().filter(|h| h.delay_s == d).collect();
+            let of =
+                |f: fn(&ChannelHandoff) -> f64| -> Vec<f64> { at.iter().map(|h| f(h)).collect() };
+            let parks: Option<Vec<bool>> = at.iter().map(|h| h.parked).collect();
+            SweepPoint {
+                delay_s: d,
+                round_trip_s: super::quiet::median(&of(|h| h.round_trip_s)),
+                sender_s: super::quiet::median(&of(|h| h.send_s)),
+                parked_share: parks
+                    .filter(|p| !p.is_empty())
+                    .map(|p| p.iter().filter(|&&x| x).count() as f64 / p.len() as f64),
+            }
         })
         .collect()
-}
-
-/// Per delay, the share of its trips in which the receiver parked: None for a delay with no
-/// trip or with a trip the switch counter could not judge.
-fn parked_shares(
-    parked: &[(u64, Option<bool>)],
-    delay_of_value: &[usize],
-    delays: usize,
-) -> Vec<Option<f64>> {
-    let mut counts: Vec<Option<(u32, u32)>> = vec![Some((0, 0)); delays];
-    for &(value, p) in parked {
-        let Some(&i) = usize::try_from(value)
-            .ok()
-            .and_then(|v| v.checked_sub(1))
-            .and_then(|v| delay_of_value.get(v))
-        else {
-            continue;
-        };
-        counts[i] = match (counts[i], p) {
-            (Some((n, yes)), Some(p)) => Some((n + 1, yes + u32::from(p))),
-            _ => None,
-        };
-    }
-    counts
-        .into_iter()
-        .map(|c| {
-            c.filter(|&(n, _)| n > 0)
-                .map(|(n, yes)| f64::from(yes) / f64::from(n))
-        })
-        .collect()
-}
-
-/// Spins (yielding now and then) until `flag` holds `value`.
-fn wait_for(flag: &AtomicU64, value: u64) {
-    let mut spins = 0u32;
-    while flag.load(Ordering::Acquire) != value {
-        spins += 1;
-        if spins.is_multiple_of(1024) {
-            std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
-        }
-    }
 }
 
 /// The spin window of a sweep (see the module docs): read from the receiver's parks when
