@@ -236,11 +236,7 @@ pub fn calibrate_with(
     } else {
         spin
     };
-    // No parked receiver in any repetition, even after a long delay (both threads on one
-    // processor, the others busy): every hand-off caught the receiver awake, so a wake-up
-    // costs what a spinning hand-off costs. A measured price of 0 is kept as the least
-    // positive value the file takes.
-    let wake = if wake.is_nan() { spin } else { wake.max(1e-9) };
+    let wake = wake_prices::wake_for_file(wake, spin);
     let machine = Machine {
         latency_s: positive(spin, 1e-9),
         bandwidth_bytes_per_s: positive(bandwidth, 1e9),
