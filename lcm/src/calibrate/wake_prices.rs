@@ -49,7 +49,8 @@ use super::quiet::median;
 /// seconds (see the module docs).
 pub const LONG_SLEEP_S: f64 = 1e-3;
 
-/// The prices of a hand-off to a parked receiver (see the module docs), seconds.
+/// The prices of a hand-off to a parked receiver (see the module docs), in seconds, and the
+/// hand-offs they were read from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WakePrices {
     /// What waking the receiver adds to the sender's send (`handoff_notify_s`).
