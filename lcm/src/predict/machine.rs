@@ -40,10 +40,11 @@
 //! - `handoff_spin_s`: one-way hand-off latency to a thread that spins on the value (the same
 //!   kernel as `latency_s`; `lcm calibrate` keeps at most `handoff_wake_s`: a spinning
 //!   partner that lost its processor handed off through the scheduler);
-//! - `handoff_wake_s`: one-way hand-off latency to a thread asleep on a condition variable;
-//! - `handoff_notify_s` (optional): seconds the handing thread spends waking a thread asleep
-//!   on a condition variable (setting the value under the mutex and `notify_one`): what a
-//!   pipeline stage pays per item when the next stage sleeps while it waits;
+//! - `handoff_wake_s`: how much later a channel receiver that had parked (slept 1 ms or more)
+//!   runs after the send returned than a spinning one would: what the woken stage pays;
+//! - `handoff_notify_s` (optional): what waking that parked receiver adds to the send: what
+//!   a pipeline stage pays per item when the next stage sleeps while it waits (both measured
+//!   on a `crossbeam_channel`, docs/machine.md "Prices of a wake-up");
 //! - `handoff_spin_window_s` (optional): the longest wait for which a receiver blocked on
 //!   an empty channel (`crossbeam_channel`, `std::sync::mpsc`: spin, yield, then park) is
 //!   still caught spinning; a pipeline stage that waits longer per item sleeps and is woken
@@ -532,9 +533,12 @@ fn describe(key: &str) -> String {
         ("task_s", _) => "processor-s per task spawned in a rayon scope".into(),
         ("par_item_s", _) => "processor-s per parallel-iterator item beyond a serial loop".into(),
         ("handoff_spin_s", _) => "s, one-way hand-off to a spinning thread".into(),
-        ("handoff_wake_s", _) => "s, one-way hand-off to a thread asleep on a condvar".into(),
+        ("handoff_wake_s", _) => {
+            "s, how much later a channel receiver parked 1 ms+ runs after the send than a spinning one"
+                .into()
+        }
         ("handoff_notify_s", _) => {
-            "s, what waking a thread asleep on a condvar costs the waker".into()
+            "s, what waking a channel receiver parked 1 ms+ adds to the send".into()
         }
         ("handoff_spin_window_s", _) => {
             "s, longest wait a channel's receiver still spends spinning".into()
