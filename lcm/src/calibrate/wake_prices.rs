@@ -240,9 +240,11 @@ mod tests {
             return;
         }
         // Waking a parked receiver makes a system call that a send to a spinning one does
-        // not; the whole one-way hand-off holds it and takes less than a second even on a
-        // loaded machine.
+        // not; the one-way hand-off takes less than a second even on a loaded machine. (The
+        // prices are medians of different hand-offs, so on a loaded machine no order
+        // between them is certain: a CI run under parallel tests gave a one-way hand-off
+        // of 1.1 µs beside a notify of 6.9 µs.)
         assert!(p.notify_s > 0.0 && p.wake_s >= 0.0, "{p:?}");
-        assert!(p.one_way_s > p.notify_s && p.one_way_s < 1.0, "{p:?}");
+        assert!(p.one_way_s > 0.0 && p.one_way_s < 1.0, "{p:?}");
     }
 }
