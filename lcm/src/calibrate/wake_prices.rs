@@ -229,22 +229,28 @@ mod tests {
     }
 
     #[test]
-    fn a_real_kernel_prices_a_parked_receiver_above_a_spinning_one() {
-        // Loose on purpose (the machine may be loaded): the facts, not the values.
+    fn a_real_kernel_gives_finite_prices_or_says_none() {
+        // The facts that hold however loaded the machine is, not the values: on a loaded
+        // machine a price may come from one parked hand-off and any order between the
+        // prices (medians of different hand-offs) can turn (a parallel test run gave a
+        // one-way hand-off below the spinning reference); lcm calibrate keeps only positive
+        // values (mod.rs). The arithmetic is held exactly by the fake hand-offs above.
         let clock = super::super::clock::MonotonicClock::new();
-        let h = handoffs_once(&clock, &[0.5e-6, 2e-3], 15);
+        let trips = 15;
+        let h = handoffs_once(&clock, &[0.5e-6, 2e-3], trips);
         let p = wake_prices_of(&h);
+        assert!(
+            p.asleep <= trips as usize && p.spinning <= trips as usize,
+            "{p:?}"
+        );
         if p.asleep == 0 || p.spinning == 0 {
             // Both threads shared one processor throughout: no price, said as NaN.
             assert!(p.notify_s.is_nan() && p.wake_s.is_nan(), "{p:?}");
             return;
         }
-        // Waking a parked receiver makes a system call that a send to a spinning one does
-        // not; the one-way hand-off takes less than a second even on a loaded machine. (The
-        // prices are medians of different hand-offs, so on a loaded machine no order
-        // between them is certain: a CI run under parallel tests gave a one-way hand-off
-        // of 1.1 µs beside a notify of 6.9 µs.)
-        assert!(p.notify_s > 0.0 && p.wake_s >= 0.0, "{p:?}");
-        assert!(p.one_way_s > 0.0 && p.one_way_s < 1.0, "{p:?}");
+        for v in [p.notify_s, p.wake_s, p.one_way_s] {
+            assert!(v.is_finite() && v.abs() < 1.0, "{p:?}");
+        }
+        assert!(p.wake_s >= 0.0, "{p:?}");
     }
 }
