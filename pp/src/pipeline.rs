@@ -50,6 +50,12 @@ pub const RUNS_AHEAD: usize = 16;
 /// it sends (see [`spawn_lane_merger`]).
 pub const HELP_AHEAD: usize = RUNS_AHEAD / 2;
 
+/// Transitions the merge may have sent ahead of the sweep before it waits for the sweep to
+/// hand a run back (see [`spawn_lane_merger`]): with many threads a run holds some
+/// transitions of every lane (100 000 threads: millions), and [`RUNS_AHEAD`] such runs
+/// queued behind a sweep that lost its processor held over a gigabyte.
+pub const TRANSITIONS_AHEAD: usize = 1 << 21;
+
 /// Merged transitions in global time order, with the counter values of the `counters`
 /// transitions and the lane errors met on the way.
 #[derive(Debug, Default)]
@@ -350,6 +356,8 @@ pub struct MergedRuns<'scope> {
     rx: Receiver<TransitionRun>,
     /// Runs sent and not yet taken (what the merge is ahead by).
     queued: Arc<AtomicUsize>,
+    /// Transitions in the runs sent and not yet applied.
+    queued_items: Arc<AtomicUsize>,
     free: Sender<TransitionRun>,
     handle: std::thread::ScopedJoinHandle<'scope, Vec<LaneSummary>>,
 }
@@ -364,8 +372,10 @@ impl MergedRuns<'_> {
     ) -> Result<Vec<LaneSummary>, E> {
         while let Ok(mut run) = self.rx.recv() {
             self.queued.fetch_sub(1, Ordering::Relaxed);
+            let items = run.items.len();
             run.apply(sweep, &mut on_error)?;
             run.clear();
+            self.queued_items.fetch_sub(items, Ordering::Relaxed);
             // The merge thread may be gone already (after its last run).
             let _ = self.free.send(run);
         }
@@ -381,6 +391,10 @@ impl MergedRuns<'_> {
 /// (at least [`HELP_AHEAD`] runs queued): then the merge thread makes a pass of each run
 /// it sends, so the two threads share the work whichever is slower (on two cores the
 /// balance shifts with the load). Either thread's passes give the same order.
+///
+/// Memory: the runs queued hold at most [`TRANSITIONS_AHEAD`] transitions plus the last
+/// run sent; beyond that the merge waits until the sweep hands a run back (runs keep their
+/// memory and are reused, so fewer runs in flight is also fewer runs allocated).
 pub fn spawn_lane_merger<'scope, L>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     merge: LaneMerge<L>,
@@ -391,20 +405,30 @@ where
     let (tx, rx) = sync_channel::<TransitionRun>(RUNS_AHEAD);
     let (free, free_rx) = channel::<TransitionRun>();
     let queued = Arc::new(AtomicUsize::new(0));
-    let ahead = Arc::clone(&queued);
+    let queued_items = Arc::new(AtomicUsize::new(0));
+    let (ahead, ahead_items) = (Arc::clone(&queued), Arc::clone(&queued_items));
     let handle = scope.spawn(move || {
         merge.run(|mut run| {
             if ahead.load(Ordering::Relaxed) >= HELP_AHEAD {
                 run.sort_one_pass();
             }
             ahead.fetch_add(1, Ordering::Relaxed);
+            let len = run.items.len();
+            let items = ahead_items.fetch_add(len, Ordering::Relaxed) + len;
             tx.send(run).ok()?;
+            if items > TRANSITIONS_AHEAD {
+                // Too far ahead: wait for the sweep to hand a run back (every run sent is
+                // handed back once applied; an error or a dropped MergedRuns drops the
+                // sender, and the next send then stops the merge).
+                return Some(free_rx.recv().unwrap_or_default());
+            }
             Some(free_rx.try_recv().unwrap_or_default())
         })
     });
     MergedRuns {
         rx,
         queued,
+        queued_items,
         free,
         handle,
     }
