@@ -73,10 +73,9 @@ pub(crate) fn thread_cpu_ns() -> Option<u64> {
     (rc == 0).then(|| (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
-/// The involuntary context switches of the calling thread since it started (the kernel
-/// took its processor away while it could run: a higher-priority thread, the end of its
-/// time slice), or None where the system cannot say.
-pub(crate) fn thread_involuntary_switches() -> Option<u64> {
+/// The calling thread's resource usage (`getrusage(RUSAGE_THREAD)`), or None where the
+/// system cannot say.
+fn thread_rusage() -> Option<libc::rusage> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: an all-zero rusage is a valid value of this plain C struct.
@@ -84,7 +83,7 @@ pub(crate) fn thread_involuntary_switches() -> Option<u64> {
         // SAFETY: `usage` is valid and writable; RUSAGE_THREAD names the calling thread; on
         // failure the call returns -1 and `usage` is not used.
         let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
-        (rc == 0).then_some(usage.ru_nivcsw as u64)
+        (rc == 0).then_some(usage)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -92,24 +91,19 @@ pub(crate) fn thread_involuntary_switches() -> Option<u64> {
     }
 }
 
+/// The involuntary context switches of the calling thread since it started (the kernel
+/// took its processor away while it could run: a higher-priority thread, the end of its
+/// time slice), or None where the system cannot say.
+pub(crate) fn thread_involuntary_switches() -> Option<u64> {
+    thread_rusage().map(|u| u.ru_nivcsw as u64)
+}
+
 /// The voluntary context switches of the calling thread since it started (it gave up its
 /// processor because it blocked: a futex wait, a sleep, a read that waited), or None where
 /// the system cannot say. A `sched_yield` that hands the processor over counts as
 /// involuntary, and one on an otherwise idle processor does not switch at all.
 pub(crate) fn thread_voluntary_switches() -> Option<u64> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `usage` is valid and writable; RUSAGE_THREAD names the calling thread; on
-        // failure the call returns -1 and `usage` is not used.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
-        (rc == 0).then_some(usage.ru_nvcsw as u64)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        None
-    }
+    thread_rusage().map(|u| u.ru_nvcsw as u64)
 }
 
 /// `omp_get_max_threads()` of the OpenMP runtime loaded in the process (the team size of

@@ -144,20 +144,12 @@ pub fn handoffs_with<C: Clock + ?Sized>(
 
 /// Spins (yielding now and then) until `flag` holds `value`.
 fn wait_for(flag: &AtomicU64, value: u64) {
-    let mut spins = 0u32;
-    while flag.load(Ordering::Acquire) != value {
-        spins += 1;
-        if spins.is_multiple_of(1024) {
-            std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
-        }
-    }
+    super::handoff::spin_until(flag, |v| v == value, 1024);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::clock::fake::StepClock;
+    use super::super::clock::fake::{grows_every_other_reading, StepClock};
     use super::*;
 
     #[test]
@@ -175,18 +167,6 @@ mod tests {
             assert_eq!(x.after_send_s(), step, "{x:?}");
             assert_eq!(x.parked, None, "{x:?}");
         }
-    }
-
-    /// A switch counter that grows at every other reading: the receiver "parks" while it
-    /// waits for values 1, 3, 5, ... (the reading after value v is the (v+1)-th).
-    fn grows_every_other_reading() -> Option<u64> {
-        thread_local! {
-            static READINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-        }
-        READINGS.with(|r| {
-            r.set(r.get() + 1);
-            Some(r.get() / 2)
-        })
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub fn time_it<C: Clock + ?Sized>(clock: &C, work: impl FnOnce()) -> f64 {
 
 #[cfg(test)]
 pub(crate) mod fake {
-    //! A fake clock for the kernels' unit tests.
+    //! A fake clock and a fake switch counter for the kernels' unit tests.
     use super::Clock;
     use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -76,5 +76,18 @@ pub(crate) mod fake {
             let k = self.readings.fetch_add(1, Ordering::SeqCst) + 1;
             k as f64 * self.step_s
         }
+    }
+
+    /// A switch counter (per thread) that grows at every other reading: a receiver that
+    /// reads it before and after each value "parks" while it waits for values 1, 3, 5, ...
+    /// (the reading after value v is the (v+1)-th).
+    pub fn grows_every_other_reading() -> Option<u64> {
+        thread_local! {
+            static READINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        }
+        READINGS.with(|r| {
+            r.set(r.get() + 1);
+            Some(r.get() / 2)
+        })
     }
 }

@@ -64,14 +64,21 @@ pub fn spin_once<C: Clock + ?Sized>(clock: &C, round_trips: u64) -> f64 {
 /// Spins while `flag` holds `value` and returns the value it changed to, yielding now and
 /// then so a loaded machine that runs both threads on one core still makes progress.
 fn spin_while(flag: &AtomicU64, value: u64) -> u64 {
+    spin_until(flag, |v| v != value, 4096)
+}
+
+/// Spins until `flag` holds a value that satisfies `done` and returns it, yielding the
+/// processor every `yield_every` spins (a loaded machine that runs both threads of a
+/// kernel on one core still makes progress).
+pub(super) fn spin_until(flag: &AtomicU64, done: impl Fn(u64) -> bool, yield_every: u32) -> u64 {
     let mut spins = 0u32;
     loop {
         let v = flag.load(Ordering::Acquire);
-        if v != value {
+        if done(v) {
             return v;
         }
         spins += 1;
-        if spins.is_multiple_of(4096) {
+        if spins.is_multiple_of(yield_every) {
             std::thread::yield_now();
         } else {
             std::hint::spin_loop();

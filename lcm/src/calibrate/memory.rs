@@ -61,15 +61,7 @@ pub fn local_read_once<C: Clock + ?Sized>(clock: &C, bytes: usize, rounds: usize
 
 /// Spins (yielding) until `turn` holds `value`.
 fn wait_for(turn: &AtomicU64, value: u64) {
-    let mut spins = 0u32;
-    while turn.load(Ordering::Acquire) != value {
-        spins += 1;
-        if spins.is_multiple_of(256) {
-            std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
-        }
-    }
+    super::handoff::spin_until(turn, |v| v == value, 256);
 }
 
 /// Bytes per second of copying a buffer of `bytes` that another thread wrote.

@@ -161,10 +161,10 @@ mod tests {
         CpuSample { busy, total, own }
     }
 
-    #[test]
-    fn a_busy_repetition_is_left_out_of_the_median() {
-        // Repetitions 1 and 3: only own load (quiet); repetition 2: 50 of 100 ticks foreign.
-        let probe = Replay {
+    /// Three repetitions: 1 and 3 with only own load (quiet), 2 with 50 of 100 ticks
+    /// foreign.
+    fn second_of_three_busy() -> Replay {
+        Replay {
             samples: vec![
                 s(0, 0, 0),
                 s(50, 100, 50),
@@ -174,7 +174,13 @@ mod tests {
                 s(200, 300, 150),
             ],
             at: Cell::new(0),
-        };
+        }
+    }
+
+    #[test]
+    fn a_busy_repetition_is_left_out_of_the_median() {
+        // Repetitions 1 and 3: only own load (quiet); repetition 2: 50 of 100 ticks foreign.
+        let probe = second_of_three_busy();
         let mut xs = [1.0, 100.0, 3.0].into_iter();
         let k = median_of_quiet(3, &probe, || xs.next().unwrap());
         assert_eq!((k.repetitions, k.quiet, k.unknown), (3, 2, 0));
@@ -207,17 +213,7 @@ mod tests {
     #[test]
     fn numbers_measured_together_are_kept_from_the_same_quiet_repetitions() {
         // Repetition 2 is busy: each number is the median of its values in 1 and 3.
-        let probe = Replay {
-            samples: vec![
-                s(0, 0, 0),
-                s(50, 100, 50),
-                s(50, 100, 50),
-                s(150, 200, 100),
-                s(150, 200, 100),
-                s(200, 300, 150),
-            ],
-            at: Cell::new(0),
-        };
+        let probe = second_of_three_busy();
         let mut xs = [[1.0, 10.0], [100.0, 1000.0], [3.0, f64::NAN]].into_iter();
         let [a, b] = median_of_quiet_each(3, &probe, || xs.next().unwrap());
         assert_eq!((a.value, a.quiet, a.repetitions), (2.0, 2, 3));

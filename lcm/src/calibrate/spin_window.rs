@@ -218,7 +218,7 @@ pub fn spin_window_once<C: Clock + ?Sized>(clock: &C, delays: &[f64], trips: u64
 
 #[cfg(test)]
 mod tests {
-    use super::super::clock::fake::StepClock;
+    use super::super::clock::fake::{grows_every_other_reading, StepClock};
     use super::*;
 
     /// A delay measured without the park signal (a system that does not count switches).
@@ -406,18 +406,6 @@ mod tests {
         assert_eq!(clock.readings(), 3 * ((2 + 5 + 10) + 3 * 4));
         // Equal round trips: no jump, no window.
         assert!(spin_window_once(&StepClock::new(step), &delays, 2).is_nan());
-    }
-
-    /// A switch counter that grows at every other reading: the receiver "parks" while it
-    /// waits for values 1, 3, 5, ... (the reading after value v is the (v+1)-th).
-    fn grows_every_other_reading() -> Option<u64> {
-        thread_local! {
-            static READINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-        }
-        READINGS.with(|r| {
-            r.set(r.get() + 1);
-            Some(r.get() / 2)
-        })
     }
 
     #[test]
