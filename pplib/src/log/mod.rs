@@ -67,6 +67,7 @@ mod error;
 pub mod event;
 mod header;
 mod text;
+mod text_event;
 mod text_stream;
 
 use std::path::{Path, PathBuf};

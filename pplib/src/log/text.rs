@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use super::counter_check::CounterRules;
 use super::error::{quote, LogError};
-use super::event::{CounterId, EventKind, NameId, Nanos, Position, ThreadId};
+use super::event::{CounterId, NameId, Position, ThreadId};
 use super::header::{Header, ProcessInfo};
 
 /// The longest line a text trace may have (bytes, its newline excluded): what reading a
@@ -204,129 +204,6 @@ pub(super) fn syntax(path: &Path, pos: Position, expected: &str, found: &str) ->
         expected: expected.to_owned(),
         found: found.to_owned(),
     }
-}
-
-/// Parses the fields of one event line after its thread field.
-pub(super) fn parse_event<'a>(
-    path: &Path,
-    pos: Position,
-    time: &str,
-    mut rest: impl Iterator<Item = &'a str>,
-    names: &mut dyn Names,
-) -> Result<(Nanos, EventKind), LogError> {
-    let time = time.parse::<u64>().map_err(|_| {
-        syntax(
-            path,
-            pos,
-            "a time in nanoseconds (unsigned integer)",
-            &quote(time),
-        )
-    })?;
-    let Some(event) = rest.next() else {
-        return Err(syntax(
-            path,
-            pos,
-            "an event after the thread",
-            "end of line",
-        ));
-    };
-    let mut arg = |what: &str| {
-        rest.next()
-            .ok_or_else(|| syntax(path, pos, &format!("{what} after `{event}`"), "end of line"))
-    };
-    let kind = match event {
-        "session_begin" => EventKind::SessionBegin,
-        "session_end" => EventKind::SessionEnd,
-        "par_begin" => EventKind::ParBegin,
-        "par_end" => EventKind::ParEnd,
-        "task_begin" => EventKind::TaskBegin,
-        "wait_end" => EventKind::WaitEnd,
-        "task_end" => EventKind::TaskEnd { wasted: false },
-        "frag_begin" | "frag_end" | "wait_begin" => {
-            let what = if event == "wait_begin" {
-                "a wait kind"
-            } else {
-                "a fragment name"
-            };
-            let text = arg(what)?;
-            let id = names
-                .name(text)
-                .ok_or_else(|| syntax(path, pos, "a known name", &quote(text)))?;
-            match event {
-                "frag_begin" => EventKind::FragBegin(id),
-                "frag_end" => EventKind::FragEnd(id),
-                _ => EventKind::WaitBegin(id),
-            }
-        }
-        "counters" => {
-            let mut values = Vec::new();
-            for field in rest.by_ref() {
-                let Some((name, value)) = field.split_once('=') else {
-                    return Err(syntax(path, pos, "`name=value`", &quote(field)));
-                };
-                let value = value.parse::<u64>().map_err(|_| {
-                    syntax(
-                        path,
-                        pos,
-                        "an unsigned integer counter value",
-                        &quote(field),
-                    )
-                })?;
-                if name.is_empty() {
-                    return Err(syntax(
-                        path,
-                        pos,
-                        "a counter name before `=`",
-                        &quote(field),
-                    ));
-                }
-                let id = names
-                    .counter(name)
-                    .ok_or_else(|| syntax(path, pos, "at most 65536 counters", &quote(name)))?;
-                values.push((id, value));
-            }
-            if values.is_empty() {
-                return Err(syntax(
-                    path,
-                    pos,
-                    "at least one `name=value` after `counters`",
-                    "end of line",
-                ));
-            }
-            return Ok((Nanos(time), EventKind::Counters(values)));
-        }
-        other => {
-            return Err(LogError::UnknownEvent {
-                path: path.to_owned(),
-                pos,
-                found: quote(other),
-            })
-        }
-    };
-    let kind = match (kind, rest.next()) {
-        (EventKind::TaskEnd { .. }, Some("wasted")) => EventKind::TaskEnd { wasted: true },
-        (EventKind::TaskEnd { .. }, Some(extra)) => {
-            return Err(syntax(
-                path,
-                pos,
-                "`wasted` or end of line after `task_end`",
-                &quote(extra),
-            ))
-        }
-        (kind, None) => kind,
-        (_, Some(extra)) => {
-            return Err(syntax(
-                path,
-                pos,
-                &format!("end of line after `{event}`"),
-                &quote(extra),
-            ))
-        }
-    };
-    if let Some(extra) = rest.next() {
-        return Err(syntax(path, pos, "end of line", &quote(extra)));
-    }
-    Ok((Nanos(time), kind))
 }
 
 /// Interns the names an event line uses, as [`parse_event`] would (the same names, in

@@ -12,7 +12,8 @@ use super::batch::{CompactEvent, EventBatch, EventCode, EventSink};
 use super::counter_check::{counter_error, CounterTrack};
 use super::error::LogError;
 use super::event::{Event, EventKind, Nanos, Position, ThreadId};
-use super::text::{fields, parse_event, read_thread, syntax, Lines, Lookup, TextLog};
+use super::text::{fields, read_thread, syntax, Lines, Lookup, TextLog};
+use super::text_event::parse_event;
 
 /// One thread's events read from the text and not yet taken by its stream.
 #[derive(Debug, Default)]
