@@ -82,7 +82,9 @@
 //! first and last point. Once every form is chosen, the overheads' coefficients are
 //! re-estimated together so that their sum follows the measured time, each held near its
 //! own fit, where the held-out folds show that this predicts better
-//! ([`policy::joint`]; `lca model` notes it).
+//! ([`policy::joint`]; `lca model` notes it). An overhead whose share of the work keeps
+//! growing beyond the largest measured size is noted, with the held-out evidence for and
+//! against that growth ([`policy::growth`]).
 //!
 //! # Known zeros: `zero_at`
 //!

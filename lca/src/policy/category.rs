@@ -4,6 +4,7 @@
 
 use super::candidates::{self, Candidate};
 use super::choose::{rank, Ranked};
+use super::growth::{self, Outgrowth};
 use super::heldout::{in_sample, HeldOut};
 use super::observations::Observations;
 use super::piecewise;
@@ -25,6 +26,9 @@ pub struct Weighing {
     /// best smooth form missed the observations and the noise it was held to (fractions
     /// of the fragment's time).
     pub piecewise: Option<PiecewiseChoice>,
+    /// Set when the best form of an overhead outgrew the work ([`super::growth`]): what
+    /// the rule decided.
+    pub outgrowth: Option<Outgrowth>,
 }
 
 /// Why the piecewise power law replaced the smooth forms.
@@ -83,6 +87,7 @@ pub fn weigh(
             observations: obs,
             ranked,
             piecewise,
+            outgrowth: None,
         });
     }
     // 0 ("noise") competes only for a category too small to matter.
@@ -109,6 +114,7 @@ pub fn weigh(
         observations: obs,
         ranked,
         piecewise: None,
+        outgrowth: None,
     })
 }
 
@@ -148,10 +154,12 @@ fn weigh_overhead(
     if ranked.weighed.is_empty() {
         ranked = rank(&above, cands(), true, &floor);
     }
+    let outgrowth = work.and_then(|w| growth::judge(&ranked, &above, w, PROCESSORS));
     Some(Weighing {
         observations: above,
         ranked,
         piecewise: None,
+        outgrowth,
     })
 }
 
@@ -361,6 +369,7 @@ pub fn fit_category(
         ));
     }
     notes.extend(regime_notes(category, &w));
+    notes.extend(w.outgrowth.as_ref().map(growth::note));
     if chosen.model.expr == Expr::Num(0.0) {
         notes.push(format!(
             "left out: no model predicts its {} held-out observations better than 0 (noise at this precision)",

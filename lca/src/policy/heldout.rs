@@ -58,37 +58,13 @@ pub fn held_out(obs: &Observations, refit: &Refit) -> HeldOut {
     let mut ext_sum = 0.0;
     let mut ext_count = 0usize;
     for v in 0..obs.data.variables.len() {
-        let values = obs.data.distinct(v);
-        if values.len() < 3 {
-            continue;
-        }
-        let top = values[values.len() - 1];
-        // The largest value; and, where three or more values lie at or below half of it,
-        // everything above half (a prediction at twice the measured range).
-        let mut cuts = vec![values[values.len() - 2]];
-        if values.iter().filter(|&&x| x <= top / 2.0).count() >= 3 {
-            let half = top / 2.0;
-            if !cuts.contains(&half) {
-                cuts.push(
-                    values
-                        .iter()
-                        .copied()
-                        .filter(|&x| x <= half)
-                        .fold(0.0, f64::max),
-                );
+        match extrapolation_folds(obs, refit, v) {
+            Some(Some((sum, count))) => {
+                ext_sum += sum;
+                ext_count += count;
             }
-        }
-        cuts.dedup();
-        for cut in cuts {
-            let test: Vec<usize> = (0..n).filter(|&i| obs.data.points[i].x[v] > cut).collect();
-            let train = obs.filter(|pt| pt.x[v] <= cut);
-            match predict(&train, refit, obs, &test) {
-                Some(s) => {
-                    ext_sum += s;
-                    ext_count += test.len();
-                }
-                None => failed = true,
-            }
+            Some(None) => {}
+            None => failed = true,
         }
     }
     let loo = if loo_count > 0 {
@@ -113,6 +89,56 @@ pub fn held_out(obs: &Observations, refit: &Refit) -> HeldOut {
         extrapolation,
         score,
     }
+}
+
+/// The mean absolute relative error of the extrapolation folds along variable `v` alone
+/// (see the module docs): the form refitted without the largest value of `v` (and, where
+/// three values lie at or below half of it, without everything above half) predicting
+/// what was left out. None when `v` has fewer than three values or the form cannot be
+/// refitted in a fold.
+pub fn extrapolation_along(obs: &Observations, refit: &Refit, v: usize) -> Option<f64> {
+    let (sum, count) = extrapolation_folds(obs, refit, v)??;
+    (count > 0).then(|| sum / count as f64)
+}
+
+/// The extrapolation folds along variable `v`: `Some(Some((sum of absolute relative
+/// errors, predictions)))`, `Some(None)` when `v` has fewer than three values, None when
+/// the form cannot be refitted in a fold.
+fn extrapolation_folds(
+    obs: &Observations,
+    refit: &Refit,
+    v: usize,
+) -> Option<Option<(f64, usize)>> {
+    let values = obs.data.distinct(v);
+    if values.len() < 3 {
+        return Some(None);
+    }
+    let n = obs.len();
+    let top = values[values.len() - 1];
+    // The largest value; and, where three or more values lie at or below half of it,
+    // everything above half (a prediction at twice the measured range).
+    let mut cuts = vec![values[values.len() - 2]];
+    if values.iter().filter(|&&x| x <= top / 2.0).count() >= 3 {
+        let half = top / 2.0;
+        if !cuts.contains(&half) {
+            cuts.push(
+                values
+                    .iter()
+                    .copied()
+                    .filter(|&x| x <= half)
+                    .fold(0.0, f64::max),
+            );
+        }
+    }
+    cuts.dedup();
+    let (mut sum, mut count) = (0.0, 0usize);
+    for cut in cuts {
+        let test: Vec<usize> = (0..n).filter(|&i| obs.data.points[i].x[v] > cut).collect();
+        let train = obs.filter(|pt| pt.x[v] <= cut);
+        sum += predict(&train, refit, obs, &test)?;
+        count += test.len();
+    }
+    Some(Some((sum, count)))
 }
 
 /// Sum of absolute relative errors at `test` of the form refitted on `train`.

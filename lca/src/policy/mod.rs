@@ -103,6 +103,19 @@
 //! point the end pieces extrapolate (predictions there are warned about,
 //! [`crate::range`]).
 //!
+//! An overhead of running in parallel whose chosen form grows faster in a size variable
+//! than the work (its share of the work, `|overhead| / work`, rises by more than
+//! [`growth::GROWTH_TOLERANCE`] (1 %) somewhere between the largest measured value and
+//! 1024 times it, at a measured configuration there) is judged on the held-out folds that
+//! leave the largest values of that variable out ([`growth`]): its extrapolation error
+//! beside that of the best candidate whose share of the work does not grow. The notes give
+//! both, and whether the largest measured sizes support the faster growth. An overhead per
+//! unit of work that keeps growing beyond the measured sizes soon dominates the predicted
+//! time, and few sizes rarely justify it (a small fast-growing term can follow a bump at
+//! the largest size); where they do not, the note says that the growth beyond them is not
+//! to be trusted. The choice itself stays with the held-out score, which already weighs
+//! those folds beside the others: the note is a statement of trust, not a second choice.
+//!
 //! A chosen form with terms of opposite signs balances them over the measured range; when
 //! the term that grows fastest is the negative one, the model falls through zero somewhere
 //! beyond the data. Every category but the memory loss (which can be negative) is scanned
@@ -144,6 +157,7 @@ pub mod candidates;
 pub mod category;
 pub mod choose;
 mod combination;
+pub mod growth;
 pub mod heldout;
 pub mod joint;
 pub mod observations;
@@ -406,6 +420,9 @@ fn keep_choice(
             for note in category::regime_notes(cat, w) {
                 out.notes.push(note_for(note));
             }
+            if let Some(o) = &w.outgrowth {
+                out.notes.push(note_for(growth::note(o)));
+            }
             out.categories.push(c);
         }
         Some(c) => out.notes.push(note_for(format!(
@@ -570,6 +587,37 @@ mod tests {
         assert!(
             (v / truth - 1.0).abs() < 0.05,
             "{ml} gives {v}, not {truth}"
+        );
+    }
+
+    /// An overhead whose share of the work grows with the size (`li = 1e-13·(p − 1)·n³`,
+    /// ±2 % noise, beside the work `1e-9·n²`): the policy keeps the faster growth the data
+    /// show and notes it, with the held-out evidence for it (see [`growth`]).
+    #[test]
+    fn an_overhead_that_outgrows_the_work_is_noted_with_its_evidence() {
+        let mut text = String::new();
+        let noise = [1.02, 0.98, 1.01, 0.99, 1.015, 0.985, 1.0];
+        let mut k = 0;
+        for n in [64.0f64, 128.0, 256.0, 512.0, 1024.0] {
+            let pc = 1e-9 * n * n;
+            for p in [1.0f64, 2.0, 4.0, 8.0, 16.0] {
+                let li = 1e-13 * n.powi(3) * (p - 1.0) * noise[k % noise.len()];
+                k += 1;
+                text += &format!("n={n} p={p} li={li} pc={pc} rt={pc} tt={}\n", pc + li);
+            }
+        }
+        let records = parse_records(&text).unwrap();
+        let vars = ["n".to_string(), "p".to_string()];
+        let f = fit_fragment(&records, "t", None, &vars, &Extraction::default()).unwrap();
+        let li = f.category("li").unwrap().model.expr.to_string();
+        assert!(li.contains("n^3"), "{li}");
+        assert!(
+            f.notes.iter().any(|n| n.contains("category li: `")
+                && n.contains(
+                    "grows faster in n than the work; the largest measured n support it"
+                )),
+            "{:?}",
+            f.notes
         );
     }
 
