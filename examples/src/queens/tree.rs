@@ -26,6 +26,13 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // count waits for the longest block, in place of the loop version's wc. The loop
         // version's measured ml is its speculative items that ended before the quota was
         // known (the search shares no data: no memory-system loss), which this wc counts.
+        // Not priced, so where the first group holds the first k solutions (groups = 1,
+        // span = base_span) the two versions predict alike: every item after the quota is
+        // still walked and checks the quota (all (n-1)(n-2) items per count here, the
+        // needed groups' items in the loop version; pp counts that walk as fork/join
+        // latency), and once the quota is met each speculating thread still runs its
+        // current item up to the search's next stop check (a shorter tail here, where
+        // those items lie far from the needed ones, than in the loop version).
         // lcm: like search
         // lcm: li = search.li / groups
         // lcm: ip = search.ip / groups
