@@ -1,0 +1,99 @@
+//! What [`super::account`] returns: the shares of one prediction's breakdown at one point,
+//! per fragment instance, parallel node and pipeline.
+
+use lca::range::RangeWarning;
+use serde::Serialize;
+
+use crate::predict::negative::NegativeModel;
+
+/// One fragment instance at the evaluated point.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FragmentShare {
+    /// Fragment name.
+    pub name: String,
+    /// Source line.
+    pub line: usize,
+    /// Executions in the whole run (product of enclosing trip counts and copies).
+    pub executions: f64,
+    /// Processors p_f of one execution.
+    pub procs: f64,
+    /// Seconds of one execution, T_f = work / p_f (communication not included).
+    pub time_s: f64,
+    /// Processor-seconds of one execution (sum of categories).
+    pub work: f64,
+    /// Communication seconds added before one execution (negative: removed): the move's
+    /// seconds shared by the fragment's `procs` readers.
+    pub comm_s: f64,
+}
+
+/// A parallel node's structural load imbalance.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ParallelShare {
+    /// Source line of the construct.
+    pub line: usize,
+    /// The construct.
+    pub construct: String,
+    /// LI+ = sum_t (max T - T_t) * p_t over the whole run, processor-seconds.
+    pub li_plus: f64,
+}
+
+/// A pipeline stage.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StageShare {
+    /// The stage (task) label.
+    pub label: String,
+    /// Seconds per data set (its fragments and its hand-offs).
+    pub tau_s: f64,
+    /// Seconds per data set its hand-offs add (`machine hand-off`; 0 without machine costs).
+    pub handoff_s: f64,
+    /// Data sets it processes.
+    pub items: f64,
+    /// Its processors.
+    pub procs: f64,
+}
+
+/// A pipeline at the evaluated point.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PipelineShare {
+    /// Source line.
+    pub line: usize,
+    /// The stages.
+    pub stages: Vec<StageShare>,
+    /// Fill: seconds until the first data set leaves the last stage (sum of tau).
+    pub fill_s: f64,
+    /// Index (0-based) of the bottleneck stage (largest items * tau).
+    pub bottleneck: usize,
+    /// Pipeline time (flow shop, van Gemund Eq. 3.16 for equal counts), seconds.
+    pub time_s: f64,
+    /// The phi/omega lower bound max(fill, bottleneck total), seconds.
+    pub bound_s: f64,
+    /// Processor-seconds the stages spend waiting for data or for the others to finish.
+    pub waiting: f64,
+    /// Each hand-off between neighbouring stages with its regime (empty without machine
+    /// costs).
+    pub handoffs: Vec<crate::predict::handoff::HandoffShare>,
+}
+
+/// The breakdown at one point.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Accounting {
+    /// Machine processors p.
+    pub p: f64,
+    /// Fragment instances in program order.
+    pub fragments: Vec<FragmentShare>,
+    /// Parallel nodes with their LI+.
+    pub parallels: Vec<ParallelShare>,
+    /// Pipelines.
+    pub pipelines: Vec<PipelineShare>,
+    /// Processor-seconds left idle because a node uses fewer processors than it has.
+    pub idle: f64,
+    /// Critical-path time without synchronization waits and contention, seconds.
+    pub critical_path_s: f64,
+    /// Fragments evaluated beyond 2x the measured range of a variable their models use
+    /// (at the fragment's own variables, after `p` and variable overrides), once per
+    /// fragment and variable value.
+    pub range_warnings: Vec<RangeWarning>,
+    /// Models that evaluate negative at this point ([`super::negative`]), once per
+    /// fragment instance and model.
+    pub negative_models: Vec<NegativeModel>,
+}
