@@ -17,8 +17,13 @@
 //! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), the
 //!   same read of a buffer the reader wrote itself, copy bandwidth, and the slowdown of a
 //!   STREAM triad when k of p threads run it at once;
-//! - [`lines`]: the price of a cache line written alternately by two processors (an atomic
-//!   update that finds the line in the other processor's cache).
+//! - [`lines`]: the price of a cache line written by K processors at once (an atomic update
+//!   that finds the line in another processor's cache), K = 2 … p, each thread on a
+//!   processor of its own ([`placement`]), and how much each further processor adds.
+//!
+//! A calibration also says which of its numbers not to trust blindly
+//! ([`Calibration::warnings`]): a line price no repetition could measure (and what stands
+//! in for it), or one whose repetitions lie more than [`LINE_SPREAD_LIMIT`] times apart.
 //!
 //! None of them runs a program's own code: they price the runtime and the machine, so one
 //! file serves every program. The clock is behind [`clock::Clock`] (tests drive the kernels'
@@ -35,6 +40,7 @@ pub mod handoff;
 pub mod lines;
 pub mod memory;
 pub mod par_call;
+pub mod placement;
 pub mod pool;
 pub mod quiet;
 pub mod spin_window;
@@ -67,7 +73,8 @@ pub struct CalibrateOptions {
     pub spin_window_trips: u64,
     /// Buffer sizes of the transfer kernel, bytes.
     pub transfer_bytes: Vec<usize>,
-    /// Atomic updates per thread and repetition of the shared-line kernel.
+    /// Atomic updates per repetition of the shared-line kernel, per thread at 2 threads
+    /// (at K threads, `2 / K` of it per thread: the same updates in all).
     pub bounce_updates: u64,
     /// Bytes of the copy-bandwidth buffer.
     pub copy_bytes: usize,
@@ -118,6 +125,10 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`) may lie
+/// apart, largest over least, before [`Calibration::warnings`] says so.
+pub const LINE_SPREAD_LIMIT: f64 = 2.0;
+
 /// The result of a calibration: the machine file and how each number was kept.
 #[derive(Debug, Clone)]
 pub struct Calibration {
@@ -125,6 +136,26 @@ pub struct Calibration {
     pub machine: Machine,
     /// Per machine-file key: repetitions run, quiet, unknown, the value kept.
     pub kept: BTreeMap<String, Kept>,
+    /// Numbers not to trust blindly, one sentence each naming its key (see the module docs).
+    pub warnings: Vec<String>,
+}
+
+/// What to say of the line price `key` kept as `k` (None: nothing to say); `stand_in` says
+/// what the file holds when no repetition gave a number.
+fn line_warning(key: &str, k: &Kept, stand_in: &str) -> Option<String> {
+    if k.measured == 0 {
+        return Some(format!(
+            "{key}: no repetition of {} ran its threads side by side on processors of their own; {stand_in}",
+            k.repetitions
+        ));
+    }
+    let spread = k.spread();
+    (spread > LINE_SPREAD_LIMIT).then(|| {
+        format!(
+            "{key}: its repetitions disagree, {:.3e} to {:.3e} s ({:.1} times apart, more than {LINE_SPREAD_LIMIT}): the price depends on which processors the threads ran on, or the machine was busy; the median {:.3e} s is kept",
+            k.low, k.high, spread, k.value
+        )
+    })
 }
 
 /// Runs every kernel with the real clock and the `/proc` load probe.
@@ -206,12 +237,30 @@ pub fn calibrate_with(
         let k = median_of_quiet(reps, probe, || memory::local_read_once(clock, b, rounds));
         local_read_by_bytes.push((b, keep(format!("local_read_s_{b}"), k)));
     }
-    let line_bounce = keep(
-        "line_bounce_s".into(),
-        median_of_quiet(reps, probe, || {
-            lines::line_bounce_once(clock, opts.bounce_updates)
-        }),
-    );
+    let mut warnings = Vec::new();
+    let mut line_bounce_by_k = Vec::new();
+    let mut rotation = 0usize;
+    for k in 2..=pmax.max(2) {
+        let key = if k == 2 {
+            "line_bounce_s".to_string()
+        } else {
+            format!("line_bounce_s_k{k}")
+        };
+        let updates = (opts.bounce_updates * 2 / k as u64).max(1);
+        let kk = median_of_quiet(reps, probe, || {
+            rotation += 1;
+            lines::line_bounce_once(clock, k, updates, rotation)
+        });
+        let stand_in = if k == 2 {
+            "the file holds handoff_spin_s (the one-way trip of a line between two spinning threads) in its place"
+        } else {
+            "the key is left out"
+        };
+        warnings.extend(line_warning(&key, &kk, stand_in));
+        line_bounce_by_k.push((k, keep(key, kk)));
+    }
+    let line_bounce = line_bounce_by_k[0].1;
+    let line_bounce_per_thread = lines::per_thread_growth(&line_bounce_by_k);
     let mut seed = 0u64;
     let bandwidth = keep(
         "bandwidth_bytes_per_s".into(),
@@ -237,6 +286,15 @@ pub fn calibrate_with(
         spin
     };
     let wake = wake_prices::wake_for_file(wake, spin);
+    let mut values = BTreeMap::new();
+    for &(k, b) in &line_bounce_by_k[1..] {
+        if b.is_finite() {
+            values.insert(format!("line_bounce_s_k{k}"), b.max(0.0));
+        }
+    }
+    if line_bounce.is_finite() {
+        values.insert("line_bounce_per_thread_s".into(), line_bounce_per_thread);
+    }
     let machine = Machine {
         latency_s: positive(spin, 1e-9),
         bandwidth_bytes_per_s: positive(bandwidth, 1e9),
@@ -291,9 +349,13 @@ pub fn calibrate_with(
             "lcm calibrate ({} threads; median of the quiet ones of {} repetitions per number)",
             pmax, reps
         ),
-        values: BTreeMap::new(),
+        values,
     };
-    Calibration { machine, kept }
+    Calibration {
+        machine,
+        kept,
+        warnings,
+    }
 }
 
 #[cfg(test)]
