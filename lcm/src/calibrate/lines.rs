@@ -95,7 +95,10 @@ pub fn overlap(runs: &[ThreadRun]) -> f64 {
     }
     let longest = runs.iter().map(ThreadRun::wall_s).fold(0.0, f64::max);
     let first_end = runs.iter().map(|r| r.end).fold(f64::INFINITY, f64::min);
-    let last_start = runs.iter().map(|r| r.start).fold(f64::NEG_INFINITY, f64::max);
+    let last_start = runs
+        .iter()
+        .map(|r| r.start)
+        .fold(f64::NEG_INFINITY, f64::max);
     let all = (first_end - last_start).max(0.0);
     if longest > 0.0 && !runs.is_empty() {
         all / longest
@@ -172,7 +175,11 @@ pub fn line_bounce_on<C: Clock + ?Sized>(clock: &C, cpus: &[usize], updates: u64
         Some((alone, runs)) if side_by_side(&[alone]) && side_by_side(&runs) => {
             let alone_s = alone.wall_s() / updates as f64;
             let total: f64 = runs.iter().map(ThreadRun::wall_s).sum();
-            bounce_price(alone_s, total / (runs.len() as u64 * updates) as f64, runs.len())
+            bounce_price(
+                alone_s,
+                total / (runs.len() as u64 * updates) as f64,
+                runs.len(),
+            )
         }
         _ => f64::NAN,
     }
@@ -208,13 +215,13 @@ pub fn per_thread_growth(by_k: &[(usize, f64)]) -> f64 {
     let Some(&(_, b2)) = by_k.iter().find(|(k, b)| *k == 2 && b.is_finite()) else {
         return 0.0;
     };
-    let (num, den) = by_k
-        .iter()
-        .filter(|(k, b)| *k > 2 && b.is_finite())
-        .fold((0.0, 0.0), |(num, den), &(k, b)| {
+    let (num, den) = by_k.iter().filter(|(k, b)| *k > 2 && b.is_finite()).fold(
+        (0.0, 0.0),
+        |(num, den), &(k, b)| {
             let dk = (k - 2) as f64;
             (num + dk * (b - b2), den + dk * dk)
-        });
+        },
+    );
     if den > 0.0 {
         (num / den).max(0.0)
     } else {
@@ -304,13 +311,20 @@ mod tests {
             let (alone, runs) = runs_on(&clock, cpus, 2_000_000).unwrap();
             let a = alone.wall_s() / 2e6;
             let t = runs.iter().map(ThreadRun::wall_s).sum::<f64>() / (runs.len() as f64 * 2e6);
-            let on: Vec<f64> = runs.iter().map(|r| r.cpu_s.unwrap_or(f64::NAN) / r.wall_s()).collect();
+            let on: Vec<f64> = runs
+                .iter()
+                .map(|r| r.cpu_s.unwrap_or(f64::NAN) / r.wall_s())
+                .collect();
             (a, bounce_price(a, t, runs.len()), side_by_side(&runs), on)
         };
         for rep in 0..5 {
             let two = cpus_for(&cpus, 2, rep);
             println!("two processors {two:?}: {:?}", unchecked(&two));
-            println!("one processor {:?}: {:?}", two[0], unchecked(&[two[0], two[0]]));
+            println!(
+                "one processor {:?}: {:?}",
+                two[0],
+                unchecked(&[two[0], two[0]])
+            );
         }
     }
 

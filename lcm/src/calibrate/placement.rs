@@ -18,7 +18,8 @@ pub fn allowed_cpus() -> Vec<usize> {
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         // SAFETY: `set` is valid and writable and its size is passed; pid 0 names the calling
         // thread; on failure the call returns -1 and `set` is not read.
-        let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        let rc =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
         if rc == 0 {
             // SAFETY: CPU_ISSET reads the valid set for an index below CPU_SETSIZE.
             let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
@@ -46,7 +47,8 @@ pub fn pin_current_thread(cpu: usize) -> bool {
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         unsafe { libc::CPU_SET(cpu, &mut set) };
         // SAFETY: `set` is valid and its size is passed; pid 0 names the calling thread.
-        let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+        let rc =
+            unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
         rc == 0
     }
     #[cfg(not(target_os = "linux"))]

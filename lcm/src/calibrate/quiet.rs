@@ -154,9 +154,9 @@ pub fn median_of_quiet_each<const N: usize>(
     let kept = if quiet.is_empty() { &all } else { &quiet };
     std::array::from_fn(|i| {
         let xs: Vec<f64> = kept.iter().map(|x| x[i]).filter(|x| !x.is_nan()).collect();
-        let (low, high) = xs.iter().fold((f64::NAN, f64::NAN), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        });
+        let (low, high) = xs
+            .iter()
+            .fold((f64::NAN, f64::NAN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         Kept {
             value: median(&xs),
             repetitions: all.len(),
