@@ -4,10 +4,8 @@
 //! This file is also the input of `lcm predict`, with the locked version's models file
 //! (`--models`): the rules above `frag_scope("fill", ..)` derive the sharded fill from the
 //! measured locked one (docs/models.md, "Derived models"). Variables: `shards` (the shard
-//! count, an input like `n`) and the machine file's `line_bounce_s` and
-//! `line_bounce_per_thread_s` (`lcm calibrate`: what an atomic update adds when another
-//! processor wrote the line last, with two processors updating the lines at once, and what
-//! each further processor adds to it; docs/machine.md).
+//! count, an input like `n`) and the machine file's `line_bounce_s` (`lcm calibrate`: what
+//! an atomic update adds when another processor wrote the line last; docs/machine.md).
 
 use super::{bucket_of, BUCKETS, KEYS_PER_ITEM, SHARDS};
 use pplib::prelude::*;
@@ -35,11 +33,10 @@ pub fn fill(n: u64) -> Vec<u64> {
     // work per key is the locked version's. In place of its lock-line bouncing (paid while
     // the one lock serializes the threads), the threads now write shared lines at once:
     // per key the shard's lock line and its bucket line, each last written by another
-    // thread with the chance (p - 1)/p, and each trip priced as a bounce among the p
-    // processors that update the shards at once.
+    // thread with the chance (p - 1)/p.
     // lcm: like fill
     // lcm: sl = fill.sl / shards
-    // lcm: ml = n * 2*(p - 1)/p * (line_bounce_s + line_bounce_per_thread_s * (p - 2))
+    // lcm: ml = n * 2*(p - 1)/p * line_bounce_s
     pplib::frag_scope("fill", || {
         (0..items).into_par_iter().pp_for_each(|item| {
             let first = item * KEYS_PER_ITEM as u64;

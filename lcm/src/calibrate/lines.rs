@@ -147,8 +147,8 @@ fn together<T: Send>(k: usize, cpus: &[usize], work: impl Fn(usize) -> T + Sync)
 }
 
 /// One repetition: seconds one line bounce adds to an update when `k` threads update the
-/// [`LINES`] lines at once, `updates` each (see the module docs); `rotation` picks which of
-/// the allowed processors the threads run on (repetitions visit different ones). NaN when
+/// [`LINES`] lines at once, `updates` each (see the module docs); `rotation` seeds the draw
+/// of the allowed processors the threads run on (repetitions visit different ones). NaN when
 /// the threads did not run side by side in any of [`ATTEMPTS`] tries, or fewer than `k`
 /// processors are allowed.
 pub fn line_bounce_once<C: Clock + ?Sized>(

@@ -79,16 +79,22 @@ pub fn thread_cpu_s() -> Option<f64> {
 }
 
 /// The processors for `k` threads of repetition `rotation`: `k` distinct ones of `allowed`
-/// (consecutive, wrapping, starting `rotation` places further each repetition, so that
-/// repetitions visit different sets), or fewer when fewer are allowed.
+/// drawn at random with `rotation` as the seed (so that repetitions visit different sets:
+/// processors near each other in the numbering and far apart, which on some machines are
+/// two hyper-threads of one core or two cores), or all of them when fewer are allowed.
 pub fn cpus_for(allowed: &[usize], k: usize, rotation: usize) -> Vec<usize> {
-    if allowed.is_empty() {
-        return Vec::new();
+    let mut pool = allowed.to_vec();
+    let mut x = (rotation as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let take = k.min(pool.len());
+    for i in 0..take {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = i + (x % (pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
     }
-    let start = rotation % allowed.len();
-    (0..k.min(allowed.len()))
-        .map(|i| allowed[(start + i) % allowed.len()])
-        .collect()
+    pool.truncate(take);
+    pool
 }
 
 #[cfg(test)]
@@ -96,13 +102,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn repetitions_rotate_over_distinct_processors() {
-        let allowed = [0, 1, 2, 5];
-        assert_eq!(cpus_for(&allowed, 2, 0), vec![0, 1]);
-        assert_eq!(cpus_for(&allowed, 2, 3), vec![5, 0]);
-        assert_eq!(cpus_for(&allowed, 3, 5), vec![1, 2, 5]);
+    fn repetitions_draw_distinct_allowed_processors_and_vary() {
+        let allowed: Vec<usize> = (0..16).map(|c| 2 * c).collect();
+        let mut pairs = std::collections::BTreeSet::new();
+        for rotation in 0..20 {
+            let two = cpus_for(&allowed, 2, rotation);
+            assert_eq!(two.len(), 2);
+            assert_ne!(two[0], two[1]);
+            assert!(two.iter().all(|c| allowed.contains(c)));
+            // The same seed, the same processors.
+            assert_eq!(two, cpus_for(&allowed, 2, rotation));
+            pairs.insert((two[0].min(two[1]), two[0].max(two[1])));
+        }
+        // Twenty repetitions visit many pairs, not one.
+        assert!(pairs.len() >= 10, "{pairs:?}");
         // More threads than processors: each allowed one once.
-        assert_eq!(cpus_for(&allowed, 9, 0).len(), 4);
+        let mut all = cpus_for(&[0, 1, 2, 5], 9, 3);
+        all.sort();
+        assert_eq!(all, vec![0, 1, 2, 5]);
         assert!(cpus_for(&[], 2, 0).is_empty());
     }
 
