@@ -70,7 +70,7 @@ pub fn thread_cpu_s() -> Option<f64> {
         // SAFETY: `ts` is a valid, writable timespec; on failure the call returns -1 and
         // `ts` is not used.
         let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        (rc == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+        (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
     }
     #[cfg(not(unix))]
     {
