@@ -5,7 +5,11 @@
 //!
 //! K threads, each on a processor of its own ([`super::placement`]), update lines picked at
 //! random among [`LINES`] shared lines back to back, against one thread doing the same alone
-//! (every line in its own cache). The extra processor-seconds per update, over the chance
+//! (every line in its own cache). Each update's line depends on the value the previous
+//! update read, as the data a lock guards is touched only once the lock is held: without
+//! that dependency a processor fetches the next lines while one is on its way, and the
+//! kernel prices a fraction of a trip (a third of the one-way hand-off latency on two
+//! virtual machines, where the dependent chain pays about the whole of it). The extra processor-seconds per update, over the chance
 //! (K − 1)/K that another thread wrote the line last, is the price of one line that
 //! bounces among K processors. With more processors a line's trip can wait behind other
 //! trips of the same line and the traffic of the others; [`per_thread_growth`] reads how
@@ -77,9 +81,13 @@ fn run<C: Clock + ?Sized>(clock: &C, lines: &[Line], updates: u64, seed: u64) ->
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        lines[(x % LINES as u64) as usize]
+        let seen = lines[(x % LINES as u64) as usize]
             .0
             .fetch_add(1, Ordering::AcqRel);
+        // The next line depends on what this update read (as a critical section depends
+        // on its lock's acquisition): the processor cannot fetch the next line while this
+        // one is on its way, so each trip is paid whole.
+        x = x.wrapping_add(seen | 1);
     }
     black_box(x);
     let end = clock.now_s();

@@ -140,6 +140,21 @@ pub struct Calibration {
     pub warnings: Vec<String>,
 }
 
+/// What to say when the line price at two threads and the one-way hand-off to a spinning
+/// thread (both a line's whole trip between two processors) lie more than
+/// [`LINE_SPREAD_LIMIT`] times apart (None: they agree, or one is missing).
+fn line_against_spin(line_bounce_s: f64, handoff_spin_s: f64) -> Option<String> {
+    if !(line_bounce_s > 0.0 && handoff_spin_s > 0.0) {
+        return None;
+    }
+    let ratio = line_bounce_s.max(handoff_spin_s) / line_bounce_s.min(handoff_spin_s);
+    (ratio > LINE_SPREAD_LIMIT).then(|| {
+        format!(
+            "line_bounce_s: {line_bounce_s:.3e} s and handoff_spin_s {handoff_spin_s:.3e} s both price a line's trip between two processors but lie {ratio:.1} times apart (more than {LINE_SPREAD_LIMIT}): the two kernels ran on processors placed differently (on a virtual machine the host may move them), or the machine was busy; calibrate again"
+        )
+    })
+}
+
 /// What to say of the line price `key` kept as `k` (None: nothing to say); `stand_in` says
 /// what the file holds when no repetition gave a number.
 fn line_warning(key: &str, k: &Kept, stand_in: &str) -> Option<String> {
@@ -286,6 +301,7 @@ pub fn calibrate_with(
         spin
     };
     let wake = wake_prices::wake_for_file(wake, spin);
+    warnings.extend(line_against_spin(line_bounce, spin));
     // Other load only lengthens a hand-off: the least repetition of the spinning hand-off
     // is the closest to a line's trip, the stand-in for a line price no repetition
     // measured.
@@ -391,6 +407,11 @@ mod tests {
         assert!(none.ends_with("stand-in"), "{none}");
         let apart = line_warning("line_bounce_s_k3", &kept(5, 2e-8, 7.6e-8), "").unwrap();
         assert!(apart.contains("3.8 times apart"), "{apart}");
+        // The two prices of a line's trip: 5 ns against 34 ns is said, 27 against 34 not.
+        let w = line_against_spin(5.3e-9, 3.4e-8).unwrap();
+        assert!(w.contains("6.4 times apart"), "{w}");
+        assert_eq!(line_against_spin(2.7e-8, 3.4e-8), None);
+        assert_eq!(line_against_spin(f64::NAN, 3.4e-8), None);
         // Within the limit, or a single number: nothing to say.
         assert_eq!(
             line_warning("line_bounce_s", &kept(5, 5e-8, 9e-8), ""),

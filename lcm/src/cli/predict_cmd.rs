@@ -167,8 +167,9 @@ when other processes (and a VM's host, steal time) took under 3% of all processo
 while it ran (/proc/stat against /proc/self/stat); one too short for a 10 ms tick, or
 without /proc, counts as quiet (`unknown`). With no quiet repetition the median of all is
 kept and the summary says so. Writes the machine file lcm predict --machine reads (keys and
-units in its comments). A line price that no repetition could measure, or whose repetitions
-lie more than 2 times apart, is named in a `warning:` line on stderr. JSON (--json): {file,
+units in its comments). A line price that no repetition could measure, whose repetitions lie
+more than 2 times apart, or that lies more than 2 times from handoff_spin_s, is named in a
+`warning:` line on stderr. JSON (--json): {file,
 keys{KEY: value}, kept{KEY: {repetitions, quiet, unknown, measured, low, high}},
 warnings[]} (measured: kept repetitions that gave a number; low, high: the least and
 largest of them, null when none).";
