@@ -17,8 +17,13 @@
 //! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), the
 //!   same read of a buffer the reader wrote itself, copy bandwidth, and the slowdown of a
 //!   STREAM triad when k of p threads run it at once;
-//! - [`lines`]: the price of a cache line written alternately by two processors (an atomic
-//!   update that finds the line in the other processor's cache).
+//! - [`lines`]: the price of a cache line written by K processors at once (an atomic update
+//!   that finds the line in another processor's cache), K = 2 … p, each thread on a
+//!   processor of its own ([`placement`]), and how much each further processor adds.
+//!
+//! A calibration also says which of its numbers not to trust blindly
+//! ([`Calibration::warnings`]): a line price no repetition could measure (and what stands
+//! in for it), or one whose repetitions lie more than [`LINE_SPREAD_LIMIT`] times apart.
 //!
 //! None of them runs a program's own code: they price the runtime and the machine, so one
 //! file serves every program. The clock is behind [`clock::Clock`] (tests drive the kernels'
@@ -35,6 +40,7 @@ pub mod handoff;
 pub mod lines;
 pub mod memory;
 pub mod par_call;
+pub mod placement;
 pub mod pool;
 pub mod quiet;
 pub mod spin_window;
@@ -67,7 +73,8 @@ pub struct CalibrateOptions {
     pub spin_window_trips: u64,
     /// Buffer sizes of the transfer kernel, bytes.
     pub transfer_bytes: Vec<usize>,
-    /// Atomic updates per thread and repetition of the shared-line kernel.
+    /// Atomic updates per repetition of the shared-line kernel, per thread at 2 threads
+    /// (at K threads, `2 / K` of it per thread: the same updates in all).
     pub bounce_updates: u64,
     /// Bytes of the copy-bandwidth buffer.
     pub copy_bytes: usize,
@@ -118,6 +125,10 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`) may lie
+/// apart, largest over least, before [`Calibration::warnings`] says so.
+pub const LINE_SPREAD_LIMIT: f64 = 2.0;
+
 /// The result of a calibration: the machine file and how each number was kept.
 #[derive(Debug, Clone)]
 pub struct Calibration {
@@ -125,6 +136,41 @@ pub struct Calibration {
     pub machine: Machine,
     /// Per machine-file key: repetitions run, quiet, unknown, the value kept.
     pub kept: BTreeMap<String, Kept>,
+    /// Numbers not to trust blindly, one sentence each naming its key (see the module docs).
+    pub warnings: Vec<String>,
+}
+
+/// What to say when the line price at two threads and the one-way hand-off to a spinning
+/// thread (both a line's whole trip between two processors) lie more than
+/// [`LINE_SPREAD_LIMIT`] times apart (None: they agree, or one is missing).
+fn line_against_spin(line_bounce_s: f64, handoff_spin_s: f64) -> Option<String> {
+    if !(line_bounce_s > 0.0 && handoff_spin_s > 0.0) {
+        return None;
+    }
+    let ratio = line_bounce_s.max(handoff_spin_s) / line_bounce_s.min(handoff_spin_s);
+    (ratio > LINE_SPREAD_LIMIT).then(|| {
+        format!(
+            "line_bounce_s: {line_bounce_s:.3e} s and handoff_spin_s {handoff_spin_s:.3e} s both price a line's trip between two processors but lie {ratio:.1} times apart (more than {LINE_SPREAD_LIMIT}): the two kernels ran on processors placed differently (on a virtual machine the host may move them), or the machine was busy; calibrate again"
+        )
+    })
+}
+
+/// What to say of the line price `key` kept as `k` (None: nothing to say); `stand_in` says
+/// what the file holds when no repetition gave a number.
+fn line_warning(key: &str, k: &Kept, stand_in: &str) -> Option<String> {
+    if k.measured == 0 {
+        return Some(format!(
+            "{key}: no repetition of {} ran its threads side by side on processors of their own; {stand_in}",
+            k.repetitions
+        ));
+    }
+    let spread = k.spread();
+    (spread > LINE_SPREAD_LIMIT).then(|| {
+        format!(
+            "{key}: its repetitions disagree, {:.3e} to {:.3e} s ({:.1} times apart, more than {LINE_SPREAD_LIMIT}): the price depends on which processors the threads ran on, or the machine was busy; the median {:.3e} s is kept",
+            k.low, k.high, spread, k.value
+        )
+    })
 }
 
 /// Runs every kernel with the real clock and the `/proc` load probe.
@@ -206,12 +252,30 @@ pub fn calibrate_with(
         let k = median_of_quiet(reps, probe, || memory::local_read_once(clock, b, rounds));
         local_read_by_bytes.push((b, keep(format!("local_read_s_{b}"), k)));
     }
-    let line_bounce = keep(
-        "line_bounce_s".into(),
-        median_of_quiet(reps, probe, || {
-            lines::line_bounce_once(clock, opts.bounce_updates)
-        }),
-    );
+    let mut warnings = Vec::new();
+    let mut line_bounce_by_k = Vec::new();
+    let mut rotation = 0usize;
+    for k in 2..=pmax.max(2) {
+        let key = if k == 2 {
+            "line_bounce_s".to_string()
+        } else {
+            format!("line_bounce_s_k{k}")
+        };
+        let updates = (opts.bounce_updates * 2 / k as u64).max(1);
+        let kk = median_of_quiet(reps, probe, || {
+            rotation += 1;
+            lines::line_bounce_once(clock, k, updates, rotation)
+        });
+        let stand_in = if k == 2 {
+            "the file holds the least repetition of handoff_spin_s (the one-way trip of a line between two spinning threads, the one other load disturbed least) in its place"
+        } else {
+            "the key is left out"
+        };
+        warnings.extend(line_warning(&key, &kk, stand_in));
+        line_bounce_by_k.push((k, keep(key, kk)));
+    }
+    let line_bounce = line_bounce_by_k[0].1;
+    let line_bounce_per_thread = lines::per_thread_growth(&line_bounce_by_k);
     let mut seed = 0u64;
     let bandwidth = keep(
         "bandwidth_bytes_per_s".into(),
@@ -237,6 +301,25 @@ pub fn calibrate_with(
         spin
     };
     let wake = wake_prices::wake_for_file(wake, spin);
+    warnings.extend(line_against_spin(line_bounce, spin));
+    // Other load only lengthens a hand-off: the least repetition of the spinning hand-off
+    // is the closest to a line's trip, the stand-in for a line price no repetition
+    // measured.
+    let spin_least = kept.get("handoff_spin_s").map_or(f64::NAN, |k| k.low);
+    let line_stand_in = if spin_least.is_finite() && spin_least > 0.0 {
+        spin_least.min(spin)
+    } else {
+        spin
+    };
+    let mut values = BTreeMap::new();
+    for &(k, b) in &line_bounce_by_k[1..] {
+        if b.is_finite() {
+            values.insert(format!("line_bounce_s_k{k}"), b.max(0.0));
+        }
+    }
+    if line_bounce.is_finite() {
+        values.insert("line_bounce_per_thread_s".into(), line_bounce_per_thread);
+    }
     let machine = Machine {
         latency_s: positive(spin, 1e-9),
         bandwidth_bytes_per_s: positive(bandwidth, 1e9),
@@ -279,7 +362,7 @@ pub fn calibrate_with(
             line_bounce_s: Some(if line_bounce.is_finite() {
                 line_bounce.max(0.0)
             } else {
-                positive(spin, 1e-9)
+                positive(line_stand_in, 1e-9)
             }),
             mem_slowdown_by_k: mem_slowdown_by_k
                 .into_iter()
@@ -291,14 +374,54 @@ pub fn calibrate_with(
             "lcm calibrate ({} threads; median of the quiet ones of {} repetitions per number)",
             pmax, reps
         ),
-        values: BTreeMap::new(),
+        values,
     };
-    Calibration { machine, kept }
+    Calibration {
+        machine,
+        kept,
+        warnings,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_price_without_numbers_or_with_scattered_ones_is_warned_about() {
+        let kept = |measured: usize, low: f64, high: f64| Kept {
+            value: 0.5 * (low + high),
+            repetitions: 5,
+            quiet: 5,
+            unknown: 0,
+            measured,
+            low,
+            high,
+        };
+        let none = line_warning("line_bounce_s", &kept(0, f64::NAN, f64::NAN), "stand-in");
+        let none = none.unwrap();
+        assert!(
+            none.starts_with("line_bounce_s: no repetition of 5"),
+            "{none}"
+        );
+        assert!(none.ends_with("stand-in"), "{none}");
+        let apart = line_warning("line_bounce_s_k3", &kept(5, 2e-8, 7.6e-8), "").unwrap();
+        assert!(apart.contains("3.8 times apart"), "{apart}");
+        // The two prices of a line's trip: 5 ns against 34 ns is said, 27 against 34 not.
+        let w = line_against_spin(5.3e-9, 3.4e-8).unwrap();
+        assert!(w.contains("6.4 times apart"), "{w}");
+        assert_eq!(line_against_spin(2.7e-8, 3.4e-8), None);
+        assert_eq!(line_against_spin(f64::NAN, 3.4e-8), None);
+        // Within the limit, or a single number: nothing to say.
+        assert_eq!(
+            line_warning("line_bounce_s", &kept(5, 5e-8, 9e-8), ""),
+            None
+        );
+        assert_eq!(
+            line_warning("line_bounce_s", &kept(1, 5e-8, 5e-8), ""),
+            None
+        );
+    }
 
     #[test]
     fn a_small_calibration_writes_every_key_and_reads_back() {

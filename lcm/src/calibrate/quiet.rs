@@ -83,6 +83,28 @@ pub struct Kept {
     pub quiet: usize,
     /// Repetitions the probe could not judge.
     pub unknown: usize,
+    /// Kept repetitions (the quiet ones, or all when none was) that gave a number (a kernel
+    /// gives NaN for a repetition it cannot judge, e.g. threads that did not run side by side).
+    pub measured: usize,
+    /// The least number among the kept repetitions (NaN when none gave one).
+    pub low: f64,
+    /// The largest number among the kept repetitions (NaN when none gave one).
+    pub high: f64,
+}
+
+impl Kept {
+    /// How far apart the kept repetitions' numbers lie: `high / low` (1 when they agree;
+    /// infinite when the least is 0 and the largest is not; NaN when fewer than two gave a
+    /// number).
+    pub fn spread(&self) -> f64 {
+        if self.measured < 2 {
+            return f64::NAN;
+        }
+        if self.low <= 0.0 {
+            return if self.high <= 0.0 { 1.0 } else { f64::INFINITY };
+        }
+        self.high / self.low
+    }
 }
 
 /// The median of `xs` (NaN when empty; the mean of the middle two for an even count).
@@ -130,11 +152,20 @@ pub fn median_of_quiet_each<const N: usize>(
         }
     }
     let kept = if quiet.is_empty() { &all } else { &quiet };
-    std::array::from_fn(|i| Kept {
-        value: median(&kept.iter().map(|x| x[i]).collect::<Vec<f64>>()),
-        repetitions: all.len(),
-        quiet: quiet.len(),
-        unknown,
+    std::array::from_fn(|i| {
+        let xs: Vec<f64> = kept.iter().map(|x| x[i]).filter(|x| !x.is_nan()).collect();
+        let (low, high) = xs
+            .iter()
+            .fold((f64::NAN, f64::NAN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        Kept {
+            value: median(&xs),
+            repetitions: all.len(),
+            quiet: quiet.len(),
+            unknown,
+            measured: xs.len(),
+            low,
+            high,
+        }
     })
 }
 
@@ -219,6 +250,30 @@ mod tests {
         assert_eq!((a.value, a.quiet, a.repetitions), (2.0, 2, 3));
         // A NaN (a repetition without the number) is left out of the median.
         assert_eq!((b.value, b.quiet), (10.0, 2));
+        assert_eq!((b.measured, a.measured), (1, 2));
+    }
+
+    #[test]
+    fn the_spread_is_the_largest_over_the_least_kept_number() {
+        // Repetition 2 (busy) is not kept; 1 and 3 give 1 and 3: three times apart.
+        let probe = second_of_three_busy();
+        let mut xs = [1.0, 100.0, 3.0].into_iter();
+        let k = median_of_quiet(3, &probe, || xs.next().unwrap());
+        assert_eq!((k.low, k.high, k.measured), (1.0, 3.0, 2));
+        assert_eq!(k.spread(), 3.0);
+        // One number, or none: no spread to judge.
+        let k = median_of_quiet(2, &second_of_three_busy(), || f64::NAN);
+        assert_eq!(k.measured, 0);
+        assert!(k.spread().is_nan() && k.value.is_nan());
+        // A least number of 0 beside a positive one (both repetitions quiet): infinitely
+        // apart.
+        let probe = Replay {
+            samples: vec![s(0, 0, 0), s(0, 100, 0), s(0, 100, 0), s(0, 200, 0)],
+            at: Cell::new(0),
+        };
+        let mut xs = [0.0, 5.0].into_iter();
+        let k = median_of_quiet(2, &probe, || xs.next().unwrap());
+        assert_eq!(k.spread(), f64::INFINITY);
     }
 
     #[test]

@@ -156,16 +156,23 @@ spends spinning before it parks (handoff_spin_window_s: hand-offs after delays s
 0.5 us to 2 ms, the receiver's voluntary context switches telling whether it parked; absent
 when no sweep showed the park), the time to
 read a buffer another thread just wrote at a few sizes from L1 to beyond the last-level
-cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), and the slowdown of a
-STREAM triad when k threads run it at once (mem_slowdown_kK).
+cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), the slowdown of a
+STREAM triad when k threads run it at once (mem_slowdown_kK), and the price of an atomic
+update of a line another processor wrote last with 2 threads (line_bounce_s) and K = 3..p
+threads (line_bounce_s_kK) updating 64 shared lines at once, each thread pinned to a
+processor of its own, with the growth per further thread (line_bounce_per_thread_s).
 
 Every number is the median of the quiet repetitions of its kernel. A repetition is quiet
 when other processes (and a VM's host, steal time) took under 3% of all processors' time
 while it ran (/proc/stat against /proc/self/stat); one too short for a 10 ms tick, or
 without /proc, counts as quiet (`unknown`). With no quiet repetition the median of all is
 kept and the summary says so. Writes the machine file lcm predict --machine reads (keys and
-units in its comments). JSON (--json): {file, keys{KEY: value}, kept{KEY: {repetitions,
-quiet, unknown}}}.";
+units in its comments). A line price that no repetition could measure, whose repetitions lie
+more than 2 times apart, or that lies more than 2 times from handoff_spin_s, is named in a
+`warning:` line on stderr. JSON (--json): {file,
+keys{KEY: value}, kept{KEY: {repetitions, quiet, unknown, measured, low, high}},
+warnings[]} (measured: kept repetitions that gave a number; low, high: the least and
+largest of them, null when none).";
 
 /// Arguments of `lcm calibrate`.
 #[derive(Args, Debug)]
@@ -425,6 +432,9 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
                         "repetitions": v.repetitions,
                         "quiet": v.quiet,
                         "unknown": v.unknown,
+                        "measured": v.measured,
+                        "low": v.low.is_finite().then_some(v.low),
+                        "high": v.high.is_finite().then_some(v.high),
                     }),
                 )
             })
@@ -436,6 +446,7 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
                 "bandwidth_bytes_per_s": c.machine.bandwidth_bytes_per_s,
                 "keys": keys,
                 "kept": kept,
+                "warnings": c.warnings,
                 "file": a.output.display().to_string(),
             }))
         );
@@ -460,6 +471,9 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
             outln!("{k} = {v:.4e}{how}");
         }
         outln!("machine file: {}", a.output.display());
+    }
+    for w in &c.warnings {
+        eprintln!("warning: {w}");
     }
     0
 }

@@ -56,8 +56,16 @@
 //!   buffer it has just written itself; `transfer_s_B − local_read_s_B` is what the move
 //!   between processors adds ([`Costs::move_s`]);
 //! - `line_bounce_s` (optional): seconds an atomic update (a lock's acquisition, an
-//!   increment) adds when another processor wrote the line last (two threads updating
-//!   random lines of 64 shared ones at once, against one alone);
+//!   increment) adds when another processor wrote the line last (two threads, each on a
+//!   processor of its own, updating random lines of 64 shared ones at once, against one
+//!   alone);
+//! - `line_bounce_s_kK` (optional; K = 3 … `calibrated_p`): the same price with K threads
+//!   updating the lines at once (over the chance (K − 1)/K that another wrote the line last);
+//! - `line_bounce_per_thread_s` (optional): what each thread beyond two adds to that price,
+//!   the least-squares slope of `line_bounce_s_kK` over K through `line_bounce_s` at K = 2,
+//!   at least 0, so that `line_bounce_s + line_bounce_per_thread_s * (K - 2)` prices a
+//!   bounce among K processors. A file with `line_bounce_s` but without this key (files
+//!   written before it) binds it as 0: the price of two processors at every K;
 //! - `mem_slowdown_kK` (K = 1 … `calibrated_p`): time of a STREAM triad pass (three arrays
 //!   beyond the last-level cache per thread) when K threads run it at once, over its time
 //!   alone (a ratio, 1 for K = 1);
@@ -308,17 +316,23 @@ fn key_range(key: &str) -> Option<ValueRule> {
         | "handoff_wake_s"
         | "handoff_notify_s"
         | "handoff_spin_window_s" => Some(positive),
-        "fork_join_log2p_s" | "task_s" | "par_item_s" | "line_bounce_s" => Some(non_negative),
+        "fork_join_log2p_s"
+        | "task_s"
+        | "par_item_s"
+        | "line_bounce_s"
+        | "line_bounce_per_thread_s" => Some(non_negative),
         "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
-        _ if matches!(family(key), Some(("par_call_s_p", _))) => Some(non_negative),
+        _ if matches!(family(key), Some(("par_call_s_p" | "line_bounce_s_k", _))) => {
+            Some(non_negative)
+        }
         _ if family(key).is_some() => Some(positive),
         _ => None,
     }
 }
 
 /// A key of the families `fork_join_s_pQ`, `par_call_s_pQ`, `transfer_s_B`,
-/// `local_read_s_B`, `mem_slowdown_kK`: the family's
-/// prefix and the number.
+/// `local_read_s_B`, `mem_slowdown_kK`, `line_bounce_s_kK`: the family's prefix and the
+/// number.
 fn family(key: &str) -> Option<(&'static str, usize)> {
     [
         "fork_join_s_p",
@@ -326,6 +340,7 @@ fn family(key: &str) -> Option<(&'static str, usize)> {
         "transfer_s_",
         "local_read_s_",
         "mem_slowdown_k",
+        "line_bounce_s_k",
     ]
     .into_iter()
     .find_map(|prefix| {
@@ -440,10 +455,15 @@ impl Machine {
 
     /// The numeric keys as (name, value), as they are bound in predictions: the file's
     /// values, and for a machine built in code its known keys.
+    /// A file with `line_bounce_s` but without `line_bounce_per_thread_s` binds the latter
+    /// as 0 (see the module docs).
     pub fn bindings(&self) -> BTreeMap<String, f64> {
         let mut b = self.values.clone();
         for (k, v) in self.key_values() {
             b.entry(k).or_insert(v);
+        }
+        if b.contains_key("line_bounce_s") {
+            b.entry("line_bounce_per_thread_s".into()).or_insert(0.0);
         }
         b
     }
@@ -515,8 +535,22 @@ impl Machine {
             "# lcm machine file: prices for lcm predict --machine (keys documented in lcm::predict::machine)\n# measured by: {}\n",
             self.origin
         );
-        for (k, v) in self.key_values() {
-            out.push_str(&format!("{k} = {v}   # {}\n", describe(&k)));
+        let known = self.key_values();
+        for (k, v) in &known {
+            out.push_str(&format!("{k} = {v}   # {}\n", describe(k)));
+        }
+        // The other numeric keys (a file's keys this version has no field for, keys
+        // `lcm calibrate` measures beyond the fields): written back, so that they reach
+        // the predictions made with the file.
+        for (k, v) in &self.values {
+            if !known.iter().any(|(kk, _)| kk == k) {
+                let about = describe(k);
+                if about.is_empty() {
+                    out.push_str(&format!("{k} = {v}\n"));
+                } else {
+                    out.push_str(&format!("{k} = {v}   # {about}\n"));
+                }
+            }
         }
         out
     }
@@ -551,6 +585,13 @@ fn describe(key: &str) -> String {
         (_, Some(("local_read_s_", b))) => format!("s, reading {b} bytes this thread wrote"),
         ("line_bounce_s", _) => {
             "s, an atomic update of a line another processor wrote last, beyond one in cache".into()
+        }
+        (_, Some(("line_bounce_s_k", k))) => {
+            format!("s, line_bounce_s with {k} threads updating the lines at once")
+        }
+        ("line_bounce_per_thread_s", _) => {
+            "s, what each thread beyond two adds to line_bounce_s (fit over line_bounce_s_kK)"
+                .into()
         }
         (_, Some(("mem_slowdown_k", k))) => {
             format!("ratio, triad time with {k} thread(s) at once over alone")
@@ -691,6 +732,30 @@ mod tests {
         assert_eq!(costs.handoff_spin_window_s, None);
         assert_eq!(costs.handoff_notify_s, Some(3e-6));
         assert!(!back.bindings().contains_key("handoff_spin_window_s"));
+    }
+
+    #[test]
+    fn line_prices_by_threads_round_trip_and_old_files_bind_no_growth() {
+        let mut m = full();
+        m.values.insert("line_bounce_s_k3".into(), 9e-8);
+        m.values.insert("line_bounce_per_thread_s".into(), 1e-8);
+        let text = m.to_text();
+        assert!(text.contains("line_bounce_s_k3 = 0.00000009   # s, line_bounce_s with 3"));
+        let back = Machine::parse("m.txt", &text).unwrap();
+        assert_eq!(back.bindings()["line_bounce_s_k3"], 9e-8);
+        assert_eq!(back.bindings()["line_bounce_per_thread_s"], 1e-8);
+        // Written back once, not twice.
+        assert_eq!(back.to_text().matches("line_bounce_s_k3 =").count(), 1);
+        // A file without the growth (older versions) binds it as 0; one without
+        // line_bounce_s binds neither.
+        assert_eq!(full().bindings()["line_bounce_per_thread_s"], 0.0);
+        let old =
+            Machine::parse("old.txt", "latency_s = 1e-7\nbandwidth_bytes_per_s = 5e9\n").unwrap();
+        assert!(!old.bindings().contains_key("line_bounce_per_thread_s"));
+        let e = Machine::parse("m.txt", &text.replace("= 0.00000009 ", "= -1 "))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line_bounce_s_k3"), "{e}");
     }
 
     #[test]
