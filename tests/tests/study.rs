@@ -107,7 +107,9 @@ fn fft_quick_study_predicts_every_point() {
         model("cols")
     );
     let machine = std::fs::read_to_string(report.join("machine.txt")).unwrap();
-    for key in ["handoff_notify_s", "local_read_s_4096", "mem_slowdown_k2"] {
+    // handoff_notify_s and handoff_spin_window_s are left out when a loaded machine hid
+    // them (calibrate warns); these keys are always written.
+    for key in ["handoff_wake_s", "local_read_s_4096", "mem_slowdown_k2"] {
         assert!(machine.contains(key), "{key} missing: {machine}");
     }
     let line = r.summary.line();

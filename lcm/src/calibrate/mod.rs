@@ -155,6 +155,26 @@ fn line_against_spin(line_bounce_s: f64, handoff_spin_s: f64) -> Option<String> 
     })
 }
 
+/// What to say of the channel sweep's optional keys when the file leaves them out: on a
+/// loaded machine no repetition may show a receiver that parked after a 1 ms sleep beside
+/// one caught spinning, and `lcm predict` then prices hand-offs as if the key were absent.
+fn handoff_warnings(notify_s: f64, spin_window_s: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    if !(notify_s.is_finite() && notify_s > 0.0) {
+        out.push(
+            "handoff_notify_s: not measured (no repetition of the channel sweep showed a send to a parked receiver dearer than one to a spinning receiver; a busy machine hides it): the file leaves it out and lcm predict charges a stage that wakes its partner nothing for the wake-up call; calibrate again on a quiet machine"
+                .to_string(),
+        );
+    }
+    if !(spin_window_s.is_finite() && spin_window_s > 0.0) {
+        out.push(
+            "handoff_spin_window_s: not measured (no repetition of the channel sweep showed its receiver park): the file leaves it out and lcm predict counts every pipeline wait as caught spinning; calibrate again on a quiet machine"
+                .to_string(),
+        );
+    }
+    out
+}
+
 /// What to say of the line price `key` kept as `k` (None: nothing to say); `stand_in` says
 /// what the file holds when no repetition gave a number.
 fn line_warning(key: &str, k: &Kept, stand_in: &str) -> Option<String> {
@@ -302,6 +322,7 @@ pub fn calibrate_with(
     };
     let wake = wake_prices::wake_for_file(wake, spin);
     warnings.extend(line_against_spin(line_bounce, spin));
+    warnings.extend(handoff_warnings(notify, spin_window));
     // Other load only lengthens a hand-off: the least repetition of the spinning hand-off
     // is the closest to a line's trip, the stand-in for a line price no repetition
     // measured.
@@ -421,6 +442,25 @@ mod tests {
             line_warning("line_bounce_s", &kept(1, 5e-8, 5e-8), ""),
             None
         );
+    }
+
+    #[test]
+    fn a_hand_off_key_left_out_is_warned_about() {
+        assert!(handoff_warnings(3e-6, 5e-6).is_empty());
+        let both = handoff_warnings(f64::NAN, f64::NAN);
+        assert_eq!(both.len(), 2, "{both:?}");
+        assert!(
+            both[0].starts_with("handoff_notify_s: not measured"),
+            "{both:?}"
+        );
+        assert!(
+            both[1].starts_with("handoff_spin_window_s: not measured"),
+            "{both:?}"
+        );
+        // A send to a parked receiver no dearer than to a spinning one is not a price.
+        let cheaper = handoff_warnings(-1e-7, 5e-6);
+        assert_eq!(cheaper.len(), 1, "{cheaper:?}");
+        assert!(cheaper[0].contains("lcm predict charges"), "{cheaper:?}");
     }
 
     #[test]
