@@ -46,7 +46,12 @@ pub fn fit(bench: &mut Bench, measured: &Measurement) -> Result<Fitted, StudyErr
         .extend(notes.into_iter().map(|n| format!("lca: {n}")));
     let models_path = bench.write("models.lcm", &models_text)?;
     bench.say(format!("fitted {} fragments", fits.len()));
-    let machine = calibrate_machine(bench.cfg.quick);
+    let (machine, calibration_warnings) = calibrate_machine(bench.cfg.quick);
+    bench.warnings.extend(
+        calibration_warnings
+            .into_iter()
+            .map(|w| format!("lcm calibrate: {w}")),
+    );
     let machine_path = bench.write("machine.txt", &machine.to_text())?;
     bench.say(format!(
         "machine: latency {:.3e} s, bandwidth {:.3e} B/s",
