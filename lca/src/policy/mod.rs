@@ -153,6 +153,7 @@
 //! assert!(f.category("rt").is_none()); // rt = pc + ml
 //! ```
 
+pub mod at_one;
 pub mod candidates;
 pub mod category;
 pub mod choose;
