@@ -137,12 +137,12 @@ fn best_p1_part(
 }
 
 /// The candidates of an overhead that is material at p = 1, to be weighed on `obs` (every
-/// processor count, the processor count at `pi`): each of `vanishing` (fitted on the p > 1
-/// observations, the model 0 included) refitted, in the held-out folds, on the p > 1
-/// training observations only, as it was fitted; and each of them plus a p = 1 part `g`,
-/// the best model of the p = 1 observations, fitted as [`fit_split`] does (none when no
-/// model of the p = 1 observations is plausible; `floor`: the least value the category
-/// may take).
+/// processor count, the processor count at `pi`):
+/// - each of `vanishing` (fitted on the p > 1 observations, the model 0 included), which
+///   the held-out folds refit on their p > 1 training observations only, as it was fitted;
+/// - each of them as `v` in `g + v`, `g` the best model of the p = 1 observations (fitted
+///   on them), `v` fitted on the p > 1 observations less `g`; none when no model of the
+///   p = 1 observations is plausible (`floor`: the least value the category may take).
 pub fn keeping_p1_part(
     vanishing: Vec<Candidate>,
     obs: &Observations,
