@@ -13,8 +13,9 @@
 //! candidate, fitted on the p > 1 observations less `g` (so `g(n) + (p − 1)·f(n)` where
 //! `v` is `(p − 1)·f`). The vanishing candidates compete beside them, refitted on the
 //! p > 1 observations as before; at p = 1 they predict 0, and the held-out error says
-//! whether keeping the p = 1 part pays. Where the category is not material at p = 1,
-//! nothing of this applies: it is fitted on the p > 1 observations only.
+//! whether keeping the p = 1 part pays. A user's forms (`lca -c CATEGORY --auto` with
+//! formulae) are then fitted to every observation too. Where the category is not material
+//! at p = 1, nothing of this applies: it is fitted on the p > 1 observations only.
 
 use super::candidates::{self, Candidate};
 use super::choose::{rank, Floor};
