@@ -49,8 +49,9 @@ pub struct Cli {
     pub plot: Option<PathBuf>,
     /// Choose the model by the fitting policy of `lca model` (lca::policy): one observation
     /// per configuration, pc from the p = 1 records, overheads (ml li sl ip wc) from p > 1
-    /// as forms that vanish at p = 1, candidates (normal-form search, power law, typical
-    /// forms) ranked by held-out error including the largest size and p left out.
+    /// as forms that vanish at p = 1 (also with a p = 1 part where one is material there),
+    /// candidates (normal-form search, power law, typical forms) ranked by held-out error
+    /// including the largest size and p left out.
     #[arg(long)]
     pub auto: bool,
     /// With --auto: instead of the policy, the plain normal-form search c0 + Σ c_k x^i

@@ -71,7 +71,9 @@
 //! by one policy, [`policy`]: one observation per configuration (the median of its
 //! repetitions; pure computation `pc`, which `pp` copies from the p = 1 baseline into every
 //! record, from the p = 1 records only); overheads (`ml li sl ip wc`) fitted on p > 1 as
-//! forms that vanish at p = 1, including Crovella's typical forms in p; candidates chosen
+//! forms that vanish at p = 1, including Crovella's typical forms in p, and, where an
+//! overhead is material at p = 1 (idle time with one thread), also with a p = 1 part
+//! fitted on the p = 1 records ([`policy::at_one`]); candidates chosen
 //! by their error on held-out configurations *and* on the largest size and p left out
 //! (extrapolation), relative to the fragment's time; at most `distinct values − 2`
 //! coefficients along each variable; no `exp(…)` wrappers (a log-space fit is a power law
@@ -88,8 +90,9 @@
 //!
 //! # Known zeros: `zero_at`
 //!
-//! Categories such as `ip`, `li`, `sl` and `ml` are 0 at p = 1 (one processor has nobody
-//! to wait for). [`search::SearchOptions::zero_at`] constrains the automatic search to
+//! Categories such as `ip`, `sl` and `ml` are 0 at p = 1 (one processor has nobody to wait
+//! for; `li` mostly is, but counts the one processor's idle time inside a parallel region,
+//! see [`policy::at_one`]). [`search::SearchOptions::zero_at`] constrains the automatic search to
 //! models that vanish there, with no free constant ([`search::ZeroAt`]); on the command
 //! line `lca --auto --zero-at p=1`.
 //!

@@ -81,7 +81,7 @@ pub struct SearchOptions {
     pub max_terms: usize,
     /// How many ranked models to return.
     pub keep: usize,
-    /// A known zero of the quantity (`ip`, `li`, `sl`, `ml` are 0 at p = 1): the model is
+    /// A known zero of the quantity (`ip`, `sl`, `ml` are 0 at p = 1, `li` mostly): the model is
     /// constrained to vanish wherever the variable has that value, whatever the others.
     /// `None` (default): free constant term.
     pub zero_at: Option<ZeroAt>,

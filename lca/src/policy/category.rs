@@ -2,6 +2,7 @@
 //! compete (work, overheads of running in parallel, others; see the [module docs](super)),
 //! and the chosen model.
 
+use super::at_one;
 use super::candidates::{self, Candidate};
 use super::choose::{rank, Ranked};
 use super::growth::{self, Outgrowth};
@@ -17,8 +18,9 @@ use crate::search::ZeroAt;
 
 /// What one category's records hold, and its candidates weighed.
 pub struct Weighing {
-    /// The observations the candidates were fitted to (pure computation: the p = 1 ones,
-    /// without p; overheads: those with p > 1).
+    /// The observations the candidates were weighed on (pure computation: the p = 1 ones,
+    /// without p; overheads: those with p > 1, and those at p = 1 too where the overhead
+    /// is material there, [`at_one`]).
     pub observations: Observations,
     /// The candidates, best first.
     pub ranked: Ranked,
@@ -93,7 +95,7 @@ pub fn weigh(
     // 0 ("noise") competes only for a category too small to matter.
     let allow_zero = share_of_time(records, category) < MATERIAL_SHARE;
     if has_p && VANISHING.contains(&category) {
-        return weigh_overhead(category, obs, allow_zero, work, &user);
+        return weigh_overhead(category, obs, records, allow_zero, work, &user);
     }
     let obs = if has_p {
         obs.collapse_copies(PROCESSORS, 1.0).unwrap_or(obs)
@@ -119,10 +121,13 @@ pub fn weigh(
 }
 
 /// An overhead of running in parallel: fitted on the p > 1 observations, never negative
-/// (`ml` never below minus the work). None when it is 0 at every p > 1.
+/// (`ml` never below minus the work); where it is material at p = 1, weighed on every
+/// observation with candidates that keep a p = 1 part beside the vanishing ones
+/// ([`at_one`]). None when it is 0 at every p > 1.
 fn weigh_overhead(
     category: &str,
     obs: Observations,
+    records: &[&Record],
     allow_zero: bool,
     work: Option<&Expr>,
     user: &dyn Fn(&Observations) -> Vec<Candidate>,
@@ -145,18 +150,23 @@ fn weigh_overhead(
         }
         Some(-work?.eval(b).ok()?)
     };
+    let keep_p1 = at_one::material_at_one(&obs, records, category, pi).is_some();
+    let weighed_on = if keep_p1 { obs } else { above.clone() };
     let cands = || {
         let mut c = overhead_candidates(&above, work);
-        c.extend(user(&above));
+        if keep_p1 {
+            c = at_one::keeping_p1_part(c, &weighed_on, pi, &floor);
+        }
+        c.extend(user(&weighed_on));
         c
     };
-    let mut ranked = rank(&above, cands(), allow_zero, &floor);
+    let mut ranked = rank(&weighed_on, cands(), allow_zero, &floor);
     if ranked.weighed.is_empty() {
-        ranked = rank(&above, cands(), true, &floor);
+        ranked = rank(&weighed_on, cands(), true, &floor);
     }
-    let outgrowth = work.and_then(|w| growth::judge(&ranked, &above, w, PROCESSORS));
+    let outgrowth = work.and_then(|w| growth::judge(&ranked, &weighed_on, w, PROCESSORS));
     Some(Weighing {
-        observations: above,
+        observations: weighed_on,
         ranked,
         piecewise: None,
         outgrowth,

@@ -29,8 +29,17 @@
 //!   between and beyond the measured points (its held-out score) is less than what the
 //!   smooth form loses at them plus between them ([`piecewise`]; work of one variable, four
 //!   or more values).
-//! - **Overheads of running in parallel** (`ml li sl ip wc`, see [`VANISHING`]): zero at
-//!   p = 1 by definition, fitted on the p > 1 observations only. Candidates: the search
+//! - **Overheads of running in parallel** (`ml li sl ip wc`, see [`VANISHING`]): fitted on
+//!   the p > 1 observations, as forms that vanish at p = 1. `pp` does not make them 0
+//!   there: `ml` is (the p = 1 run is its own baseline), but with one thread the processor
+//!   is idle (`li`) while a parallel region is open and it runs no task (the runtime
+//!   walking items between task bodies), and that time is not in `pc`. Where such a p = 1
+//!   value is material (above [`MATERIAL_SHARE`] of the time, and above the records'
+//!   noise, at some p = 1 configuration), the category is weighed on every observation
+//!   and each candidate below competes also with a p = 1 part, `g(size) + (p − 1)·f`, `g`
+//!   fitted on the p = 1 observations ([`at_one`]); the held-out error chooses as for
+//!   any candidate, and where it keeps a vanishing form the p = 1 value is left
+//!   unmodelled. Candidates: the search
 //!   constrained to vanish at p = 1 ([`crate::search::ZeroAt`]); `(p − 1)·f` with `f` the
 //!   search or the power law of `y / (p − 1)` (over p too when there are three or more
 //!   p > 1), or a constant; `(p − 1)·(c + k·work)` and `(p − 1)·k·work` (a fixed cost per
@@ -153,6 +162,7 @@
 //! assert!(f.category("rt").is_none()); // rt = pc + ml
 //! ```
 
+pub mod at_one;
 pub mod candidates;
 pub mod category;
 pub mod choose;
@@ -175,7 +185,8 @@ use heldout::HeldOut;
 pub use joint::JointStep;
 use observations::Observations;
 
-/// Overheads of running in parallel: zero at p = 1 by definition.
+/// Overheads of running in parallel, fitted as forms that vanish at p = 1 unless they are
+/// material there ([`at_one`]).
 pub const VANISHING: [&str; 5] = ["ml", "li", "sl", "ip", "wc"];
 
 /// Categories that add up to the processor-time: `tt = li + ip + sl + wc + rt`, and
@@ -236,7 +247,8 @@ pub struct CategoryModel {
     pub held_out: HeldOut,
     /// The variables it was fitted over (`pc`: without p).
     pub variables: Vec<String>,
-    /// Observations fitted (configurations; for overheads, those with p > 1).
+    /// Observations fitted (configurations; for overheads, those with p > 1, and those at
+    /// p = 1 too where the overhead is material there, [`at_one`]).
     pub observations: usize,
     /// The factor a coefficient had to lower the held-out error by
     /// ([`crate::search::term_penalty`] of the observations and the variables that vary
