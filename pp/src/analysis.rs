@@ -103,9 +103,9 @@ pub struct Analysis {
     /// Non-fatal findings, one line each.
     pub warnings: Vec<String>,
     /// The threads that appeared and recorded work (compared with p by
-    /// [`crate::checks`]).
+    /// `crate::checks`).
     pub thread_counts: ThreadCounts,
-    /// Whether the run was disturbed by other processes (see [`crate::checks`]; a warning
+    /// Whether the run was disturbed by other processes (see `crate::checks`; a warning
     /// says how).
     pub disturbed: bool,
 }
@@ -124,7 +124,7 @@ impl Analysis {
     /// Adds `pc`, `ml` (and `rc`) to every profile from the profile of the same window in
     /// `baseline` (a p = 1 run of the same program and input). Returns warnings: a baseline
     /// that was not run at p = 1, of another program or with other arguments (see
-    /// [`crate::baseline`]), windows the baseline lacks (those stay without `pc`/`ml`).
+    /// `crate::baseline`), windows the baseline lacks (those stay without `pc`/`ml`).
     pub fn apply_baseline(&mut self, baseline: &Analysis) -> Vec<String> {
         let mut warnings = Vec::new();
         if baseline.processors != 1 {

@@ -9,7 +9,7 @@
 //! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`). Within `li` it reports
 //! the runtime's fork/join latency (`fj`: parallel work open, no thread running a task; the
 //! exact predicate is in [`category`]), so that fork and join costs are not read as uneven
-//! tasks. [`checks`] warns when p does not match the threads of the log or when other
+//! tasks. `checks` warns when p does not match the threads of the log or when other
 //! processes disturbed the run.
 //!
 //! # Usage story
@@ -47,7 +47,7 @@
 //!
 //! # Layout
 //! - [`analysis`]: entry points ([`analyze`], [`analyze_bytes`], [`profile_log`]) and
-//!   [`Analysis`]; [`profile`]: [`Profile`] (seconds, per-thread rows, durations);
+//!   [`Analysis`]; `profile`: [`Profile`] (seconds, per-thread rows, durations);
 //!   [`record`]: record lines.
 //! - The engine, two pipelines with the same results (held byte for byte to each other by
 //!   `tests/engines.rs`; [`Engine`] picks one):
@@ -61,7 +61,7 @@
 //!     of its own) into [`sweep::Sweep::event`], which keeps the stacks itself.
 //!
 //!   [`sweep`] is the single streaming pass (its module docs state the exact semantics
-//!   and the decisions docs/predicates.md leaves open), [`accum`] exact integer thread-nanoseconds.
+//!   and the decisions docs/predicates.md leaves open), `accum` exact integer thread-nanoseconds.
 //!   Cost: O(E log T) for E events of T threads; memory: per thread, its stack and a few
 //!   batches, independent of E. A thread's stack holds at most [`stack::MAX_DEPTH`]
 //!   (10 000) open constructs: a begin event past it fails `--strict` and is otherwise
@@ -72,8 +72,8 @@
 //! - [`campaign`]: measurement campaigns (the `pp-campaign` command): a program run over a
 //!   grid of sizes, p and repetitions, round robin behind a quiet-machine gate, profiled
 //!   into records with the p = 1 baseline (docs/campaigns.md).
-//! - Views: [`table`] (human text), [`timeline`] (Chrome trace-event JSON for
-//!   ui.perfetto.dev), [`plot`] (SVG stacked bars), [`report`] (the JSON document).
+//! - Views: [`table`] (human text), `timeline` (Chrome trace-event JSON for
+//!   ui.perfetto.dev), `plot` (SVG stacked bars), [`report`] (the JSON document).
 //!
 //! Testing: `tests/fixtures/*.pptrace` carry hand-computed expectations in their comments
 //! (checked by `tests/fixtures.rs`); `tests/random_traces.rs` checks the invariants on

@@ -39,7 +39,7 @@ fn is_zero(c: &Candidate) -> bool {
     c.model.expr == Expr::Num(0.0)
 }
 
-/// Orders the candidates that are plausible on `obs` (see [`plausible`]); `allow_zero`
+/// Orders the candidates that are plausible on `obs` (see `plausible` below); `allow_zero`
 /// lets the model 0 compete.
 pub fn rank(obs: &Observations, cands: Vec<Candidate>, allow_zero: bool, floor: &Floor) -> Ranked {
     let grid = grid_of(&obs.data);

@@ -48,7 +48,7 @@
 //! - `handoff_spin_window_s` (optional): the longest wait for which a receiver blocked on
 //!   an empty channel (`crossbeam_channel`, `std::sync::mpsc`: spin, yield, then park) is
 //!   still caught spinning; a pipeline stage that waits longer per item sleeps and is woken
-//!   ([`super::pipeline::HandoffRule`]). Without it lcm takes every wait as caught spinning
+//!   ([`super::handoff::HandoffRule`]). Without it lcm takes every wait as caught spinning
 //!   (`handoff_spin_s` per item, as files without the key were read before);
 //! - `transfer_s_B` (B bytes, a few sizes from L1 to beyond the last-level cache): seconds
 //!   for one thread to read a B-byte buffer another thread has just written;

@@ -68,7 +68,7 @@
 //!   seen at the fragment's own variables (p_f after the composition rules and overrides),
 //!   lies beyond 2x that range of a variable a model uses is warned about on stderr and in
 //!   `--json` (`warnings`), naming the fragment and the categories that carry the risk.
-//! - **Derived models** ([`derive`]): in a restructured version's source, `like NAME`
+//! - **Derived models** ([`mod@derive`]): in a restructured version's source, `like NAME`
 //!   starts a fragment from measured fragment NAME's models (the --models file), category
 //!   lines may refer to measured models as `FRAGMENT.CATEGORY` (`sl = fill.sl / shards`),
 //!   and `contention = EXPR` adds `EXPR * pc` to `ml` for a fragment that runs beside other
@@ -99,7 +99,7 @@
 //! fragments, parallel iterators outside fragments and loops with unknown trip counts are
 //! warnings naming file and line.
 //!
-//! # Composition (see [`env`], [`compose`], [`datatrace`])
+//! # Composition (see [`mod@env`], [`compose`], [`datatrace`])
 //! - Variables top-down: T parallel tasks get p/T processors each; items of a data-parallel
 //!   node one; n and user variables pass unchanged; overrides replace them.
 //! - A fragment takes T_f = (sum of its categories) / p_f at its own (n, p_f) (the sum rule

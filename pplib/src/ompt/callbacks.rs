@@ -13,7 +13,7 @@
 //! | explicit task: first scheduled / completed (cancelled) | `task_begin` / `task_end` (`task_end wasted`) |
 //! | worker thread begin | the thread joins the session |
 //!
-//! REGION names come from code addresses ([`super::regions`]). A worker's implicit task
+//! REGION names come from code addresses (`regions`). A worker's implicit task
 //! ends at the region's closing barrier: LLVM's runtime reports the end of that barrier
 //! only when the worker wakes for the next region, and by then the worker has been Idle
 //! (empty stack), as it was. Test locks and atomics are not waits (they never block).

@@ -23,7 +23,7 @@
 //! processors the process may run on (libomp's default team size). It finishes the session
 //! when the program exits (or the runtime shuts down). `PPLIB_OMPT=0` turns the tool off.
 //! The events each OMPT callback records are listed in [`callbacks`]; regions are named
-//! after the code that contains them ([`regions`]).
+//! after the code that contains them (`regions`).
 //!
 //! Hand instrumentation mixes with the tool: `pp_start_profiling()` (`pplib.h`) joins the
 //! tool's session, or, called before the runtime initializes, starts the session the tool

@@ -93,7 +93,7 @@ pub struct Accounting {
     /// (at the fragment's own variables, after `p` and variable overrides), once per
     /// fragment and variable value.
     pub range_warnings: Vec<RangeWarning>,
-    /// Models that evaluate negative at this point ([`super::negative`]), once per
+    /// Models that evaluate negative at this point ([`crate::predict::negative`]), once per
     /// fragment instance and model.
     pub negative_models: Vec<NegativeModel>,
 }
