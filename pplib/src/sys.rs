@@ -73,6 +73,56 @@ pub(crate) fn thread_cpu_ns() -> Option<u64> {
     (rc == 0).then(|| (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
+/// The processors the calling thread may run on (Linux: its affinity mask), in increasing
+/// order; None where the system cannot say.
+pub(crate) fn allowed_cpus() -> Option<Vec<usize>> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero cpu_set_t is a valid empty set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is valid and writable and its size is passed; pid 0 names the calling
+        // thread; on failure the call returns -1 and `set` is not read.
+        let rc =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        if rc != 0 {
+            return None;
+        }
+        // SAFETY: CPU_ISSET reads the valid set at an index below CPU_SETSIZE.
+        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .collect();
+        (!cpus.is_empty()).then_some(cpus)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Confines the calling thread to processor `cpu` (Linux: its affinity mask); false where
+/// the system does not allow it.
+pub(crate) fn pin_current_thread(cpu: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        if cpu >= libc::CPU_SETSIZE as usize {
+            return false;
+        }
+        // SAFETY: an all-zero cpu_set_t is a valid empty set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: CPU_SET writes the valid set at an index below CPU_SETSIZE (checked above).
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+        // SAFETY: `set` is valid and its size is passed; pid 0 names the calling thread.
+        let rc =
+            unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+        rc == 0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        false
+    }
+}
+
 /// The calling thread's resource usage (`getrusage(RUSAGE_THREAD)`), or None where the
 /// system cannot say.
 fn thread_rusage() -> Option<libc::rusage> {

@@ -101,6 +101,28 @@ pub fn voluntary_switches() -> Option<u64> {
     crate::sys::thread_voluntary_switches()
 }
 
+/// The processors the calling thread may run on (Linux: its affinity mask), in increasing
+/// order; None where the system cannot say. A thread spawned later inherits its spawner's
+/// mask.
+pub fn allowed_cpus() -> Option<Vec<usize>> {
+    crate::sys::allowed_cpus()
+}
+
+/// Confines the calling thread to processor `cpu` (one of [`allowed_cpus`]); false where the
+/// system does not allow it (not Linux, or a processor outside the process's mask), and
+/// then the thread runs where the scheduler puts it. For measurement kernels that must run
+/// threads on distinct processors at once; pinning a thread that later spawns a pool
+/// confines the pool too.
+pub fn pin_current_thread(cpu: usize) -> bool {
+    crate::sys::pin_current_thread(cpu)
+}
+
+/// Seconds the calling thread has run on a processor (user and system:
+/// CLOCK_THREAD_CPUTIME_ID), or None where the system has no per-thread clock.
+pub fn cpu_time_s() -> Option<f64> {
+    crate::sys::thread_cpu_ns().map(|ns| ns as f64 * 1e-9)
+}
+
 #[cfg(test)]
 mod tests {
     use super::voluntary_switches;

@@ -9,73 +9,23 @@
 //! interval the thread really ran. Only threads a kernel spawns are pinned: the caller keeps
 //! its placement, so pools made later are not confined.
 
-/// The processors this process may run on (Linux: its affinity mask), in increasing order;
-/// `0 .. available_parallelism` where the system cannot say.
+/// The processors this process may run on ([`pplib::thread::allowed_cpus`]), in increasing
+/// order; `0 .. available_parallelism` where the system cannot say.
 pub fn allowed_cpus() -> Vec<usize> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: an all-zero cpu_set_t is a valid empty set.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `set` is valid and writable and its size is passed; pid 0 names the calling
-        // thread; on failure the call returns -1 and `set` is not read.
-        let rc =
-            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-        if rc == 0 {
-            // SAFETY: CPU_ISSET reads the valid set for an index below CPU_SETSIZE.
-            let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-                .collect();
-            if !cpus.is_empty() {
-                return cpus;
-            }
-        }
-    }
-    (0..super::available_threads()).collect()
+    pplib::thread::allowed_cpus().unwrap_or_else(|| (0..super::available_threads()).collect())
 }
 
-/// Confines the calling thread to processor `cpu`; false where the system does not allow it
-/// (not Linux, or a processor outside the process's mask), and then the thread runs where
-/// the scheduler puts it.
+/// Confines the calling thread to processor `cpu` ([`pplib::thread::pin_current_thread`]);
+/// false where the system does not allow it, and then the thread runs where the scheduler
+/// puts it.
 pub fn pin_current_thread(cpu: usize) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        if cpu >= libc::CPU_SETSIZE as usize {
-            return false;
-        }
-        // SAFETY: an all-zero cpu_set_t is a valid empty set; CPU_SET writes an index below
-        // CPU_SETSIZE (checked above).
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        unsafe { libc::CPU_SET(cpu, &mut set) };
-        // SAFETY: `set` is valid and its size is passed; pid 0 names the calling thread.
-        let rc =
-            unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-        rc == 0
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = cpu;
-        false
-    }
+    pplib::thread::pin_current_thread(cpu)
 }
 
 /// Seconds the calling thread has run on a processor (user and system), or None where the
-/// system has no per-thread clock.
+/// system has no per-thread clock ([`pplib::thread::cpu_time_s`]).
 pub fn thread_cpu_s() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec; on failure the call returns -1 and
-        // `ts` is not used.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
+    pplib::thread::cpu_time_s()
 }
 
 /// The processors for `k` threads of repetition `rotation`: `k` distinct ones of `allowed`
