@@ -185,9 +185,8 @@ fn histogram_method(r: &StudyResult) -> String {
          the lines the threads now write at once: per key, the shard's lock line and its \
          bucket line were last written by another processor with the chance (p − 1)/p, \
          each such line priced by the machine file's `line_bounce_s` (`lcm calibrate`: two \
-         threads, each pinned to a processor of its own, updating lines of 64 shared ones \
-         in a chain where each update's line depends on the value the previous one read, \
-         against one alone). Not \
+         threads, each pinned to a processor of its own, updating lines picked at random \
+         among 64 shared ones at once, against one alone). Not \
          modelled: the chance that an increment finds its shard's lock held while the \
          other thread is preempted (other load on the host), and that the price of a line \
          moving between the two processors changes during the study: on a virtual machine \

@@ -5,11 +5,13 @@
 //!
 //! K threads, each on a processor of its own ([`super::placement`]), update lines picked at
 //! random among [`LINES`] shared lines back to back, against one thread doing the same alone
-//! (every line in its own cache). Each update's line depends on the value the previous
-//! update read, as the data a lock guards is touched only once the lock is held: without
-//! that dependency a processor fetches the next lines while one is on its way, and the
-//! kernel prices a fraction of a trip (a third of the one-way hand-off latency on two
-//! virtual machines, where the dependent chain pays about the whole of it). The extra processor-seconds per update, over the chance
+//! (every line in its own cache). The next line is picked from a generator alone
+//! ([`Updates::Overlapping`]), as a program whose next key does not depend on the last
+//! update: the processor may fetch the next lines while one is on its way, as it does in
+//! such a program, so the price is what such updates pay, a fraction of a whole trip.
+//! [`Updates::Chained`] makes each update's line depend on the value the previous one read
+//! (trips cannot overlap): the whole trip, `line_trip_s`. The extra processor-seconds per
+//! update, over the chance
 //! (K − 1)/K that another thread wrote the line last, is the price of one line that
 //! bounces among K processors. With more processors a line's trip can wait behind other
 //! trips of the same line and the traffic of the others; [`per_thread_growth`] reads how
@@ -72,8 +74,24 @@ impl ThreadRun {
     }
 }
 
+/// Whether an update's line depends on the previous update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Updates {
+    /// The next line comes from the generator alone: trips may overlap.
+    Overlapping,
+    /// The next line depends on the value the previous update read: each trip is paid whole.
+    Chained,
+}
+
 /// `updates` increments of lines picked by a xorshift generator seeded with `seed`, timed.
-fn run<C: Clock + ?Sized>(clock: &C, lines: &[Line], updates: u64, seed: u64) -> ThreadRun {
+fn run<C: Clock + ?Sized>(
+    clock: &C,
+    lines: &[Line],
+    updates: u64,
+    seed: u64,
+    how: Updates,
+) -> ThreadRun {
+    let chained = u64::from(how == Updates::Chained);
     let mut x = seed | 1;
     let cpu0 = thread_cpu_s();
     let start = clock.now_s();
@@ -84,10 +102,9 @@ fn run<C: Clock + ?Sized>(clock: &C, lines: &[Line], updates: u64, seed: u64) ->
         let seen = lines[(x % LINES as u64) as usize]
             .0
             .fetch_add(1, Ordering::AcqRel);
-        // The next line depends on what this update read (as a critical section depends
-        // on its lock's acquisition): the processor cannot fetch the next line while this
-        // one is on its way, so each trip is paid whole.
-        x = x.wrapping_add(seen | 1);
+        // Chained: the next line depends on what this update read, so the processor cannot
+        // fetch it while this one is on its way (a multiply, not a branch, either way).
+        x = x.wrapping_add((seen | 1) * chained);
     }
     black_box(x);
     let end = clock.now_s();
@@ -164,22 +181,28 @@ pub fn line_bounce_once<C: Clock + ?Sized>(
     k: usize,
     updates: u64,
     rotation: usize,
+    how: Updates,
 ) -> f64 {
     let cpus = cpus_for(&allowed_cpus(), k, rotation);
     if k < 2 || cpus.len() < k {
         return f64::NAN;
     }
     (0..ATTEMPTS)
-        .map(|_| line_bounce_on(clock, &cpus, updates))
+        .map(|_| line_bounce_on(clock, &cpus, updates, how))
         .find(|x| !x.is_nan())
         .unwrap_or(f64::NAN)
 }
 
 /// [`line_bounce_once`] with one thread on each of `cpus` (the alone run on the first); NaN
 /// when they did not run side by side (as when two of them are the same processor).
-pub fn line_bounce_on<C: Clock + ?Sized>(clock: &C, cpus: &[usize], updates: u64) -> f64 {
+pub fn line_bounce_on<C: Clock + ?Sized>(
+    clock: &C,
+    cpus: &[usize],
+    updates: u64,
+    how: Updates,
+) -> f64 {
     let updates = updates.max(1);
-    match runs_on(clock, cpus, updates) {
+    match runs_on(clock, cpus, updates, how) {
         Some((alone, runs)) if side_by_side(&[alone]) && side_by_side(&runs) => {
             let alone_s = alone.wall_s() / updates as f64;
             let total: f64 = runs.iter().map(ThreadRun::wall_s).sum();
@@ -199,16 +222,17 @@ fn runs_on<C: Clock + ?Sized>(
     clock: &C,
     cpus: &[usize],
     updates: u64,
+    how: Updates,
 ) -> Option<(ThreadRun, Vec<ThreadRun>)> {
     let lines: Vec<Line> = (0..LINES).map(|_| Line(AtomicU64::new(0))).collect();
     // Alone: one thread on the first of the processors, its lines in its own cache.
     let alone = together(1, &cpus[..1.min(cpus.len())], |_| {
-        run(clock, &lines, updates / 4, 7);
-        run(clock, &lines, updates, 11)
+        run(clock, &lines, updates / 4, 7, how);
+        run(clock, &lines, updates, 11, how)
     });
     let alone = alone.into_iter().next().flatten()?;
     let runs = together(cpus.len(), cpus, |i| {
-        run(clock, &lines, updates, 13 + 4 * i as u64)
+        run(clock, &lines, updates, 13 + 4 * i as u64, how)
     })
     .into_iter()
     .map(|r| r.unwrap_or(ThreadRun::NONE))
@@ -303,7 +327,7 @@ mod tests {
         let clock = super::super::clock::MonotonicClock::new();
         let cpu = allowed_cpus()[0];
         if cfg!(target_os = "linux") {
-            assert!(line_bounce_on(&clock, &[cpu, cpu], 2_000_000).is_nan());
+            assert!(line_bounce_on(&clock, &[cpu, cpu], 2_000_000, Updates::Overlapping).is_nan());
         }
     }
 
@@ -316,7 +340,7 @@ mod tests {
         let clock = super::super::clock::MonotonicClock::new();
         let cpus = allowed_cpus();
         let unchecked = |cpus: &[usize]| {
-            let (alone, runs) = runs_on(&clock, cpus, 2_000_000).unwrap();
+            let (alone, runs) = runs_on(&clock, cpus, 2_000_000, Updates::Overlapping).unwrap();
             let a = alone.wall_s() / 2e6;
             let t = runs.iter().map(ThreadRun::wall_s).sum::<f64>() / (runs.len() as f64 * 2e6);
             let on: Vec<f64> = runs
@@ -339,10 +363,10 @@ mod tests {
     #[test]
     fn a_real_repetition_is_finite_and_not_negative_or_unjudged() {
         let clock = super::super::clock::MonotonicClock::new();
-        let x = line_bounce_once(&clock, 2, 200_000, 0);
+        let x = line_bounce_once(&clock, 2, 200_000, 0, Updates::Chained);
         assert!(x.is_nan() || (x.is_finite() && x >= 0.0), "{x}");
         // More threads than allowed processors: no price.
         let too_many = allowed_cpus().len() + 1;
-        assert!(line_bounce_once(&clock, too_many, 1000, 0).is_nan());
+        assert!(line_bounce_once(&clock, too_many, 1000, 0, Updates::Overlapping).is_nan());
     }
 }

@@ -140,25 +140,31 @@ pub struct Calibration {
     pub warnings: Vec<String>,
 }
 
-/// What to say when the line price at two threads and the one-way hand-off to a spinning
-/// thread (both a line's whole trip between two processors) lie more than
+/// What to say when the whole trip of a line (`line_trip_s`) and the one-way hand-off to a
+/// spinning thread (both a line's whole trip between two processors) lie more than
 /// [`LINE_SPREAD_LIMIT`] times apart (None: they agree, or one is missing).
-fn line_against_spin(line_bounce_s: f64, handoff_spin_s: f64) -> Option<String> {
-    if !(line_bounce_s > 0.0 && handoff_spin_s > 0.0) {
+fn line_against_spin(line_trip_s: f64, handoff_spin_s: f64) -> Option<String> {
+    if !(line_trip_s > 0.0 && handoff_spin_s > 0.0) {
         return None;
     }
-    let ratio = line_bounce_s.max(handoff_spin_s) / line_bounce_s.min(handoff_spin_s);
+    let ratio = line_trip_s.max(handoff_spin_s) / line_trip_s.min(handoff_spin_s);
     (ratio > LINE_SPREAD_LIMIT).then(|| {
         format!(
-            "line_bounce_s: {line_bounce_s:.3e} s and handoff_spin_s {handoff_spin_s:.3e} s both price a line's trip between two processors but lie {ratio:.1} times apart (more than {LINE_SPREAD_LIMIT}): the two kernels ran on processors placed differently (on a virtual machine the host may move them), or the machine was busy; calibrate again"
+            "line_trip_s: {line_trip_s:.3e} s and handoff_spin_s {handoff_spin_s:.3e} s both price a line's trip between two processors but lie {ratio:.1} times apart (more than {LINE_SPREAD_LIMIT}): the two kernels ran on processors placed differently (on a virtual machine the host may move them), or the machine was busy; calibrate again"
         )
     })
 }
 
-/// What to say of the channel sweep's optional keys when the file leaves them out: on a
-/// loaded machine no repetition may show a receiver that parked after a 1 ms sleep beside
-/// one caught spinning, and `lcm predict` then prices hand-offs as if the key were absent.
-fn handoff_warnings(notify_s: f64, spin_window_s: f64) -> Vec<String> {
+/// A one-way hand-off between two spinning threads slower than this (seconds) is not a
+/// cache line's trip: a partner lost its processor to other load.
+pub const SPIN_HANDOFF_LIMIT_S: f64 = 10e-6;
+
+/// What to say of the hand-off keys: the channel sweep's optional keys when the file leaves
+/// them out (on a loaded machine no repetition may show a receiver that parked after a 1 ms
+/// sleep beside one caught spinning, and `lcm predict` then prices hand-offs as if the key
+/// were absent), a wake price that stands in or was clamped (`wake_s` as measured, before
+/// [`wake_prices::wake_for_file`]), and a spinning hand-off too slow to be one.
+fn handoff_warnings(notify_s: f64, spin_window_s: f64, wake_s: f64, spin_s: f64) -> Vec<String> {
     let mut out = Vec::new();
     if !(notify_s.is_finite() && notify_s > 0.0) {
         out.push(
@@ -168,9 +174,24 @@ fn handoff_warnings(notify_s: f64, spin_window_s: f64) -> Vec<String> {
     }
     if !(spin_window_s.is_finite() && spin_window_s > 0.0) {
         out.push(
-            "handoff_spin_window_s: not measured (no repetition of the channel sweep showed its receiver park): the file leaves it out and lcm predict counts every pipeline wait as caught spinning; calibrate again on a quiet machine"
+            "handoff_spin_window_s: not measured (the channel sweep found no delay below which its receiver stayed awake and above which it parked in most trips: it parked at every delay, or at none): the file leaves it out and lcm predict counts every pipeline wait as caught spinning; calibrate again on a quiet machine"
                 .to_string(),
         );
+    }
+    if wake_s.is_nan() {
+        out.push(
+            "handoff_wake_s: not measured (no repetition of the channel sweep had a receiver park after a 1 ms sleep beside one caught spinning): the file holds handoff_spin_s in its place; calibrate again on a quiet machine"
+                .to_string(),
+        );
+    } else if wake_s < 1e-9 {
+        out.push(format!(
+            "handoff_wake_s: a receiver parked 1 ms or more ran no later after the send than a spinning one (measured {wake_s:.3e} s): the file holds 1 ns, its keys being positive; the machine was busy, or its wake-ups cost nothing; calibrate again on a quiet machine"
+        ));
+    }
+    if spin_s > SPIN_HANDOFF_LIMIT_S {
+        out.push(format!(
+            "handoff_spin_s: {spin_s:.3e} s for a one-way hand-off between two spinning threads, more than {SPIN_HANDOFF_LIMIT_S:.0e} s: a partner lost its processor to other load, and every price built on it (latency_s, the line price's stand-in) is the machine's load, not its hardware; calibrate again on a quiet machine"
+        ));
     }
     out
 }
@@ -284,7 +305,7 @@ pub fn calibrate_with(
         let updates = (opts.bounce_updates * 2 / k as u64).max(1);
         let kk = median_of_quiet(reps, probe, || {
             rotation += 1;
-            lines::line_bounce_once(clock, k, updates, rotation)
+            lines::line_bounce_once(clock, k, updates, rotation, lines::Updates::Overlapping)
         });
         let stand_in = if k == 2 {
             "the file holds the least repetition of handoff_spin_s (the one-way trip of a line between two spinning threads, the one other load disturbed least) in its place"
@@ -296,6 +317,19 @@ pub fn calibrate_with(
     }
     let line_bounce = line_bounce_by_k[0].1;
     let line_bounce_per_thread = lines::per_thread_growth(&line_bounce_by_k);
+    // The whole trip of a line between two processors (updates chained): what an update
+    // pays when nothing overlaps it, beside line_bounce_s's overlapping updates.
+    let trip_updates = opts.bounce_updates.max(1);
+    let line_trip_k = median_of_quiet(reps, probe, || {
+        rotation += 1;
+        lines::line_bounce_once(clock, 2, trip_updates, rotation, lines::Updates::Chained)
+    });
+    warnings.extend(line_warning(
+        "line_trip_s",
+        &line_trip_k,
+        "the key is left out",
+    ));
+    let line_trip = keep("line_trip_s".into(), line_trip_k);
     let mut seed = 0u64;
     let bandwidth = keep(
         "bandwidth_bytes_per_s".into(),
@@ -320,9 +354,9 @@ pub fn calibrate_with(
     } else {
         spin
     };
+    warnings.extend(handoff_warnings(notify, spin_window, wake, spin));
     let wake = wake_prices::wake_for_file(wake, spin);
-    warnings.extend(line_against_spin(line_bounce, spin));
-    warnings.extend(handoff_warnings(notify, spin_window));
+    warnings.extend(line_against_spin(line_trip, spin));
     // Other load only lengthens a hand-off: the least repetition of the spinning hand-off
     // is the closest to a line's trip, the stand-in for a line price no repetition
     // measured.
@@ -340,6 +374,9 @@ pub fn calibrate_with(
     }
     if line_bounce.is_finite() {
         values.insert("line_bounce_per_thread_s".into(), line_bounce_per_thread);
+    }
+    if line_trip.is_finite() {
+        values.insert("line_trip_s".into(), line_trip.max(0.0));
     }
     let machine = Machine {
         latency_s: positive(spin, 1e-9),
@@ -446,8 +483,8 @@ mod tests {
 
     #[test]
     fn a_hand_off_key_left_out_is_warned_about() {
-        assert!(handoff_warnings(3e-6, 5e-6).is_empty());
-        let both = handoff_warnings(f64::NAN, f64::NAN);
+        assert!(handoff_warnings(3e-6, 5e-6, 2e-5, 1e-7).is_empty());
+        let both = handoff_warnings(f64::NAN, f64::NAN, 2e-5, 1e-7);
         assert_eq!(both.len(), 2, "{both:?}");
         assert!(
             both[0].starts_with("handoff_notify_s: not measured"),
@@ -458,9 +495,24 @@ mod tests {
             "{both:?}"
         );
         // A send to a parked receiver no dearer than to a spinning one is not a price.
-        let cheaper = handoff_warnings(-1e-7, 5e-6);
+        let cheaper = handoff_warnings(-1e-7, 5e-6, 2e-5, 1e-7);
         assert_eq!(cheaper.len(), 1, "{cheaper:?}");
         assert!(cheaper[0].contains("lcm predict charges"), "{cheaper:?}");
+        // A wake price no repetition measured stands in; one of 0 is clamped; a spinning
+        // hand-off of 102 us (a loaded machine) is no line's trip.
+        let wake = handoff_warnings(3e-6, 5e-6, f64::NAN, 1e-7);
+        assert!(
+            wake[0].contains("holds handoff_spin_s in its place"),
+            "{wake:?}"
+        );
+        let clamped = handoff_warnings(3e-6, 5e-6, 0.0, 1e-7);
+        assert!(clamped[0].contains("holds 1 ns"), "{clamped:?}");
+        let slow = handoff_warnings(3e-6, 5e-6, 2e-5, 1.02e-4);
+        assert_eq!(slow.len(), 1, "{slow:?}");
+        assert!(
+            slow[0].starts_with("handoff_spin_s: 1.020e-4 s"),
+            "{slow:?}"
+        );
     }
 
     #[test]

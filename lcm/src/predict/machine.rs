@@ -38,7 +38,8 @@
 //!   (`(0..N).into_par_iter().for_each` of an empty body, time times threads, less the
 //!   sequential loop, over N; at least 0);
 //! - `handoff_spin_s`: one-way hand-off latency to a thread that spins on the value (the same
-//!   kernel as `latency_s`; `lcm calibrate` keeps at most `handoff_wake_s`: a spinning
+//!   kernel as `latency_s`; `lcm calibrate` keeps at most the whole one-way hand-off to a
+//!   parked receiver, from the start of the send to the receiver running: a spinning
 //!   partner that lost its processor handed off through the scheduler);
 //! - `handoff_wake_s`: how much later a channel receiver that had parked (slept 1 ms or more)
 //!   runs after the send returned than a spinning one would: what the woken stage pays;
@@ -58,7 +59,10 @@
 //! - `line_bounce_s` (optional): seconds an atomic update (a lock's acquisition, an
 //!   increment) adds when another processor wrote the line last (two threads, each on a
 //!   processor of its own, updating random lines of 64 shared ones at once, against one
-//!   alone);
+//!   alone; the next line does not depend on the last update, so trips may overlap, as in
+//!   a program whose next key does not depend on its last update);
+//! - `line_trip_s` (optional): the same with each update's line depending on the value the
+//!   previous one read, so that no trip overlaps another: a line's whole trip;
 //! - `line_bounce_s_kK` (optional; K = 3 … `calibrated_p`): the same price with K threads
 //!   updating the lines at once (over the chance (K − 1)/K that another wrote the line last);
 //! - `line_bounce_per_thread_s` (optional): what each thread beyond two adds to that price,
@@ -299,7 +303,7 @@ impl Machine {
     /// saying what it is.
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "# lcm machine file: prices for lcm predict --machine (keys documented in lcm::predict::machine)\n# measured by: {}\n",
+            "# lcm machine file: prices for lcm predict --machine (keys: docs/machine.md of the lost-cycles repository, or the docs of lcm::predict::machine)\n# measured by: {}\n",
             self.origin
         );
         let known = self.key_values();

@@ -31,6 +31,7 @@ pub(super) fn key_range(key: &str) -> Option<ValueRule> {
         | "task_s"
         | "par_item_s"
         | "line_bounce_s"
+        | "line_trip_s"
         | "line_bounce_per_thread_s" => Some(non_negative),
         "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
         _ if matches!(family(key), Some(("par_call_s_p" | "line_bounce_s_k", _))) => {
@@ -95,8 +96,11 @@ pub(super) fn describe(key: &str) -> String {
         (_, Some(("line_bounce_s_k", k))) => {
             format!("s, line_bounce_s with {k} threads updating the lines at once")
         }
+        ("line_trip_s", _) => {
+            "s, line_bounce_s with each update's line depending on the last: a whole trip".into()
+        }
         ("line_bounce_per_thread_s", _) => {
-            "s, what each thread beyond two adds to line_bounce_s (fit over line_bounce_s_kK)"
+            "s, what each thread beyond two adds to line_bounce_s (fit over line_bounce_s_kK; 0 when calibrated on 2 threads)"
                 .into()
         }
         (_, Some(("mem_slowdown_k", k))) => {
