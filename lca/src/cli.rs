@@ -113,7 +113,8 @@ pub enum Format {
 /// What `--emit` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
-    /// `// lcm: fragment NAME`, `// lcm: range ...` and `// lcm: CATEGORY = EXPR` lines.
+    /// `// lcm: fragment NAME`, `// lcm: range ...` and `// lcm: CATEGORY = EXPR` lines
+    /// (the fitting policy's notes go to stderr, `lca: fragment `NAME`: note: ...`).
     Annotation,
     /// `lca model` only: the selected records as Extra-P JSON Lines (no fitting).
     Extrap,

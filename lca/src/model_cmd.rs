@@ -40,6 +40,7 @@ pub fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
         )
         .map_err(|e| anyhow!("{}: {e}", inp.source))?;
         let fm: FragmentModel = lca::models_file::fragment_block(&m, ranges);
+        note_on_stderr(common.tag.as_deref().unwrap_or(SESSION), &m);
         out!("{fm}");
     } else if common.json {
         outln!(
@@ -133,6 +134,11 @@ pub fn run_all_tags(inp: &Inputs, common: &Common) -> Result<(), Failure> {
     if common.emit == Some(Emit::Annotation) {
         let text = models_file(&fits, &inp.records, &inp.vars, &inp.extraction, &inp.source)
             .map_err(|e| anyhow!("{}: {e}", inp.source))?;
+        for (t, f) in &fits {
+            if let Ok(m) = f {
+                note_on_stderr(&name(t), m);
+            }
+        }
         out!("{text}");
     } else if common.json {
         let fragments: Vec<serde_json::Value> = fits
@@ -161,4 +167,12 @@ pub fn run_all_tags(inp: &Inputs, common: &Common) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The fitting policy's notes of fragment `fragment` on stderr, for outputs that have no
+/// place for them (`--emit annotation`: the models file holds models only).
+fn note_on_stderr(fragment: &str, m: &lca::runtime::RuntimeModel) {
+    for n in &m.notes {
+        eprintln!("lca: fragment `{fragment}`: note: {n}");
+    }
 }

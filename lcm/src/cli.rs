@@ -59,7 +59,7 @@ enum Command {
     Compare(Box<compare_cmd::CompareArgs>),
     /// Show the parallel structure lcm recognized in a Rust program.
     Tree(predict_cmd::TreeArgs),
-    /// Measure this machine's costs of fork/join, tasks, items, hand-offs, transfers and memory contention.
+    /// Measure this machine's costs of fork/join, tasks, items, hand-offs, transfers, shared lines and memory contention.
     Calibrate(predict_cmd::CalibrateArgs),
 }
 

@@ -279,3 +279,58 @@ fn curve_heights(svg: &str) -> std::collections::BTreeMap<String, std::collectio
     }
     out
 }
+
+/// A version that needs two processors (a stage left with floor(p/2) of them): on a grid
+/// from p = 1 its p = 1 point has no prediction, said on stderr, and the others are
+/// predicted; a grid of such points only fails.
+#[test]
+fn a_grid_goes_on_past_a_point_the_program_cannot_run_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let halves = "fn main() {\n    rayon::join(\n        // lcm: p = floor(p/2)\n        || {\n            // lcm: fragment big\n            // lcm: rt = 8\n            big();\n        },\n        || {\n            // lcm: fragment small\n            // lcm: rt = 4\n            small();\n        },\n    );\n}\n";
+    std::fs::write(dir.path().join("halves.rs"), halves).unwrap();
+    std::fs::write(
+        dir.path().join("one.rs"),
+        "fn main() {\n    // lcm: fragment f\n    // lcm: rt = 10\n    f();\n}\n",
+    )
+    .unwrap();
+    let (code, out, err) = lcm(&["predict", "halves.rs", "--grid", "p=1..3"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("halves.rs: no prediction at p=1: ") && err.contains("fragment `big`"),
+        "{err}"
+    );
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(rows[0].split_whitespace().eq(["1", "-", "-"]), "{out}");
+    // The speedup is against the smallest p with a prediction (p = 2).
+    assert!(rows[1].trim_end().ends_with("1.00"), "{out}");
+    let (code, out, err) = lcm(
+        &["predict", "halves.rs", "--grid", "p=1..2", "--json"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v[0]["seconds"].is_null(), "{out}");
+    assert!(v[0]["error"].as_str().unwrap().contains("big"), "{out}");
+    assert!(v[1]["seconds"].as_f64().unwrap() > 0.0, "{out}");
+    // Only p = 1: nothing to predict, the error and exit 1.
+    let (code, _, err) = lcm(
+        &["predict", "halves.rs", "--set", "p=1", "--grid", "n=1..2"],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{err}");
+    // compare: the point is named, the others compared.
+    let (code, out, err) = lcm(
+        &["compare", "halves.rs", "one.rs", "--grid", "p=1..3"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("halves.rs: no prediction at p=1"), "{err}");
+    let row: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|w| w.first() == Some(&"1"))
+        .expect(&out);
+    // p, T_a, T_b, +-%, better, T_a/T_b: a has no time at p = 1, so no verdict either.
+    assert_eq!((row[1], row[4], row[5]), ("-", "-", "-"), "{out}");
+}

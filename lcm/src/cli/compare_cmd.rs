@@ -191,16 +191,53 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let mut ta = Vec::new();
         let mut tb = Vec::new();
         let mut marks = Vec::new();
+        // A grid goes on past a point a version cannot run at (a pipeline stage left with
+        // no processor at p = 1): no time there, said on stderr; only a version predicted
+        // at no point fails.
+        let mut failed = Vec::new();
+        let mut first_error: [Option<PredictError>; 2] = [None, None];
         for b in &points {
-            let (x, y) = (pa.predict_brief(b)?, pb.predict_brief(b)?);
-            ta.push(x.seconds);
-            tb.push(y.seconds);
-            marks.push(PointMarks {
-                range_a: x.range_warnings,
-                range_b: y.range_warnings,
-                negative_a: x.negative_models,
-                negative_b: y.negative_models,
-            });
+            let mut m = PointMarks::default();
+            match pa.predict_brief(b) {
+                Ok(x) => {
+                    ta.push(x.seconds);
+                    (m.range_a, m.negative_a) = (x.range_warnings, x.negative_models);
+                }
+                Err(e) => {
+                    ta.push(f64::NAN);
+                    failed.push(format!(
+                        "{}: no prediction at {}: {e}",
+                        pa.file,
+                        report::point_text(b)
+                    ));
+                    first_error[0].get_or_insert(e);
+                }
+            }
+            match pb.predict_brief(b) {
+                Ok(y) => {
+                    tb.push(y.seconds);
+                    (m.range_b, m.negative_b) = (y.range_warnings, y.negative_models);
+                }
+                Err(e) => {
+                    tb.push(f64::NAN);
+                    failed.push(format!(
+                        "{}: no prediction at {}: {e}",
+                        pb.file,
+                        report::point_text(b)
+                    ));
+                    first_error[1].get_or_insert(e);
+                }
+            }
+            marks.push(m);
+        }
+        let [ea, eb] = first_error;
+        for (ts, e) in [(&ta, ea), (&tb, eb)] {
+            if let Some(e) = e.filter(|_| ts.iter().all(|t| t.is_nan())) {
+                return Err(e);
+            }
+        }
+        for line in &failed {
+            eprintln!("{line}");
         }
         note_machine(&pa);
         note_machine(&pb);

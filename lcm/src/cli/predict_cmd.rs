@@ -14,7 +14,8 @@ pub struct ModelOpts {
     /// its derived fragments (`like`, `FRAGMENT.CATEGORY`) derive from.
     #[arg(long, value_name = "FILE")]
     models: Option<PathBuf>,
-    /// Machine file written by `lcm calibrate` (communication prices).
+    /// Machine file written by `lcm calibrate` (prices of fork/join, tasks, items,
+    /// hand-offs, transfers, shared lines and memory contention).
     #[arg(long, value_name = "FILE")]
     machine: Option<PathBuf>,
     /// Source of the version the models were measured on: its data movement is not counted twice.
@@ -78,7 +79,10 @@ the fragment, its line and the model, and in --json (`negative_models`: [{fragme
 model, value_s}]); nothing is clamped, and a negative predicted time is always warned about.
 JSON (--json): an array of points {bindings, seconds, warnings, negative_models, speedup, contributions{fragments,
 load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
-total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T.";
+total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T.
+A grid point the program cannot run at (a pipeline stage left with no processor, e.g. tp at
+p = 1) is named on stderr with the reason and shown as `-` ({bindings, seconds: null, error}
+in --json); the others are predicted. A grid with no point predicted fails (exit 1).";
 
 /// Arguments of `lcm predict`.
 #[derive(Args, Debug)]
@@ -149,9 +153,9 @@ q = 1..p threads (fork_join_s_pQ, fitted as fork_join_base_s + fork_join_log2p_s
 the cost of a task spawned in a scope (task_s) and of a parallel-iterator item (par_item_s,
 processor-seconds beyond a serial loop), the cost of one small parallel-iterator call issued
 from inside a pool of q = 1..p threads beyond its items' work (par_call_s_pQ), hand-off
-latency between two threads caught spinning (handoff_spin_s = latency_s) and woken from
-sleep (handoff_wake_s), what the
-wake-up costs the waker (handoff_notify_s), the longest wait a channel's receiver still
+latency between two threads caught spinning (handoff_spin_s = latency_s), how much later a
+channel receiver parked 1 ms or more runs after the send than a spinning one
+(handoff_wake_s), what that wake-up adds to the send (handoff_notify_s), the longest wait a channel's receiver still
 spends spinning before it parks (handoff_spin_window_s: hand-offs after delays swept from
 0.5 us to 2 ms, the receiver's voluntary context switches telling whether it parked; absent
 when no sweep showed the park), the time to
@@ -160,16 +164,21 @@ cache (transfer_s_BYTES), copy bandwidth (bandwidth_bytes_per_s), the slowdown o
 STREAM triad when k threads run it at once (mem_slowdown_kK), and the price of an atomic
 update of a line another processor wrote last with 2 threads (line_bounce_s) and K = 3..p
 threads (line_bounce_s_kK) updating 64 shared lines at once, each thread pinned to a
-processor of its own, with the growth per further thread (line_bounce_per_thread_s).
+processor of its own, with the growth per further thread (line_bounce_per_thread_s), and
+the whole trip of a line when each update's line depends on the last (line_trip_s).
 
 Every number is the median of the quiet repetitions of its kernel. A repetition is quiet
 when other processes (and a VM's host, steal time) took under 3% of all processors' time
 while it ran (/proc/stat against /proc/self/stat); one too short for a 10 ms tick, or
 without /proc, counts as quiet (`unknown`). With no quiet repetition the median of all is
-kept and the summary says so. Writes the machine file lcm predict --machine reads (keys and
-units in its comments). A line price that no repetition could measure, whose repetitions lie
-more than 2 times apart, or that lies more than 2 times from handoff_spin_s, is named in a
-`warning:` line on stderr. JSON (--json): {file,
+kept and the summary says so; a number no repetition gave (a stand-in) is marked so. Writes
+the machine file lcm predict --machine reads (keys and units in its comments; with --json
+too). `warning:` lines on stderr (and --json's warnings) name: a line price that no
+repetition could measure (and what stands in), whose repetitions lie more than 2 times
+apart; line_trip_s more than 2 times from handoff_spin_s; handoff_notify_s or
+handoff_spin_window_s left out; handoff_wake_s standing in or clamped to 1 ns; a
+handoff_spin_s over 10 us (a loaded machine); docs/machine.md says what each means. JSON
+(--json): {file, latency_s, bandwidth_bytes_per_s,
 keys{KEY: value}, kept{KEY: {repetitions, quiet, unknown, measured, low, high}},
 warnings[]} (measured: kept repetitions that gave a number; low, high: the least and
 largest of them, null when none).";
@@ -189,7 +198,7 @@ pub struct CalibrateArgs {
     /// Smaller, faster measurement.
     #[arg(long)]
     quick: bool,
-    /// Print the result as JSON.
+    /// Print the result as JSON on stdout (the machine file is written as well).
     #[arg(long)]
     json: bool,
 }
@@ -283,11 +292,35 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             let mut ts = Vec::with_capacity(points.len());
             let mut warnings = Vec::new();
             let mut negatives = Vec::new();
+            let mut failed = Vec::new();
             for b in &points {
-                let brief = prog.predict_brief(b)?;
-                ts.push(brief.seconds);
-                warnings.extend(brief.range_warnings);
-                negatives.push(brief.negative_models);
+                match prog.predict_brief(b) {
+                    Ok(brief) => {
+                        ts.push(brief.seconds);
+                        warnings.extend(brief.range_warnings);
+                        negatives.push(brief.negative_models);
+                    }
+                    Err(e) => {
+                        ts.push(f64::NAN);
+                        negatives.push(Vec::new());
+                        failed.push((b, e));
+                    }
+                }
+            }
+            // A grid goes on past a point the program cannot run at (a pipeline stage
+            // left with no processor at p = 1); only a grid with no point predicted fails.
+            if failed.len() == points.len() {
+                if let Some((_, e)) = failed.into_iter().next() {
+                    return Err(e);
+                }
+            } else {
+                for (b, e) in &failed {
+                    eprintln!(
+                        "{}: no prediction at {}: {e}",
+                        prog.file,
+                        report::point_text(b)
+                    );
+                }
             }
             note_machine(&prog);
             for line in report::range_warning_lines(&warnings) {
@@ -453,6 +486,10 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
     } else {
         for (k, v) in &keys {
             let how = match c.kept.get(k) {
+                Some(x) if x.measured == 0 => format!(
+                    "  (no repetition of {} gave a number: a stand-in, see the warnings)",
+                    x.repetitions
+                ),
                 Some(x) if x.quiet == 0 => {
                     format!("  (median of all {}: none quiet)", x.repetitions)
                 }

@@ -99,13 +99,22 @@ pub fn compare_table(
             if beyond { "*" } else { "" },
             if negative { "!" } else { "" }
         );
+        // A version with no prediction at the point (its error is on stderr) shows `-`.
+        let t = |x: f64| if x.is_finite() { secs(x) } else { "-".into() };
+        let both = cmp.ta[i].is_finite() && cmp.tb[i].is_finite();
+        let (better, ratio) = if both {
+            (
+                cmp.verdicts[i].as_str().to_string(),
+                format!("{:.3}", cmp.ta[i] / cmp.tb[i]),
+            )
+        } else {
+            ("-".to_string(), "-".to_string())
+        };
         let line = format!(
-            "{row}{:>14} {:>14} {:>7.1} {:>7} {:>8.3}  {note}",
-            secs(cmp.ta[i]),
-            secs(cmp.tb[i]),
+            "{row}{:>14} {:>14} {:>7.1} {better:>7} {ratio:>8}  {note}",
+            t(cmp.ta[i]),
+            t(cmp.tb[i]),
             100.0 * cmp.uncertainty[i],
-            cmp.verdicts[i].as_str(),
-            cmp.ta[i] / cmp.tb[i]
         );
         let _ = writeln!(o, "{}", line.trim_end());
     }

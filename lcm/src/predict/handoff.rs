@@ -52,6 +52,9 @@ pub struct HandoffShare {
     pub wait_s: f64,
     /// `spinning` (wait within the spin window) or `asleep`.
     pub regime: String,
+    /// The spin window the regime was judged by (seconds; None: the machine file has no
+    /// `handoff_spin_window_s`, and every wait is taken as caught spinning).
+    pub window_s: Option<f64>,
 }
 
 /// The name the hand-offs' work has in a prediction's breakdown.
@@ -139,6 +142,7 @@ impl HandoffRule {
                     waiting_stage: if w[0] < w[1] { a + 1 } else { a + 2 },
                     wait_s,
                     regime: if asleep { "asleep" } else { "spinning" }.to_string(),
+                    window_s,
                 }
             })
             .collect()

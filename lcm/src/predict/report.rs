@@ -21,7 +21,8 @@ pub fn secs(v: f64) -> String {
     }
 }
 
-fn point(b: &Bindings) -> String {
+/// A point's bindings as `NAME=VALUE` words, space-separated (in the bindings' order).
+pub fn point_text(b: &Bindings) -> String {
     b.iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
@@ -41,7 +42,12 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
     let mut o = String::new();
     let acc = &pred.accounting;
     let c = &pred.contributions;
-    let _ = writeln!(o, "lcm predict {} at {}", prog.file, point(&pred.bindings));
+    let _ = writeln!(
+        o,
+        "lcm predict {} at {}",
+        prog.file,
+        point_text(&pred.bindings)
+    );
     let _ = writeln!(
         o,
         "{:<16} {:>6} {:>8} {:>8} {:>14} {:>14}",
@@ -87,12 +93,17 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
         for h in &pl.handoffs {
             let _ = writeln!(
                 o,
-                "    hand-off stage {} -> {}: stage {} waits {} s per item, {} (machine hand-off)",
+                "    hand-off stage {} -> {}: stage {} waits {} s per item, {} (machine hand-off{})",
                 h.from_stage,
                 h.to_stage,
                 h.waiting_stage,
                 secs(h.wait_s),
-                h.regime
+                h.regime,
+                if h.window_s.is_none() {
+                    "; no handoff_spin_window_s in the machine file: every wait taken as caught spinning"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -160,12 +171,12 @@ fn speedups(preds: &[f64], points: &[Bindings]) -> Vec<Option<f64>> {
         let Some(base) = idx
             .iter()
             .copied()
-            .filter(|&j| points[j].contains_key("p"))
+            .filter(|&j| points[j].contains_key("p") && preds[j].is_finite())
             .min_by(|&x, &y| points[x]["p"].total_cmp(&points[y]["p"]))
         else {
             continue;
         };
-        for i in idx {
+        for i in idx.into_iter().filter(|&i| preds[i].is_finite()) {
             out[i] = Some(preds[base] / preds[i]);
         }
     }
@@ -199,7 +210,9 @@ pub fn table_of(file: &str, points: &[Bindings], ts: &[f64], grid: &Grid) -> Str
         let s = sp[i]
             .map(|s| format!("{s:.2}"))
             .unwrap_or_else(|| "-".into());
-        let _ = writeln!(o, "{row}{:>14} {:>9}", secs(*t), s);
+        // A point with no prediction (its error is on stderr) shows `-`.
+        let t = if t.is_finite() { secs(*t) } else { "-".into() };
+        let _ = writeln!(o, "{row}{t:>14} {s:>9}");
     }
     o
 }
@@ -231,7 +244,9 @@ fn prediction_json(p: &Prediction, speedup: Option<f64>) -> Value {
 
 /// Writes the JSON array of [`predictions_json`] (the same text and a newline) one point
 /// at a time, holding one point's breakdown at once: `predict(i)` gives the prediction at
-/// `points[i]`, whose time is `ts[i]` (known beforehand, for the speedups).
+/// `points[i]`, whose time is `ts[i]` (known beforehand, for the speedups). A point whose
+/// time is not finite (the grid could not predict it) is written as `{bindings, seconds:
+/// null, error}`, `error` the message of `predict(i)`'s error.
 pub fn write_predictions_json(
     out: &mut dyn std::io::Write,
     points: &[Bindings],
@@ -248,7 +263,16 @@ pub fn write_predictions_json(
     let sp = speedups(ts, points);
     write!(out, "[").map_err(io)?;
     for (i, s) in sp.into_iter().enumerate() {
-        let v = prediction_json(&predict(i)?, s);
+        // A point the grid could not predict (ts[i] not finite) says why instead.
+        let v = match predict(i) {
+            Ok(p) => prediction_json(&p, s),
+            Err(e) if !ts[i].is_finite() => json!({
+                "bindings": points[i],
+                "seconds": null,
+                "error": e.to_string(),
+            }),
+            Err(e) => return Err(e),
+        };
         let text = crate::json_out::pretty(&v);
         let sep = if i == 0 { "" } else { "," };
         write!(out, "{sep}\n  {}", text.replace('\n', "\n  ")).map_err(io)?;
