@@ -1,6 +1,6 @@
 //! `lcm compare`: arguments and their translation into `lcm::predict` calls.
 use super::compare_times::{residuals_of, residuals_table, with_residuals_json};
-use super::predict_cmd::{fail, grid_of, load, note_machine, ModelOpts};
+use super::predict_cmd::{fail, grid_of, load, note_machine, GridBriefs, ModelOpts};
 use clap::Args;
 use lcm::predict::compare::{
     parse_uncertainty, residual_uncertainty, Comparison, Residual, DEFAULT_RELATIVE_UNCERTAINTY,
@@ -191,54 +191,24 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let mut ta = Vec::new();
         let mut tb = Vec::new();
         let mut marks = Vec::new();
-        // A grid goes on past a point a version cannot run at (a pipeline stage left with
-        // no processor at p = 1): no time there, said on stderr; only a version predicted
-        // at no point fails.
-        let mut failed = Vec::new();
-        let mut first_error: [Option<PredictError>; 2] = [None, None];
+        // A grid goes on past a point a version cannot run at (GridBriefs).
+        let (mut briefs_a, mut briefs_b) = (GridBriefs::default(), GridBriefs::default());
         for b in &points {
             let mut m = PointMarks::default();
-            match pa.predict_brief(b) {
-                Ok(x) => {
-                    ta.push(x.seconds);
-                    (m.range_a, m.negative_a) = (x.range_warnings, x.negative_models);
-                }
-                Err(e) => {
-                    ta.push(f64::NAN);
-                    failed.push(format!(
-                        "{}: no prediction at {}: {e}",
-                        pa.file,
-                        report::point_text(b)
-                    ));
-                    first_error[0].get_or_insert(e);
-                }
+            let x = briefs_a.at(&pa, b);
+            ta.push(x.as_ref().map_or(f64::NAN, |x| x.seconds));
+            if let Some(x) = x {
+                (m.range_a, m.negative_a) = (x.range_warnings, x.negative_models);
             }
-            match pb.predict_brief(b) {
-                Ok(y) => {
-                    tb.push(y.seconds);
-                    (m.range_b, m.negative_b) = (y.range_warnings, y.negative_models);
-                }
-                Err(e) => {
-                    tb.push(f64::NAN);
-                    failed.push(format!(
-                        "{}: no prediction at {}: {e}",
-                        pb.file,
-                        report::point_text(b)
-                    ));
-                    first_error[1].get_or_insert(e);
-                }
+            let y = briefs_b.at(&pb, b);
+            tb.push(y.as_ref().map_or(f64::NAN, |y| y.seconds));
+            if let Some(y) = y {
+                (m.range_b, m.negative_b) = (y.range_warnings, y.negative_models);
             }
             marks.push(m);
         }
-        let [ea, eb] = first_error;
-        for (ts, e) in [(&ta, ea), (&tb, eb)] {
-            if let Some(e) = e.filter(|_| ts.iter().all(|t| t.is_nan())) {
-                return Err(e);
-            }
-        }
-        for line in &failed {
-            eprintln!("{line}");
-        }
+        briefs_a.finish()?;
+        briefs_b.finish()?;
         note_machine(&pa);
         note_machine(&pb);
         warn_marks(&pa, &points, &ta, &marks, |m| (&m.range_a, &m.negative_a));

@@ -276,6 +276,53 @@ fn warn_negative(
 }
 
 /// `lcm predict`.
+/// One version's brief predictions along a grid that goes on past a point the program cannot
+/// run at (a pipeline stage left with no processor at p = 1): no time there, and a line for
+/// stderr saying why; only a version predicted at no point fails.
+#[derive(Default)]
+pub(super) struct GridBriefs {
+    failed: Vec<String>,
+    first_error: Option<PredictError>,
+    predicted: usize,
+}
+
+impl GridBriefs {
+    /// `prog`'s brief prediction at `b`, or None (noted) when it has none there.
+    pub(super) fn at(
+        &mut self,
+        prog: &Program,
+        b: &lca::expr::Bindings,
+    ) -> Option<lcm::predict::program::Brief> {
+        match prog.predict_brief(b) {
+            Ok(x) => {
+                self.predicted += 1;
+                Some(x)
+            }
+            Err(e) => {
+                let at = report::point_text(b);
+                self.failed
+                    .push(format!("{}: no prediction at {at}: {e}", prog.file));
+                self.first_error.get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// The first error when no point was predicted; otherwise the failed points' lines on
+    /// stderr.
+    pub(super) fn finish(self) -> Result<(), PredictError> {
+        if self.predicted == 0 {
+            if let Some(e) = self.first_error {
+                return Err(e);
+            }
+        }
+        for line in &self.failed {
+            eprintln!("{line}");
+        }
+        Ok(())
+    }
+}
+
 pub fn run_predict(a: PredictArgs) -> i32 {
     let run = || -> Result<(), PredictError> {
         if a.pamela {
@@ -292,36 +339,18 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             let mut ts = Vec::with_capacity(points.len());
             let mut warnings = Vec::new();
             let mut negatives = Vec::new();
-            let mut failed = Vec::new();
+            let mut briefs = GridBriefs::default();
             for b in &points {
-                match prog.predict_brief(b) {
-                    Ok(brief) => {
-                        ts.push(brief.seconds);
-                        warnings.extend(brief.range_warnings);
-                        negatives.push(brief.negative_models);
-                    }
-                    Err(e) => {
-                        ts.push(f64::NAN);
-                        negatives.push(Vec::new());
-                        failed.push((b, e));
-                    }
+                let brief = briefs.at(&prog, b);
+                ts.push(brief.as_ref().map_or(f64::NAN, |x| x.seconds));
+                if let Some(brief) = brief {
+                    warnings.extend(brief.range_warnings);
+                    negatives.push(brief.negative_models);
+                } else {
+                    negatives.push(Vec::new());
                 }
             }
-            // A grid goes on past a point the program cannot run at (a pipeline stage
-            // left with no processor at p = 1); only a grid with no point predicted fails.
-            if failed.len() == points.len() {
-                if let Some((_, e)) = failed.into_iter().next() {
-                    return Err(e);
-                }
-            } else {
-                for (b, e) in &failed {
-                    eprintln!(
-                        "{}: no prediction at {}: {e}",
-                        prog.file,
-                        report::point_text(b)
-                    );
-                }
-            }
+            briefs.finish()?;
             note_machine(&prog);
             for line in report::range_warning_lines(&warnings) {
                 eprintln!("{}: {line}", prog.file);
