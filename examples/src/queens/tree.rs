@@ -21,7 +21,9 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
     for _ in 0..iters {
         let quota = Quota::new(items.len(), k);
         // One parallel loop instead of one per group: its load imbalance and insufficient
-        // parallelism are paid once, not `groups` times. Speculation: one thread per
+        // parallelism are paid once, not `groups` times, and so is the call itself, whose
+        // cost on one thread (`par_call_s_p1`, a machine key) the loop version's measured
+        // work holds once per group. Speculation: one thread per
         // contiguous block of items; the processors' time beyond the useful work while the
         // count waits for the longest block, in place of the loop version's wc. The loop
         // version's measured ml is its speculative items that ended before the quota was
@@ -34,6 +36,7 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // current item up to the search's next stop check (a shorter tail here, where
         // those items lie far from the needed ones, than in the loop version).
         // lcm: like search
+        // lcm: pc = search.pc - (groups - 1) * par_call_s_p1
         // lcm: li = search.li / groups
         // lcm: ip = search.ip / groups
         // lcm: wc = search.pc * (p*span - 1)

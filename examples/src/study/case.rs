@@ -250,7 +250,8 @@ mod tests {
     /// writes them).
     const MACHINE: &str = "latency_s = 1e-7\nbandwidth_bytes_per_s = 1e10\ncalibrated_p = 2\n\
         fork_join_base_s = 1e-6\nfork_join_log2p_s = 1e-6\nfork_join_s_p1 = 1e-6\n\
-        fork_join_s_p2 = 2e-6\ntask_s = 1e-7\npar_item_s = 1e-9\nhandoff_spin_s = 1e-7\n\
+        fork_join_s_p2 = 2e-6\npar_call_s_p1 = 1e-7\npar_call_s_p2 = 2e-6\ntask_s = 1e-7\n\
+        par_item_s = 1e-9\nhandoff_spin_s = 1e-7\n\
         handoff_wake_s = 1e-5\nhandoff_notify_s = 2e-6\nhandoff_spin_window_s = 5e-6\n\
         transfer_s_4096 = 3e-7\n\
         transfer_s_67108864 = 1e-2\nlocal_read_s_4096 = 1e-7\nlocal_read_s_67108864 = 1e-2\n\
