@@ -61,7 +61,8 @@ without it, plus items * par_item_s / p; items from
 the faster one waits |tau_a - tau_b| per item; within handoff_spin_window_s it is caught
 spinning and the receiving stage pays handoff_spin_s, beyond it the waiting stage adds
 handoff_wake_s and the other stage handoff_notify_s (a file without the window: every wait
-spinning; `lcm tree --machine` and the breakdown show each hand-off's regime).
+spinning; `lcm tree --machine` prints the rule, the breakdown each stage's time per item
+and each hand-off: which stage waits for which, for what, its regime and who pays).
 A parallel construct inside a fragment's code pays the same costs before the fragment when
 its model was not measured with it: `// lcm: overheads = machine | measured` in the
 fragment's block, by default machine for models written in the source, measured for models
