@@ -295,8 +295,15 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
             if w.piecewise {
                 return format!("warning: {}", w.message(&shown.join(", ")));
             }
+            // The values are the fragment's own (a pipeline stage or task runs on part of
+            // the program's p): say so for p, which otherwise reads as the grid's.
+            let own = if w.variable == "p" {
+                " (the processors it runs on)"
+            } else {
+                ""
+            };
             format!(
-                "warning: fragment `{}` ({}): {} = {} beyond 2x the measured range {}: the model extrapolates",
+                "warning: fragment `{}` ({}): {} = {}{own} beyond 2x the measured range {}: the model extrapolates",
                 w.fragment,
                 w.categories.join(", "),
                 w.variable,
