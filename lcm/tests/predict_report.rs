@@ -19,11 +19,16 @@ use std::path::{Path, PathBuf};
 
 /// A directory with the fixture as `t.rs` and the machine file as `machine.txt`.
 fn setup() -> tempfile::TempDir {
+    setup_with("handoff_notify_s = 3e-6\n")
+}
+
+/// The same, the machine file's `handoff_notify_s` line being `notify` (empty: none).
+fn setup_with(notify: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/predict/report_pipeline.rs");
     std::fs::copy(src, dir.path().join("t.rs")).unwrap();
     let round = std::fs::read_to_string(round_machine(dir.path())).unwrap();
-    let text = format!("{round}handoff_notify_s = 3e-6\nhandoff_spin_window_s = 5e-6\n");
+    let text = format!("{round}{notify}handoff_spin_window_s = 5e-6\n");
     std::fs::write(dir.path().join("machine.txt"), text).unwrap();
     dir
 }
@@ -130,6 +135,19 @@ fn a_stage_that_waits_for_room_says_so_and_no_note_when_the_slower_stage_stays_s
         "{out}"
     );
     assert!(!out.contains("yet with their hand-offs"), "{out}");
+}
+
+#[test]
+fn without_handoff_notify_s_the_waker_pays_nothing_and_the_text_says_so() {
+    let dir = setup_with("");
+    let out = predict(
+        dir.path(),
+        &["--set", "p=2", "--set", "ta=3e-5", "--set", "tb=1e-5"],
+    );
+    assert!(
+        out.contains("asleep (longer than the spin window, 5.0000e-6 s): stage 1 pays nothing to wake it (no handoff_notify_s in the machine file), stage 2 handoff_wake_s"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -24,8 +24,9 @@ fn stage_label(s: &StageShare) -> &str {
 }
 
 /// The pipeline's lines, indented under the overheads heading; `p` is the machine's
-/// processors (the waiting's share of T is its processor-seconds over p).
-pub fn pipeline_lines(pl: &PipelineShare, p: f64) -> String {
+/// processors (the waiting's share of T is its processor-seconds over p); `notify`: the
+/// machine file has `handoff_notify_s` (without it a wake-up costs the waker nothing).
+pub fn pipeline_lines(pl: &PipelineShare, p: f64, notify: bool) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -60,7 +61,7 @@ pub fn pipeline_lines(pl: &PipelineShare, p: f64) -> String {
         );
     }
     for h in &pl.handoffs {
-        let _ = writeln!(o, "    {}", handoff_text(h));
+        let _ = writeln!(o, "    {}", handoff_text(h, notify));
         if let Some(note) = waiting_stage_came_out_slower(pl, h) {
             let _ = writeln!(o, "      {note}");
         }
@@ -69,7 +70,7 @@ pub fn pipeline_lines(pl: &PipelineShare, p: f64) -> String {
 }
 
 /// One hand-off: who waits for whom and for what, how long, in which regime, who pays.
-fn handoff_text(h: &HandoffShare) -> String {
+fn handoff_text(h: &HandoffShare, notify: bool) -> String {
     let (from, to, waiting) = (h.from_stage, h.to_stage, h.waiting_stage);
     let waits = if h.wait_s == 0.0 {
         format!("stages {from} and {to} take equal time per item before hand-offs: neither waits")
@@ -87,8 +88,13 @@ fn handoff_text(h: &HandoffShare) -> String {
     let regime = match (h.regime.as_str(), h.window_s) {
         ("asleep", Some(w)) => {
             let other = if waiting == to { from } else { to };
+            let waker = if notify {
+                format!("stage {other} pays handoff_notify_s per item to wake it")
+            } else {
+                format!("stage {other} pays nothing to wake it (no handoff_notify_s in the machine file)")
+            };
             format!(
-                "asleep (longer than the spin window, {} s): stage {other} pays handoff_notify_s per item to wake it, stage {waiting} handoff_wake_s",
+                "asleep (longer than the spin window, {} s): {waker}, stage {waiting} handoff_wake_s",
                 secs(w)
             )
         }

@@ -61,7 +61,12 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
         signed(c.load_imbalance_s)
     );
     for pl in &acc.pipelines {
-        o.push_str(&super::pipeline_report::pipeline_lines(pl, acc.p));
+        let notify = prog
+            .machine
+            .costs
+            .as_ref()
+            .is_some_and(|c| c.handoff_notify_s.is_some());
+        o.push_str(&super::pipeline_report::pipeline_lines(pl, acc.p, notify));
     }
     if acc.pipelines.is_empty() {
         let _ = writeln!(
