@@ -333,4 +333,10 @@ fn a_grid_goes_on_past_a_point_the_program_cannot_run_at() {
         .expect(&out);
     // p, T_a, T_b, +-%, better, T_a/T_b: a has no time at p = 1, so no verdict either.
     assert_eq!((row[1], row[4], row[5]), ("-", "-", "-"), "{out}");
+    // The summary counts that point apart, not as a tie (halves: 8 s at p = 2 and 3
+    // against one's 10 processor-s over p).
+    assert!(
+        out.contains("a better at 0 point(s), b better at 2, tie at 0 (the two predictions differ by less than their uncertainty +-%), not compared at 1 (a version has no prediction there: -)"),
+        "{out}"
+    );
 }

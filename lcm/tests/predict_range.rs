@@ -189,7 +189,7 @@ fn range_lines_in_the_source_count_too_and_bad_ones_name_the_line() {
     let (code, _, err) = lcm(&["predict", "a.rs", "--set", "p=16"], dir.path());
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("fragment `f` (li): p = 16 beyond 2x the measured range p = 1..4"),
+        err.contains("fragment `f` (li): p = 16 (the processors it runs on) beyond 2x the measured range p = 1..4"),
         "{err}"
     );
     std::fs::write(

@@ -46,7 +46,8 @@ The plot shades each curve's band T*(1 +- u/2): where the two bands overlap the
 predictions tie. A row marked `*` lies beyond 2x a fragment's measured range of either
 version (the models extrapolate; the warning is on stderr), a row marked `!` uses a model
 that evaluates negative there (or a negative time; warned on stderr, not clamped); a
-crossover among such points says so on its line.
+crossover among such points says so on its line. A point where a version has no
+prediction (named on stderr) shows `-` and is counted apart in the summary (`not compared`).
 JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
 uncertainty, relative_difference, better (a|b|tie), beyond_measured_range, negative,
 warnings_a, warnings_b, negative_a, negative_b, uncertainty_from}], crossovers: [{variable,

@@ -61,7 +61,8 @@ without it, plus items * par_item_s / p; items from
 the faster one waits |tau_a - tau_b| per item; within handoff_spin_window_s it is caught
 spinning and the receiving stage pays handoff_spin_s, beyond it the waiting stage adds
 handoff_wake_s and the other stage handoff_notify_s (a file without the window: every wait
-spinning; `lcm tree --machine` and the breakdown show each hand-off's regime).
+spinning; `lcm tree --machine` prints the rule, the breakdown each stage's time per item
+and each hand-off: which stage waits for which, for what, its regime and who pays).
 A parallel construct inside a fragment's code pays the same costs before the fragment when
 its model was not measured with it: `// lcm: overheads = machine | measured` in the
 fragment's block, by default machine for models written in the source, measured for models
@@ -71,7 +72,8 @@ Every numeric key of the machine file is a variable of the annotations (--set ov
 Without --machine they are not applied and, for a source with such constructs, a note on
 stderr says so.
 A point beyond 2x the measured range (`// lcm: range`, written by lca) of a variable a
-fragment's models use is warned about on stderr (naming the fragment and categories) and
+fragment's models use is warned about on stderr (naming the fragment and categories; the
+values are the fragment's own: p is the processors it runs on, p/2 in a task given half) and
 in --json (`warnings`: [{fragment, categories, variable, value, min, max}]). A category
 model that evaluates negative at a point (ml: pc + ml below zero; in a derived fragment
 also a measured model its rule refers to, e.g. merge.pc) is warned about on stderr, naming
@@ -170,7 +172,8 @@ the whole trip of a line when each update's line depends on the last (line_trip_
 Every number is the median of the quiet repetitions of its kernel. A repetition is quiet
 when other processes (and a VM's host, steal time) took under 3% of all processors' time
 while it ran (/proc/stat against /proc/self/stat); one too short for a 10 ms tick, or
-without /proc, counts as quiet (`unknown`). With no quiet repetition the median of all is
+without /proc, counts as quiet (`unknown`; the summary says how many were too short to
+judge). With no quiet repetition the median of all is
 kept and the summary says so; a number no repetition gave (a stand-in) is marked so. Writes
 the machine file lcm predict --machine reads (keys and units in its comments; with --json
 too). `warning:` lines on stderr (and --json's warnings) name: a line price that no
@@ -527,14 +530,14 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
                     x.quiet,
                     x.repetitions,
                     if x.unknown > 0 {
-                        format!(", {} unknown", x.unknown)
+                        format!("; {} of them too short to judge, counted quiet", x.unknown)
                     } else {
                         String::new()
                     }
                 ),
                 None => String::new(),
             };
-            outln!("{k} = {v:.4e}{how}");
+            outln!("{k} = {}{how}", summary_value(*v));
         }
         outln!("machine file: {}", a.output.display());
     }
@@ -542,4 +545,28 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
         eprintln!("warning: {w}");
     }
     0
+}
+
+/// A value in `lcm calibrate`'s summary: whole numbers (calibrated_p, mem_slowdown_k1, a
+/// slope of 0) as written, the measured prices with five significant digits.
+fn summary_value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v}")
+    } else {
+        format!("{v:.4e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary_value;
+
+    #[test]
+    fn the_calibrate_summary_writes_whole_numbers_as_such() {
+        assert_eq!(summary_value(2.0), "2");
+        assert_eq!(summary_value(0.0), "0");
+        assert_eq!(summary_value(1.0), "1");
+        assert_eq!(summary_value(1.6196e-7), "1.6196e-7");
+        assert_eq!(summary_value(0.99735), "9.9735e-1");
+    }
 }

@@ -1,10 +1,12 @@
 //! `lcm compare`'s output: the table, its JSON and its plot.
 
+use super::columns::{Column, Table};
 use super::compare::Comparison;
 use super::error::PredictError;
 use super::grid::{Crossover, Grid};
 use super::negative::NegativeModel;
-use super::report::{secs, trim};
+use super::report::secs;
+use lca::expr::format_number;
 use lca::range::RangeWarning;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -76,21 +78,17 @@ pub fn compare_table(
     let vars = grid.varying();
     let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let _ = writeln!(o, "lcm compare  a = {a}  b = {b}  {}", fixed.join(" "));
-    let mut head = String::new();
-    for v in &vars {
-        let _ = write!(head, "{v:>8} ");
-    }
-    let _ = writeln!(
-        o,
-        "{head}{:>14} {:>14} {:>7} {:>7} {:>8}  note",
-        "T_a (s)", "T_b (s)", "+-%", "better", "T_a/T_b"
-    );
+    let mut columns = vec![Column::right().after(2); vars.len() + 5];
+    columns.push(Column::left().after(2));
+    let mut header: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+    header.extend(["T_a (s)", "T_b (s)", "+-%", "better", "T_a/T_b", "note"].map(String::from));
+    let mut table = Table::new(columns, header);
     let (mut any_beyond, mut any_negative) = (false, false);
     for i in 0..cmp.points.len() {
-        let mut row = String::new();
-        for v in &vars {
-            let _ = write!(row, "{:>8} ", trim(cmp.points[i][v]));
-        }
+        let mut row: Vec<String> = vars
+            .iter()
+            .map(|v| format_number(cmp.points[i][v]))
+            .collect();
         let (beyond, negative) = mark(cmp, marks, i);
         any_beyond |= beyond;
         any_negative |= negative;
@@ -110,14 +108,17 @@ pub fn compare_table(
         } else {
             ("-".to_string(), "-".to_string())
         };
-        let line = format!(
-            "{row}{:>14} {:>14} {:>7.1} {better:>7} {ratio:>8}  {note}",
+        row.extend([
             t(cmp.ta[i]),
             t(cmp.tb[i]),
-            100.0 * cmp.uncertainty[i],
-        );
-        let _ = writeln!(o, "{}", line.trim_end());
+            format!("{:.1}", 100.0 * cmp.uncertainty[i]),
+            better,
+            ratio,
+            note,
+        ]);
+        table.row(row);
     }
+    o.push_str(&table.render());
     if any_beyond {
         let _ = writeln!(
             o,
@@ -131,9 +132,20 @@ pub fn compare_table(
         );
     }
     let (wins_a, wins_b, ties) = cmp.counts();
+    // A point where a version has no prediction carries the verdict `tie` (nothing to
+    // call); the summary counts it apart, as the table shows it (`-`).
+    let unpredicted = (0..cmp.points.len())
+        .filter(|&i| !(cmp.ta[i].is_finite() && cmp.tb[i].is_finite()))
+        .count();
     let _ = writeln!(
         o,
-        "a better at {wins_a} point(s), b better at {wins_b}, tie at {ties} (the two predictions differ by less than their uncertainty +-%)"
+        "a better at {wins_a} point(s), b better at {wins_b}, tie at {} (the two predictions differ by less than their uncertainty +-%){}",
+        ties.saturating_sub(unpredicted),
+        if unpredicted > 0 {
+            format!(", not compared at {unpredicted} (a version has no prediction there: -)")
+        } else {
+            String::new()
+        }
     );
     if cmp.crossovers.is_empty() {
         let _ = writeln!(o, "crossovers: none outside the uncertainty on this grid");
@@ -153,8 +165,8 @@ pub fn compare_table(
             "crossover: {} ~ {:.2} (between {} and {}{}{}): {} better above{caveat}",
             c.variable,
             c.at,
-            trim(c.between.0),
-            trim(c.between.1),
+            format_number(c.between.0),
+            format_number(c.between.1),
             if others.is_empty() { "" } else { ", " },
             others.join(" "),
             c.better_after

@@ -136,6 +136,7 @@
 //! [`crate::pamela`]; predictions evaluate it.
 
 pub mod account;
+pub mod columns;
 pub mod compare;
 pub mod compare_report;
 pub mod compose;
@@ -151,6 +152,7 @@ pub mod negative;
 pub mod nesting;
 pub mod overheads;
 pub mod pipeline;
+pub mod pipeline_report;
 pub mod program;
 pub mod recognize;
 pub mod report;

@@ -1,5 +1,6 @@
 //! Human and JSON output of predictions and comparisons, and the comparison plot.
 
+use super::columns::{Column, Table};
 pub use super::compare_report::{compare_json, compare_plot, compare_table, PointMarks};
 use super::error::PredictError;
 use super::grid::Grid;
@@ -29,7 +30,8 @@ pub fn point_text(b: &Bindings) -> String {
         .join(" ")
 }
 
-fn signed(v: f64) -> String {
+/// Seconds with their sign (`+` for 0 and above), as the breakdown adds them to T.
+pub fn signed(v: f64) -> String {
     if v < 0.0 {
         format!("-{}", secs(-v))
     } else {
@@ -48,23 +50,7 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
         prog.file,
         point_text(&pred.bindings)
     );
-    let _ = writeln!(
-        o,
-        "{:<16} {:>6} {:>8} {:>8} {:>14} {:>14}",
-        "fragment", "line", "runs", "p_f", "T_f (s)", "adds T (s)"
-    );
-    for f in &acc.fragments {
-        let _ = writeln!(
-            o,
-            "{:<16} {:>6} {:>8} {:>8} {:>14} {:>14}",
-            f.name,
-            f.line,
-            trim(f.executions),
-            trim(f.procs),
-            secs(f.time_s),
-            signed(f.executions * f.work / acc.p)
-        );
-    }
+    o.push_str(&fragment_table(acc));
     let _ = writeln!(o, "overheads added by composition (seconds of T):");
     let li: f64 = acc.parallels.iter().map(|x| x.li_plus).sum();
     let _ = writeln!(
@@ -75,37 +61,12 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
         signed(c.load_imbalance_s)
     );
     for pl in &acc.pipelines {
-        let b = &pl.stages[pl.bottleneck];
-        let _ = writeln!(
-            o,
-            "  pipeline (line {}): {} stages, {} items, fill {} s, bottleneck stage {} ({}) {} s/item; T = {} s (phi/omega bound {}): {}",
-            pl.line,
-            pl.stages.len(),
-            trim(pl.stages[0].items),
-            secs(pl.fill_s),
-            pl.bottleneck + 1,
-            b.label,
-            secs(b.tau_s),
-            secs(pl.time_s),
-            secs(pl.bound_s),
-            signed(pl.waiting / acc.p)
-        );
-        for h in &pl.handoffs {
-            let _ = writeln!(
-                o,
-                "    hand-off stage {} -> {}: stage {} waits {} s per item, {} (machine hand-off{})",
-                h.from_stage,
-                h.to_stage,
-                h.waiting_stage,
-                secs(h.wait_s),
-                h.regime,
-                if h.window_s.is_none() {
-                    "; no handoff_spin_window_s in the machine file: every wait taken as caught spinning"
-                } else {
-                    ""
-                }
-            );
-        }
+        let notify = prog
+            .machine
+            .costs
+            .as_ref()
+            .is_some_and(|c| c.handoff_notify_s.is_some());
+        o.push_str(&super::pipeline_report::pipeline_lines(pl, acc.p, notify));
     }
     if acc.pipelines.is_empty() {
         let _ = writeln!(
@@ -155,6 +116,35 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
     o
 }
 
+/// The fragment instances of a breakdown: name, line, executions, p_f, T_f and what they
+/// add to T, each column as wide as its widest cell.
+fn fragment_table(acc: &super::account::Accounting) -> String {
+    let mut t = Table::new(
+        vec![
+            Column::left(),
+            Column::right().after(2),
+            Column::right().after(2),
+            Column::right().after(2),
+            Column::right().after(2),
+            Column::right().after(2),
+        ],
+        ["fragment", "line", "runs", "p_f", "T_f (s)", "adds T (s)"]
+            .map(String::from)
+            .to_vec(),
+    );
+    for f in &acc.fragments {
+        t.row(vec![
+            f.name.clone(),
+            f.line.to_string(),
+            trim(f.executions),
+            trim(f.procs),
+            secs(f.time_s),
+            signed(f.executions * f.work / acc.p),
+        ]);
+    }
+    t.render()
+}
+
 /// A count or value: whole numbers without decimals, others with three.
 pub fn trim(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
@@ -197,23 +187,26 @@ pub fn table_of(file: &str, points: &[Bindings], ts: &[f64], grid: &Grid) -> Str
     let sp = speedups(ts, points);
     let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let _ = writeln!(o, "lcm predict {file} {}", fixed.join(" "));
-    let mut head = String::new();
-    for v in &vars {
-        let _ = write!(head, "{v:>8} ");
-    }
-    let _ = writeln!(o, "{head}{:>14} {:>9}", "T (s)", "speedup");
-    for (i, (b, t)) in points.iter().zip(ts).enumerate() {
-        let mut row = String::new();
-        for v in &vars {
-            let _ = write!(row, "{:>8} ", trim(b[v]));
-        }
-        let s = sp[i]
-            .map(|s| format!("{s:.2}"))
-            .unwrap_or_else(|| "-".into());
+    let columns = vec![Column::right().after(2); vars.len() + 2];
+    let mut header: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+    header.extend(["T (s)".to_string(), "speedup".to_string()]);
+    let mut t = Table::new(columns, header);
+    for (i, (b, secs_at)) in points.iter().zip(ts).enumerate() {
+        let mut row: Vec<String> = vars.iter().map(|v| format_number(b[v])).collect();
         // A point with no prediction (its error is on stderr) shows `-`.
-        let t = if t.is_finite() { secs(*t) } else { "-".into() };
-        let _ = writeln!(o, "{row}{t:>14} {s:>9}");
+        row.push(if secs_at.is_finite() {
+            secs(*secs_at)
+        } else {
+            "-".into()
+        });
+        row.push(
+            sp[i]
+                .map(|s| format!("{s:.2}"))
+                .unwrap_or_else(|| "-".into()),
+        );
+        t.row(row);
     }
+    o.push_str(&t.render());
     o
 }
 
@@ -307,8 +300,15 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
             if w.piecewise {
                 return format!("warning: {}", w.message(&shown.join(", ")));
             }
+            // The values are the fragment's own (a pipeline stage or task runs on part of
+            // the program's p): say so for p, which otherwise reads as the grid's.
+            let own = if w.variable == "p" {
+                " (the processors it runs on)"
+            } else {
+                ""
+            };
             format!(
-                "warning: fragment `{}` ({}): {} = {} beyond 2x the measured range {}: the model extrapolates",
+                "warning: fragment `{}` ({}): {} = {}{own} beyond 2x the measured range {}: the model extrapolates",
                 w.fragment,
                 w.categories.join(", "),
                 w.variable,

@@ -1,3 +1,12 @@
+# Fixture of tests/tests/readme_replay.rs (README.md beside it says how the directory was made):
+# the records a quick FFT study (recorded in commit e5f15bc, 2026-11-27) measured for dp.rs at
+# n = 64, 128, 256 and p = 1, 2 on a 2-core virtual machine loaded by other builds, and fitted.
+# Per execution, as pp::campaign::per_execution divides today: `alloc` (run twice) by its 2
+# executions, the loop's fragments (once per iteration) and the session by the run's iterations
+# (iters). The study's own header line, kept below, says "/ iterations" of all of them: it
+# divided alloc by its executions too (its setup fragments).
+# It must give, through `lca model -v n,p --all-tags --emit annotation`, models from which lcm
+# predict reproduces predictions.txt within 1 %.
 # dp records per fragment execution (whole-run values / iterations)
 n=64 iters=2170 impl=dp p=1 li=3.936534562211981e-7 fj=3.936534562211981e-7 ip=0 sl=0 wc=0 ml=0 os=8.58517551053924e-6 pc=2.769229677419355e-5 rt=2.769229677419355e-5 tt=2.8085950230414746e-5
 n=64 iters=2170 impl=dp tag=alloc p=1 li=0 fj=0 ip=0 sl=0 wc=0 ml=0 os=4.423839624795437e-8 pc=1.36355e-5 rt=1.36355e-5 tt=1.36355e-5
