@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 use tests::replay::score::err_pct;
 use tests::replay::{bindings, predict, read, Versions};
 
-/// Per run: the largest mean |error| of tp, percent (measured 4.4 and 11.7).
-const MEAN_ERR_BOUND_PCT: [(&str, f64); 2] = [("r1", 5.0), ("r2", 13.0)];
-/// Per run: the largest |error| at a point, percent (measured 9.2 and 16.5).
-const MAX_ERR_BOUND_PCT: [(&str, f64); 2] = [("r1", 10.5), ("r2", 18.0)];
+/// Per run: the largest mean |error| of tp, percent (measured 4.3 and 10.4).
+const MEAN_ERR_BOUND_PCT: [(&str, f64); 2] = [("r1", 5.0), ("r2", 11.5)];
+/// Per run: the largest |error| at a point, percent (measured 8.6 and 16.5).
+const MAX_ERR_BOUND_PCT: [(&str, f64); 2] = [("r1", 9.5), ("r2", 18.0)];
 /// The most a point's prediction may move when the run's wake price is swapped for the
-/// other run's, percent (measured 3.2).
-const SWAP_MOVE_BOUND_PCT: f64 = 5.0;
+/// other run's, percent (measured 5.9; the rule that charged the whole wake-up on every
+/// item past the window moved n = 128 by 28 and 34 %).
+const SWAP_MOVE_BOUND_PCT: f64 = 8.0;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

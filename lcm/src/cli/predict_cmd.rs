@@ -60,9 +60,9 @@ without it, plus items * par_item_s / p; items from
 `machine hand-off` per item at every pipeline hand-off: per pair of neighbouring stages
 the faster one waits D = |tau_a - tau_b| per item; within handoff_spin_window_s (w) it is
 caught spinning and the receiving stage pays handoff_spin_s, beyond it the waiting stage parks
-on a share of the items, D / (D + handoff_wake_s) up to D = handoff_wake_s + w and all of
-them beyond (woken late, it catches up before it parks again), and on those adds
-handoff_wake_s and the other stage handoff_notify_s (a file without the window: every wait
+on a share of the items, D / (D + L) up to D = L + w and all of them beyond, L = max(0,
+handoff_wake_s - handoff_notify_s) (woken late, it catches up before it parks again), and on
+those adds handoff_wake_s and the other stage handoff_notify_s (a file without the window: every wait
 spinning; `lcm tree --machine` and the breakdown show each hand-off's regime, --json its
 parked_share).
 A parallel construct inside a fragment's code pays the same costs before the fragment when

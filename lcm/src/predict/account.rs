@@ -511,7 +511,14 @@ impl<'a> Walker<'a> {
             Some(_) => self.val(&Expr::Var("handoff_wake_s".into()), &what)?,
             None => 0.0,
         };
-        Ok(super::handoff::HandoffRule::shares(&base, window, wake))
+        let notify = if window.is_some() && rule.notify {
+            self.val(&Expr::Var("handoff_notify_s".into()), &what)?
+        } else {
+            0.0
+        };
+        Ok(super::handoff::HandoffRule::shares(
+            &base, window, wake, notify,
+        ))
     }
 
     /// Returns the pipeline time and the stages' processors.
