@@ -115,6 +115,29 @@ fn a_consumer_that_waits_beyond_the_spin_window_sleeps_and_the_producer_wakes_it
 }
 
 #[test]
+fn a_consumer_that_waits_less_than_a_wake_up_beyond_the_window_parks_on_a_share_of_the_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = machine(dir.path(), true);
+    // The consumer waits 27 - 20 = 7 us per item: beyond the 5 us window, but within the
+    // part of the wake-up (10 us) that the producer's wake-up call (3 us) does not cover,
+    // 7 us, beyond it. Woken late it finds the next item waiting and catches up before it
+    // parks again: it parks on 7 / (7 + 7) = half of the items. The producer pays half a
+    // wake-up call (1.5 us per item, stage time 28.5 us), the consumer half the latency and
+    // half a spinning hand-off (5.05 us, stage time 25.05 us), which leaves the producer
+    // the bottleneck: 4 * 28.5 + 25.05 = 139.05 us. (Charging the whole wake-up on every
+    // item made both stages 30 us per item: 4 * 30 + 30 = 150 us.)
+    let with = predict(Some(&m), 27e-6, 20e-6);
+    close(with.seconds, 139.05e-6 + FORK_JOIN_S);
+    let pl = &with.accounting.pipelines[0];
+    let h = &pl.handoffs[0];
+    assert_eq!((h.waiting_stage, h.regime.as_str()), (2, "asleep"));
+    close(h.parked_share, 0.5);
+    assert_eq!(pl.bottleneck, 0);
+    close(pl.stages[0].handoff_s, 1.5e-6);
+    close(pl.stages[1].handoff_s, 5.05e-6);
+}
+
+#[test]
 fn a_producer_that_waits_for_room_beyond_the_window_is_woken_by_the_consumer() {
     let dir = tempfile::tempdir().unwrap();
     let m = machine(dir.path(), true);

@@ -162,9 +162,13 @@ fn fft_method(r: &StudyResult) -> String {
          (c) lcm recognizes the two task loops linked by the channel as a pipeline and \
          prices each hand-off from the stage times: when the faster stage waits per item \
          no longer than the channel's spin window (`handoff_spin_window_s`) it is caught \
-         spinning (`handoff_spin_s`), when it waits longer it sleeps: the other stage pays \
-         the wake-up call (`handoff_notify_s`), the woken one the wake-up latency \
-         (`handoff_wake_s`). The matrices are allocated before the tasks start (`alloc`, once \
+         spinning (`handoff_spin_s`), when it waits longer it parks on a share of the items \
+         (its wait over the wait plus the part of `handoff_wake_s` that `handoff_notify_s` \
+         does not cover, every item once it waits that much beyond the window: woken late, \
+         it catches up before it parks again): on those the other stage pays the wake-up \
+         call (`handoff_notify_s`) and the \
+         woken one starts `handoff_wake_s` late, which never makes it the slower stage. The \
+         matrices are allocated before the tasks start (`alloc`, once \
          per matrix: {base} allocates two, {other} three), priced per allocation by \
          {base}'s model. Not priced: the matrix's cache lines going back to task A when \
          its `init` overwrites the matrix B has read.",

@@ -23,7 +23,8 @@
 //!
 //! A calibration also says which of its numbers not to trust blindly
 //! ([`Calibration::warnings`]): a line price no repetition could measure (and what stands
-//! in for it), or one whose repetitions lie more than [`LINE_SPREAD_LIMIT`] times apart.
+//! in for it), or one whose repetitions lie more than [`LINE_SPREAD_LIMIT`] times apart,
+//! and the same spread of `handoff_wake_s`'s repetitions.
 //!
 //! None of them runs a program's own code: they price the runtime and the machine, so one
 //! file serves every program. The clock is behind [`clock::Clock`] (tests drive the kernels'
@@ -125,8 +126,9 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`) may lie
-/// apart, largest over least, before [`Calibration::warnings`] says so.
+/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`) or of
+/// `handoff_wake_s` may lie apart, largest over least, before [`Calibration::warnings`] says
+/// so.
 pub const LINE_SPREAD_LIMIT: f64 = 2.0;
 
 /// The result of a calibration: the machine file and how each number was kept.
@@ -205,13 +207,39 @@ fn line_warning(key: &str, k: &Kept, stand_in: &str) -> Option<String> {
             k.repetitions
         ));
     }
+    spread_warning(
+        key,
+        k,
+        "the price depends on which processors the threads ran on, or the machine was busy",
+    )
+}
+
+/// What to say when the repetitions of `key` kept as `k` lie more than
+/// [`LINE_SPREAD_LIMIT`] times apart, largest over least (None: they agree, or fewer than
+/// two gave a number); `cause` says what such a spread means for that key.
+fn spread_warning(key: &str, k: &Kept, cause: &str) -> Option<String> {
     let spread = k.spread();
+    let apart = if spread.is_finite() {
+        format!("{spread:.1} times apart, more than {LINE_SPREAD_LIMIT}")
+    } else {
+        format!("the least of them 0, so more than {LINE_SPREAD_LIMIT} times apart")
+    };
     (spread > LINE_SPREAD_LIMIT).then(|| {
         format!(
-            "{key}: its repetitions disagree, {:.3e} to {:.3e} s ({:.1} times apart, more than {LINE_SPREAD_LIMIT}): the price depends on which processors the threads ran on, or the machine was busy; the median {:.3e} s is kept",
-            k.low, k.high, spread, k.value
+            "{key}: its repetitions disagree, {:.3e} to {:.3e} s ({apart}): {cause}; the median {:.3e} s is kept",
+            k.low, k.high, k.value
         )
     })
+}
+
+/// What to say when the repetitions of `handoff_wake_s` (kept as `k`) disagree (see
+/// [`spread_warning`]).
+fn wake_spread_warning(k: &Kept) -> Option<String> {
+    spread_warning(
+        "handoff_wake_s",
+        k,
+        "the woken receiver waited for a processor that other load held, or the machine's wake-ups vary from moment to moment (lcm predict's pipelines depend on it only through how often a waiting stage parks); calibrate again on a quiet machine",
+    )
 }
 
 /// Runs every kernel with the real clock and the `/proc` load probe.
@@ -282,6 +310,7 @@ pub fn calibrate_with(
     });
     let spin_window = keep("handoff_spin_window_s".into(), window_k);
     let notify = keep("handoff_notify_s".into(), notify_k);
+    let wake_spread = wake_spread_warning(&wake_k);
     let wake = keep("handoff_wake_s".into(), wake_k);
     let one_way = one_way_k.value;
     let (mut transfer_by_bytes, mut local_read_by_bytes) = (Vec::new(), Vec::new());
@@ -355,6 +384,7 @@ pub fn calibrate_with(
         spin
     };
     warnings.extend(handoff_warnings(notify, spin_window, wake, spin));
+    warnings.extend(wake_spread);
     let wake = wake_prices::wake_for_file(wake, spin);
     warnings.extend(line_against_spin(line_trip, spin));
     // Other load only lengthens a hand-off: the least repetition of the spinning hand-off
@@ -465,6 +495,22 @@ mod tests {
         assert!(none.ends_with("stand-in"), "{none}");
         let apart = line_warning("line_bounce_s_k3", &kept(5, 2e-8, 7.6e-8), "").unwrap();
         assert!(apart.contains("3.8 times apart"), "{apart}");
+        // The wake price says the same, with what its spread means; a repetition of 0 is
+        // said as such. (Three calibrations on the loaded 2-core machine kept repetitions
+        // from 0 to 4.0 ms, 0 to 6.9 ms and 0 to 21 µs.)
+        let wake = wake_spread_warning(&kept(3, 0.0, 4.0e-3)).unwrap();
+        assert!(
+            wake.starts_with("handoff_wake_s: its repetitions disagree, 0.000e0 to 4.000e-3 s (the least of them 0, so more than 2 times apart)"),
+            "{wake}"
+        );
+        assert!(
+            wake.contains("calibrate again on a quiet machine"),
+            "{wake}"
+        );
+        let wake = wake_spread_warning(&kept(9, 1.9e-5, 4.2e-5)).unwrap();
+        assert!(wake.contains("2.2 times apart"), "{wake}");
+        assert_eq!(wake_spread_warning(&kept(9, 2.1e-5, 4.1e-5)), None);
+        assert_eq!(wake_spread_warning(&kept(1, 0.0, 4.0e-3)), None);
         // The two prices of a line's trip: 5 ns against 34 ns is said, 27 against 34 not.
         let w = line_against_spin(5.3e-9, 3.4e-8).unwrap();
         assert!(w.contains("6.4 times apart"), "{w}");

@@ -58,11 +58,14 @@ par_call_s_pQ at Q = min(items, p) interpolated in log2(Q), or the fork/join wit
 without it, plus items * par_item_s / p; items from
 `(0..n)`, a vec![x; n] or collected range, par_chunks(c), or `// lcm: items = EXPR`) and
 `machine hand-off` per item at every pipeline hand-off: per pair of neighbouring stages
-the faster one waits |tau_a - tau_b| per item; within handoff_spin_window_s it is caught
-spinning and the receiving stage pays handoff_spin_s, beyond it the waiting stage adds
-handoff_wake_s and the other stage handoff_notify_s (a file without the window: every wait
+the faster one waits D = |tau_a - tau_b| per item; within handoff_spin_window_s (w) it is
+caught spinning and the receiving stage pays handoff_spin_s, beyond it the waiting stage parks
+on a share of the items, D / (D + L) up to D = L + w and all of them beyond, L = max(0,
+handoff_wake_s - handoff_notify_s) (woken late, it catches up before it parks again), and on
+those adds handoff_wake_s and the other stage handoff_notify_s (a file without the window: every wait
 spinning; `lcm tree --machine` prints the rule, the breakdown each stage's time per item
-and each hand-off: which stage waits for which, for what, its regime and who pays).
+and each hand-off: which stage waits for which, for what, its regime and who pays; --json
+gives its parked_share).
 A parallel construct inside a fragment's code pays the same costs before the fragment when
 its model was not measured with it: `// lcm: overheads = machine | measured` in the
 fragment's block, by default machine for models written in the source, measured for models
@@ -179,8 +182,8 @@ the machine file lcm predict --machine reads (keys and units in its comments; wi
 too). `warning:` lines on stderr (and --json's warnings) name: a line price that no
 repetition could measure (and what stands in), whose repetitions lie more than 2 times
 apart; line_trip_s more than 2 times from handoff_spin_s; handoff_notify_s or
-handoff_spin_window_s left out; handoff_wake_s standing in or clamped to 1 ns; a
-handoff_spin_s over 10 us (a loaded machine); docs/machine.md says what each means. JSON
+handoff_spin_window_s left out; handoff_wake_s standing in, clamped to 1 ns, or with
+repetitions more than 2 times apart; a handoff_spin_s over 10 us (a loaded machine); docs/machine.md says what each means. JSON
 (--json): {file, latency_s, bandwidth_bytes_per_s,
 keys{KEY: value}, kept{KEY: {repetitions, quiet, unknown, measured, low, high}},
 warnings[]} (measured: kept repetitions that gave a number; low, high: the least and

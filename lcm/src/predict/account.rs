@@ -469,7 +469,8 @@ impl<'a> Walker<'a> {
     }
 
     /// Adds each stage's hand-offs ([`super::handoff`]) to its time per item, counted as
-    /// the work of `machine hand-off`; returns the hand-offs with their regimes.
+    /// the work of `machine hand-off`; returns the hand-offs with their regimes and parked
+    /// shares.
     fn handoffs(
         &mut self,
         rule: super::handoff::HandoffRule,
@@ -506,7 +507,18 @@ impl<'a> Walker<'a> {
             .window
             .then(|| self.val(&Expr::Var("handoff_spin_window_s".into()), &what))
             .transpose()?;
-        Ok(super::handoff::HandoffRule::shares(&base, window))
+        let wake = match window {
+            Some(_) => self.val(&Expr::Var("handoff_wake_s".into()), &what)?,
+            None => 0.0,
+        };
+        let notify = if window.is_some() && rule.notify {
+            self.val(&Expr::Var("handoff_notify_s".into()), &what)?
+        } else {
+            0.0
+        };
+        Ok(super::handoff::HandoffRule::shares(
+            &base, window, wake, notify,
+        ))
     }
 
     /// Returns the pipeline time and the stages' processors.

@@ -42,9 +42,10 @@
 //!   parked receiver, from the start of the send to the receiver running: a spinning
 //!   partner that lost its processor handed off through the scheduler);
 //! - `handoff_wake_s`: how much later a channel receiver that had parked (slept 1 ms or more)
-//!   runs after the send returned than a spinning one would: what the woken stage pays;
+//!   runs after the send returned than a spinning one would: what the woken stage pays on
+//!   the items it parks on (how many: [`super::handoff`]);
 //! - `handoff_notify_s` (optional): what waking that parked receiver adds to the send: what
-//!   a pipeline stage pays per item when the next stage sleeps while it waits (both measured
+//!   a pipeline stage pays on each item whose partner sleeps while it waits (both measured
 //!   on a `crossbeam_channel`, docs/machine.md "Prices of a wake-up");
 //! - `handoff_spin_window_s` (optional): the longest wait for which a receiver blocked on
 //!   an empty channel (`crossbeam_channel`, `std::sync::mpsc`: spin, yield, then park) is
