@@ -5,10 +5,10 @@
 //! Two comparisons are at work and the text names both. The bottleneck is the stage with
 //! the largest items × seconds per item *with* its hand-offs (what the flow shop's time
 //! rests on). Which stage waits is judged per pair of neighbours on their times *before*
-//! hand-offs (the rule of [`super::handoff`]): the faster one waits for the slower one.
-//! When the woken stage's `handoff_wake_s` exceeds its wait plus what the other stage pays,
-//! the waiting stage comes out slower than the one it waits for; the report then says so,
-//! and by how much T may be overstated (a stage that slow would not wait for every item).
+//! hand-offs (the rule of [`super::handoff`]): the faster one waits for the slower one, and
+//! past the spin window it parks on a share of its items, which the text gives. The rule
+//! charges the waiting stage at most its slack, so it never comes out as the bottleneck
+//! of the pair.
 
 use super::account::{PipelineShare, StageShare};
 use super::handoff::HandoffShare;
@@ -62,9 +62,6 @@ pub fn pipeline_lines(pl: &PipelineShare, p: f64, notify: bool) -> String {
     }
     for h in &pl.handoffs {
         let _ = writeln!(o, "    {}", handoff_text(h, notify));
-        if let Some(note) = waiting_stage_came_out_slower(pl, h) {
-            let _ = writeln!(o, "      {note}");
-        }
     }
     o
 }
@@ -89,12 +86,20 @@ fn handoff_text(h: &HandoffShare, notify: bool) -> String {
         ("asleep", Some(w)) => {
             let other = if waiting == to { from } else { to };
             let waker = if notify {
-                format!("stage {other} pays handoff_notify_s per item to wake it")
+                format!("stage {other} pays handoff_notify_s to wake it")
             } else {
                 format!("stage {other} pays nothing to wake it (no handoff_notify_s in the machine file)")
             };
+            let share = if h.parked_share >= 1.0 {
+                "every item: on each".to_string()
+            } else {
+                format!(
+                    "{:.0} % of the items, caught spinning on the others (stage {to} pays handoff_spin_s); on each it sleeps on",
+                    100.0 * h.parked_share
+                )
+            };
             format!(
-                "asleep (longer than the spin window, {} s): {waker}, stage {waiting} handoff_wake_s",
+                "asleep (longer than the spin window, {} s) on {share}, {waker} and stage {waiting} pays handoff_wake_s",
                 secs(w)
             )
         }
@@ -107,27 +112,4 @@ fn handoff_text(h: &HandoffShare, notify: bool) -> String {
         ),
     };
     format!("hand-off stage {from} -> {to}: {waits}; {regime} (machine hand-off)")
-}
-
-/// A note when the stage that waits (judged before hand-offs) takes longer than the stage
-/// it waits for once both carry their hand-offs: the rule's regime is then not what a run
-/// does on every item, and T may be overstated by up to the difference over all items.
-fn waiting_stage_came_out_slower(pl: &PipelineShare, h: &HandoffShare) -> Option<String> {
-    if h.wait_s == 0.0 {
-        return None;
-    }
-    let waiting = h.waiting_stage;
-    let other = if waiting == h.to_stage {
-        h.from_stage
-    } else {
-        h.to_stage
-    };
-    let (w, o) = (&pl.stages[waiting - 1], &pl.stages[other - 1]);
-    let excess_s = w.items * w.tau_s - o.items * o.tau_s;
-    (excess_s > 0.0).then(|| {
-        format!(
-            "stage {waiting} waits for stage {other}, yet with their hand-offs it is the slower of the two (by {} s over its items): the rule judges each wait once, on the times before hand-offs, and a stage that slow would not wait for every item, so T may be overstated by up to about that much",
-            secs(excess_s)
-        )
-    })
 }

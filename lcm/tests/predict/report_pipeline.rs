@@ -3,10 +3,10 @@
 // report's columns must take their widths from them). Hand-written; it is parsed, never
 // compiled. With the round machine file (tests/support/round_machine.rs) plus
 // handoff_notify_s = 3e-6 and handoff_spin_window_s = 5e-6, ta = 10 us and tb = 4 us give
-// the case the report must spell out: the consumer waits 6 us per item for the producer
-// (beyond the 5 us window: asleep), and with its wake-up (10 us) it takes 14 us per item,
-// more than the producer's 13 us (10 + 3 us to wake it), so the waiting stage comes out as
-// the bottleneck and the report says why. Expected output: tests/predict/snapshots.
+// a wait the report must spell out: the consumer waits 6 us per item for the producer
+// (beyond the 5 us window), parks on 6/13 of the items (46 %) and pays its wake-up (10 us)
+// on those, the producer the call (3 us); the producer stays the bottleneck. Expected
+// output: tests/predict/snapshots.
 use std::sync::mpsc::sync_channel;
 
 fn main() {
