@@ -198,9 +198,9 @@ impl Checks {
     }
 }
 
-/// The profile of the tag naming `construct` in `function` (FUNCTION/CONSTRUCT@FILE:LINE).
+/// The profile of the tag naming `construct` in `function` (FUNCTION/CONSTRUCT:FILE:LINE).
 fn region<'a>(analysis: &'a Analysis, function: &str, construct: &str) -> &'a Profile {
-    let prefix = format!("{function}/{construct}@ompt_constructs.c:");
+    let prefix = format!("{function}/{construct}:ompt_constructs.c:");
     analysis
         .profiles
         .iter()
@@ -510,7 +510,7 @@ fn hand_fragments_nest_with_the_tool_events() {
             .find(|p| {
                 p.tag
                     .as_deref()
-                    .is_some_and(|t| t.starts_with("mixed_solve/parallel@ompt_mixed.c:"))
+                    .is_some_and(|t| t.starts_with("mixed_solve/parallel:ompt_mixed.c:"))
             })
             .expect("the tool's region, named after its function");
         assert!(region.tt <= tag("solve").tt + 1e-9);
