@@ -8,7 +8,7 @@ use pplib::log::LogReader;
 
 use crate::analysis::{analyze, analyze_reader, analyze_with, Analysis, Engine, Options};
 use crate::error::PpError;
-use crate::plot::{plot_svg, Bar};
+use crate::plot::{plot, Bar};
 use crate::record::format_record;
 use crate::report::Report;
 use crate::sweep::TagSelection;
@@ -152,5 +152,5 @@ fn draw_plot(
             bars.push(Bar { label, profile: p });
         }
     }
-    plot_svg(path, "lost cycles", &bars)
+    plot(path, "lost cycles", &bars)
 }

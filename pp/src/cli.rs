@@ -18,7 +18,7 @@ Examples:
   pp --histograms run.pplog             task and wait duration percentiles
   pp --timeline run.json run.pplog      open run.json in ui.perfetto.dev
   pp --plot lc.svg p1.pplog p2.pplog p4.pplog
-                                        stacked bars, one per log
+                                        stacked bars, one per log (lc.png: PNG)
 
 Categories (processor-seconds; li+ip+sl+wc+rt = tt = p x elapsed):
   li load imbalance, ip insufficient parallelism, sl synchronization loss,
@@ -90,8 +90,8 @@ pub struct Args {
     #[arg(long, value_name = "OUT.json")]
     pub timeline: Option<PathBuf>,
 
-    /// Write stacked bars of the categories, one bar per profile, as SVG
-    #[arg(long, value_name = "OUT.svg")]
+    /// Write stacked bars of the categories, one bar per profile: PNG for a .png name, else SVG
+    #[arg(long, value_name = "OUT.svg|OUT.png")]
     pub plot: Option<PathBuf>,
 
     /// Profile the events before a truncation (with a warning) instead of failing

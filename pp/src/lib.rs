@@ -73,7 +73,8 @@
 //!   grid of sizes, p and repetitions, round robin behind a quiet-machine gate, profiled
 //!   into records with the p = 1 baseline (docs/campaigns.md).
 //! - Views: [`table`] (human text), `timeline` (Chrome trace-event JSON for
-//!   ui.perfetto.dev), `plot` (SVG stacked bars), [`report`] (the JSON document).
+//!   ui.perfetto.dev), `plot` (stacked bars, SVG or PNG by the file name), [`report`] (the
+//!   JSON document).
 //!
 //! Testing: `tests/fixtures/*.pptrace` carry hand-computed expectations in their comments
 //! (checked by `tests/fixtures.rs`); `tests/random_traces.rs` checks the invariants on

@@ -7,7 +7,8 @@
 //!
 //! The y axis is in processor-seconds, or ms/µs/ns when the bars are small; the legend sits
 //! beside the bars. Text is drawn with the font `plotfont` compiles in, so it is there on
-//! every machine.
+//! every machine. The format follows the file's extension: `.png` (case-insensitive) writes
+//! a PNG bitmap, any other an SVG (as `lca --plot` does).
 
 use std::path::Path;
 
@@ -51,9 +52,10 @@ fn segments(p: &Profile) -> Vec<(&'static str, f64, RGBColor)> {
     v
 }
 
-/// Draws the bars into an SVG file at `path`. Returns a warning when a bar's memory loss
-/// is negative (that bar then shows `rt` undivided: a negative segment cannot be stacked).
-pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<String>, PpError> {
+/// Draws the bars into `path`: a PNG bitmap for a `.png` extension, else SVG. Returns a
+/// warning when a bar's memory loss is negative (that bar then shows `rt` undivided: a
+/// negative segment cannot be stacked).
+pub fn plot(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<String>, PpError> {
     let err = |e: String| PpError::Output {
         path: path.to_owned(),
         message: e,
@@ -63,8 +65,49 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
     let legend_w =
         plotfont::legend_width(&legend.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>());
     let plot_w = (160 + 140 * bars.len() as u32).max(480);
-    let root = SVGBackend::new(path, (plot_w + legend_w, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let size = (plot_w + legend_w, 480);
+    let png = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let drawn = if png {
+        draw(
+            BitMapBackend::new(path, size).into_drawing_area(),
+            plot_w,
+            &legend,
+            title,
+            bars,
+        )
+    } else {
+        draw(
+            SVGBackend::new(path, size).into_drawing_area(),
+            plot_w,
+            &legend,
+            title,
+            bars,
+        )
+    };
+    let negative_ml = drawn.map_err(err)?;
+    Ok((!negative_ml.is_empty()).then(|| {
+        format!(
+            "{}: memory loss is negative for {} (the run did less work per processor than its \
+             baseline, e.g. it fits in cache better): those bars show rt undivided",
+            path.display(),
+            negative_ml.join(", ")
+        )
+    }))
+}
+
+/// Draws the bars and the legend on `root` (bars in its first `plot_w` pixels) and writes
+/// it out; the labels of the bars whose memory loss is negative.
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    plot_w: u32,
+    legend: &[(String, RGBColor)],
+    title: &str,
+    bars: &[Bar<'_>],
+) -> Result<Vec<String>, String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
     let (plot_area, legend_area) = root.split_horizontally(plot_w);
     let tt_max = bars.iter().map(|b| b.profile.tt).fold(0.0f64, f64::max);
     let (scale, unit) = plotfont::seconds_unit(tt_max);
@@ -76,7 +119,7 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
         .x_label_area_size(40)
         .y_label_area_size(70)
         .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
-        .map_err(|e| err(e.to_string()))?;
+        .map_err(err)?;
     let y_desc = format!("processor-{unit}");
     chart
         .configure_mesh()
@@ -85,7 +128,7 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
         .y_desc(y_desc)
         .y_label_formatter(&|v| plotfont::tick_label(*v))
         .draw()
-        .map_err(|e| err(e.to_string()))?;
+        .map_err(err)?;
     // Bar labels, centred under each bar.
     let style = TextStyle::from((plotfont::FAMILY, 12).into_font()).pos(
         plotters::style::text_anchor::Pos::new(
@@ -97,34 +140,25 @@ pub fn plot_svg(path: &Path, title: &str, bars: &[Bar<'_>]) -> Result<Option<Str
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
         plot_area
             .draw(&Text::new(bar.label.clone(), (x, y + 6), style.clone()))
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(err)?;
     }
     let mut negative_ml = Vec::new();
     for (i, bar) in bars.iter().enumerate() {
         if bar.profile.ml.is_some_and(|ml| ml < 0.0) {
-            negative_ml.push(bar.label.as_str());
+            negative_ml.push(bar.label.clone());
         }
         let mut base = 0.0;
         for (_, v, color) in segments(bar.profile) {
             let v = v.max(0.0) * scale;
             let (x0, x1) = (i as f64 + 0.15, i as f64 + 0.85);
             let rect = Rectangle::new([(x0, base), (x1, base + v)], color.filled());
-            chart
-                .draw_series(std::iter::once(rect))
-                .map_err(|e| err(e.to_string()))?;
+            chart.draw_series(std::iter::once(rect)).map_err(err)?;
             base += v;
         }
     }
-    plotfont::draw_legend(&legend_area, &legend).map_err(|e| err(e.to_string()))?;
-    root.present().map_err(|e| err(e.to_string()))?;
-    Ok((!negative_ml.is_empty()).then(|| {
-        format!(
-            "{}: memory loss is negative for {} (the run did less work per processor than its \
-             baseline, e.g. it fits in cache better): those bars show rt undivided",
-            path.display(),
-            negative_ml.join(", ")
-        )
-    }))
+    plotfont::draw_legend(&legend_area, legend).map_err(|e| e.to_string())?;
+    root.present().map_err(err)?;
+    Ok(negative_ml)
 }
 
 /// The legend: every segment any bar shows, top of the stack first (the order it is drawn

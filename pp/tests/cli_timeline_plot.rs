@@ -1,5 +1,5 @@
-//! The `pp` command line's files: the timeline (Chrome trace JSON) and the plot (SVG), and
-//! `-` refused as either file's name.
+//! The `pp` command line's files: the timeline (Chrome trace JSON) and the plot (SVG, or PNG
+//! for a `.png` name), and `-` refused as either file's name.
 
 mod common;
 
@@ -64,6 +64,28 @@ fn plot_writes_an_svg() {
     assert!(text.contains("li: load imbalance"), "legend");
     assert!(text.contains("lost cycles"), "title");
     assert!(text.contains("processor-"), "axis label");
+}
+
+/// `--plot NAME.png` writes a PNG image (a file named `.png` that held SVG text opened as a
+/// broken image), as `lca --plot` does; the name's case does not matter.
+#[test]
+fn plot_named_png_writes_a_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("p.PNG");
+    let o = pp(&[
+        "--plot",
+        png.to_str().unwrap(),
+        fixture("baseline_p1.pptrace").to_str().unwrap(),
+        fixture("baseline_p2.pptrace").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG file");
+    // IHDR: width and height, big-endian, at bytes 16..24; the SVG's size for two bars.
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!(height, 480);
+    assert!(width > 480, "{width}");
 }
 
 /// `-` is not taken as a file name for the timeline or the plot: the profile goes to the

@@ -5,11 +5,22 @@
  * -lpthread -ldl -lm). Record events by hand around the constructs of docs/predicates.md:
  *
  *   pp_start_profiling();                 // PPLIB_LOG=run.pplog: record; unset: no-op
+ *   pp_par_begin();                       // the fork: work exists until pp_par_end
  *   #pragma omp parallel
  *   {
- *       pp_task_begin();  ... work ...  pp_task_end();
- *   }
+ *       pp_task_begin();                  // this thread's share of the work (Busy)
+ *       #pragma omp for nowait
+ *       for (int i = 0; i < n; i++) work(i);
+ *       pp_task_end();                    // before the barrier: waiting there is Idle
+ *   }                                     // (the region's implicit barrier)
+ *   pp_par_end();
  *   pp_end_profiling();
+ *
+ * The task must end before the thread waits for the others: a task still open across an
+ * implicit barrier (an `omp for` without `nowait` inside it) counts the wait as Busy and
+ * hides the load imbalance in rt; mark such a barrier with pp_wait_begin("barrier") /
+ * pp_wait_end() instead. Without pp_par_begin, idle threads count as insufficient
+ * parallelism (ip) rather than load imbalance (li): li needs a fork open.
  *
  * Begin/end calls must be balanced per thread (innermost first). Strings are
  * NUL-terminated UTF-8; a NULL string makes the call do nothing. With no session

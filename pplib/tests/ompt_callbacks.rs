@@ -82,7 +82,7 @@ fn one_team_member_through_every_construct() {
             Some((what, name)) if what.starts_with("frag") => {
                 assert!(name.contains("region_code"), "{name}");
                 let construct = name.split('/').nth(1).unwrap();
-                format!("{what} {}", construct.split(['@', '+']).next().unwrap())
+                format!("{what} {}", construct.split(':').next().unwrap())
             }
             _ => e.clone(),
         })

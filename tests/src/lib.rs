@@ -23,6 +23,15 @@
 //!
 //! `cargo test --release -p tests --test device16_2026_11_27 -- --nocapture` shows the
 //! tables.
+//!
+//! C and OpenMP programs (sources in `tests/c/`, each saying how it is built and what it
+//! must give; compiled by the tests, skipped where clang/libomp or gcc are missing):
+//!
+//! - `openmp_tool.rs`: pplib as an OpenMP tool, construct by construct, at 1 and 2 threads.
+//! - `openmp_models.rs`: the README's C path with the command-line tools: `pp-campaign`
+//!   with the tool, `lca model --emit annotation`, `lca eval`; region names survive it.
+//! - `c_header.rs`: the hand instrumentation `pplib.h`'s comment shows gives load
+//!   imbalance at a barrier.
 
 #![deny(missing_docs)]
 

@@ -30,64 +30,14 @@ use std::process::{Command, Output};
 
 use pp::{Analysis, Options, Profile};
 
+mod openmp_support;
+use openmp_support::{libomp, library};
+
 const SOURCE: &str = "tests/c/ompt_constructs.c";
 const MIXED: &str = "tests/c/ompt_mixed.c";
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The `libpplib.so` cargo built for this test run (in `deps/`, next to the test binary, or
-/// its parent), with the link named by its SONAME (`libpplib.so.0`) beside it, which
-/// programs linked against it load.
-fn library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap().to_path_buf();
-    for dir in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
-        let lib = dir.join("libpplib.so");
-        if lib.exists() {
-            match std::os::unix::fs::symlink("libpplib.so", dir.join("libpplib.so.0")) {
-                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("{e}"),
-                _ => return lib,
-            }
-        }
-    }
-    panic!("libpplib.so not found next to {}", exe.display());
-}
-
-/// LLVM's libomp, as a program built with `clang -fopenmp` loads it (None: clang or
-/// libomp missing).
-fn libomp() -> Option<PathBuf> {
-    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().ok()?;
-            let probe = dir.path().join("probe.c");
-            std::fs::write(
-                &probe,
-                "#include <omp.h>\nint main(void){return omp_get_max_threads() < 1;}\n",
-            )
-            .ok()?;
-            let exe = dir.path().join("probe");
-            let built = Command::new("clang")
-                .arg("-fopenmp")
-                .arg(&probe)
-                .arg("-o")
-                .arg(&exe)
-                .output()
-                .ok()?;
-            if !built.status.success() {
-                return None;
-            }
-            // `ldd` prints `libomp.so.5 => /usr/lib/x86_64-linux-gnu/libomp.so.5 (0x...)`.
-            let ldd = Command::new("ldd").arg(&exe).output().ok()?;
-            String::from_utf8_lossy(&ldd.stdout).lines().find_map(|l| {
-                let (name, rest) = l.trim().split_once(" => ")?;
-                let path = rest.split_whitespace().next()?;
-                name.starts_with("libomp").then(|| PathBuf::from(path))
-            })
-        })
-        .clone()
 }
 
 /// Compiles `source` with `compiler` and OpenMP into `exe`; false (with the reason on
@@ -198,9 +148,9 @@ impl Checks {
     }
 }
 
-/// The profile of the tag naming `construct` in `function` (FUNCTION/CONSTRUCT@FILE:LINE).
+/// The profile of the tag naming `construct` in `function` (FUNCTION/CONSTRUCT:FILE:LINE).
 fn region<'a>(analysis: &'a Analysis, function: &str, construct: &str) -> &'a Profile {
-    let prefix = format!("{function}/{construct}@ompt_constructs.c:");
+    let prefix = format!("{function}/{construct}:ompt_constructs.c:");
     analysis
         .profiles
         .iter()
@@ -510,7 +460,7 @@ fn hand_fragments_nest_with_the_tool_events() {
             .find(|p| {
                 p.tag
                     .as_deref()
-                    .is_some_and(|t| t.starts_with("mixed_solve/parallel@ompt_mixed.c:"))
+                    .is_some_and(|t| t.starts_with("mixed_solve/parallel:ompt_mixed.c:"))
             })
             .expect("the tool's region, named after its function");
         assert!(region.tt <= tag("solve").tt + 1e-9);

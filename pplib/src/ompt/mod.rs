@@ -22,8 +22,39 @@
 //! from `PPLIB_PROCESSORS`, else the first number of `OMP_NUM_THREADS`, else the number of
 //! processors the process may run on (libomp's default team size). It finishes the session
 //! when the program exits (or the runtime shuts down). `PPLIB_OMPT=0` turns the tool off.
-//! The events each OMPT callback records are listed in [`callbacks`]; regions are named
-//! after the code that contains them (`regions`).
+//! The events each OMPT callback records are listed in [`callbacks`].
+//!
+//! The runtime initializes lazily, so the session starts inside whatever the program does
+//! first with OpenMP, and where pplib's clock is the time-stamp counter the first session of
+//! a process calibrates it for about 20 ms before it begins. A program that times its own
+//! region (`pp-campaign --time-key`) would count that time: start the runtime before its
+//! timer (any OpenMP call that initializes it, such as `omp_get_max_threads()`), or record
+//! with `PPLIB_CLOCK=monotonic` (no calibration).
+//!
+//! Region names: every parallel region and work-sharing construct is a fragment named
+//! `FUNCTION/CONSTRUCT:FILE:LINE`, e.g. `trimul/parallel:tri.c:33` and `trimul/loop:tri.c:36`
+//! (constructs: `parallel`, `loop`, `sections`, `single`, `workshare`, `distribute`,
+//! `taskloop`, `scope`, `masked`). FUNCTION is the function of the source that contains the
+//! construct: a construct in the body the compiler outlined for a parallel region is named
+//! after the function that holds the region, and with DWARF debug information (`-g`) a
+//! function the compiler inlined into its caller keeps its own name. Without line tables
+//! the name ends in the construct's offset in its function (`trimul/loop:0x4c`); without a
+//! symbol it is `OBJECT:0xADDRESS/CONSTRUCT`. Names hold only letters, digits and
+//! `_ . - : /` (any other character becomes `_`): they are valid wherever the tools take a
+//! fragment name (`pp -t`, `pp-campaign --per-iteration`, `lca --tag`, the `// lcm:
+//! fragment` lines of `lca model --emit annotation`).
+//!
+//! A work-sharing construct runs on every thread of the team, and its fragment's window is
+//! the union of the threads' runs (docs/predicates.md): where one thread leaves the loop
+//! before another enters it, one execution counts as two. Records per execution
+//! (`pp-campaign --per-execution`) of such a fragment are then divided by a number that
+//! varies from run to run; name it in `--per-iteration` (docs/campaigns.md).
+//!
+//! A binary built with `gcc -fopenmp` and run on libomp computes the chunks of a
+//! `schedule(static)` loop itself, without calling the runtime: such a loop is not
+//! recorded as a construct of its own, and its threads' imbalance shows in the enclosing
+//! parallel region. Loops with other schedules, and every construct of a clang build, are
+//! recorded.
 //!
 //! Hand instrumentation mixes with the tool: `pp_start_profiling()` (`pplib.h`) joins the
 //! tool's session, or, called before the runtime initializes, starts the session the tool

@@ -1,6 +1,8 @@
 //! Code addresses to places in the program: the loaded object, the function (ELF symbols,
 //! read with `goblin`) and, where the object carries DWARF debug information, the source
-//! file and line (its line table, read with `addr2line`).
+//! file and line (its line table, read with `addr2line`) and the function the compiler
+//! inlined there (its inlined-subroutine entries: a `static` helper inlined into `main` is
+//! still named after itself).
 //!
 //! The loaded objects and their load biases (PIE executables and shared libraries are
 //! loaded at an offset from their link addresses) come from `dl_iterate_phdr`. An object's
@@ -28,6 +30,10 @@ pub(crate) struct Place {
     pub function: Option<(String, u64)>,
     /// Source file (no directory) and line, from the line table.
     pub line: Option<(String, u32)>,
+    /// The innermost function inlined at the address (DWARF), when it lies in inlined code:
+    /// the function of the source, where [`Place::function`] is the symbol it was inlined
+    /// into.
+    pub inlined: Option<String>,
 }
 
 /// A loaded object: where it is mapped and, once read, its tables.
@@ -76,6 +82,7 @@ pub(crate) fn locate(address: usize) -> Option<Place> {
         address,
         function: tables.function(call),
         line: tables.line(call),
+        inlined: tables.inlined(call),
     })
 }
 
@@ -155,6 +162,23 @@ impl Tables {
         let location = context.find_location(address).ok()??;
         let file = Path::new(location.file?).file_name()?.to_string_lossy();
         Some((file.into_owned(), location.line?))
+    }
+}
+
+impl Tables {
+    /// The innermost inlined function at `address`: the first of the DWARF frames there when
+    /// more than one frame covers it (a lone frame is the symbol's own function).
+    fn inlined(&self, address: u64) -> Option<String> {
+        let context = self
+            .lines
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut frames = context.find_frames(address).skip_all_loads().ok()?;
+        let innermost = frames.next().ok()??;
+        frames.next().ok()??;
+        let name = innermost.function?.raw_name().ok()?.into_owned();
+        (!name.is_empty()).then_some(name)
     }
 }
 

@@ -80,7 +80,7 @@ NOINLINE static void serial_phase(void) {
 }
 
 /* Starts the runtime's threads, so that the timed region does not wait for their creation
- * (the tool names this region too: main/parallel@...). */
+ * (the tool names this region too: main/parallel:...). */
 static void warm_up(void) {
     int sum = 0;
 #pragma omp parallel reduction(+ : sum)

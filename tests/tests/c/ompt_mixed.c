@@ -3,7 +3,7 @@
  * tests/openmp_tool.rs. Linked with -lpplib, the program itself provides ompt_start_tool,
  * so LLVM's libomp starts the tool without OMP_TOOL_LIBRARIES. The hand-made session
  * starts before the runtime; the tool records into it. Must give: fragment `setup` (30 ms,
- * serial) and fragment `solve` enclosing the tool's `mixed_solve/parallel@...` region,
+ * serial) and fragment `solve` enclosing the tool's `mixed_solve/parallel:...` region,
  * whose loop leaves one of 2 threads idle 30 ms (li).
  */
 #include <omp.h>

@@ -24,11 +24,15 @@ Examples:
                                   records per execution: each fragment's over its runs,
                                   the session's over the run's iterations; n and iters
                                   paired: 2 points per p, (256, 40) and (512, 10)
+  OMP_TOOL_LIBRARIES=$HOME/.local/lib/libpplib.so \\
+      pp-campaign --grid n=200,400 --p 1,2 -o omp.pp -- ./prog -n {n}
+                                  an unmodified OpenMP program, recorded by pplib's
+                                  OpenMP tool (every run inherits the environment)
 
 Command: the words after `--`, one argument each (no shell); {NAME} is the point's value
-  of grid variable NAME, {p} its processor count, {{ and }} literal braces. Every run gets
-  PPLIB_LOG (its own log file), and p in PPLIB_PROCESSORS, RAYON_NUM_THREADS and
-  OMP_NUM_THREADS.
+  of grid variable NAME, {p} its processor count, {{ and }} literal braces. Every run
+  inherits pp-campaign's environment and gets PPLIB_LOG (its own log file), and p in
+  PPLIB_PROCESSORS, RAYON_NUM_THREADS and OMP_NUM_THREADS.
 
 Grid: NAME=ITEMS (repeatable) and --p ITEMS; an item is a value, A..B, A..B:+K (step)
   or A..B:*K (factor). The points are every combination of the options' values and p:
@@ -90,8 +94,10 @@ pub struct Args {
     pub wait_budget: f64,
 
     /// Take a run's seconds from the last KEY=SECONDS token it prints, not the wall clock
-    /// (time the region inside pplib::run's closure: a recorded run's first session
-    /// calibrates pplib's clock for about 20 ms before it begins)
+    /// (time the region inside pplib::run's closure, in C after pp_start_profiling() or,
+    /// under the OpenMP tool, after a first OpenMP call such as omp_get_max_threads(): a
+    /// recorded run's first session calibrates pplib's clock for about 20 ms before it
+    /// begins)
     #[arg(long, value_name = "KEY")]
     pub time_key: Option<String>,
 
