@@ -114,7 +114,9 @@ pub enum Format {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
     /// `// lcm: fragment NAME`, `// lcm: range ...` and `// lcm: CATEGORY = EXPR` lines
-    /// (the fitting policy's notes go to stderr, `lca: fragment `NAME`: note: ...`).
+    /// (the fitting policy's notes go to stderr, `lca: fragment `NAME`: note: ...`); a
+    /// fragment whose name such a line cannot hold (letters, digits, `_ . - : /`) is
+    /// refused (exit 1), or left out with a `#` line under `--all-tags`.
     Annotation,
     /// `lca model` only: the selected records as Extra-P JSON Lines (no fitting).
     Extrap,

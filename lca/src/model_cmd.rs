@@ -32,6 +32,13 @@ pub fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
     )
     .map_err(anyhow::Error::from)?;
     if let Some(Emit::Annotation) = common.emit {
+        let name = common.tag.as_deref().unwrap_or(SESSION);
+        if !lca::models_file::fragment_name_ok(name) {
+            return Err(Failure::Input(anyhow!(
+                "{}: expected a fragment name that a `// lcm: fragment` line can hold (letters, digits, `_ . - : /`), found `{name}`: rename the fragment where the program records it",
+                inp.source
+            )));
+        }
         let ranges = lca::range::of_records(
             &inp.records,
             common.tag.as_deref(),

@@ -155,6 +155,60 @@ fn all_tags_skips_a_fragment_that_cannot_be_fitted() {
     assert!(err.contains("no fragment could be fitted"), "{err}");
 }
 
+/// A fragment whose name a `// lcm: fragment` line cannot hold (here `a@b`, as OpenMP tools
+/// name regions) is refused with `--emit annotation` for one tag, as `--all-tags` leaves it
+/// out: the block would be a models file that neither `lca eval` nor `lcm` can read.
+#[test]
+fn one_tag_annotation_refuses_a_name_a_fragment_line_cannot_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.pp");
+    let text: String = [1, 2, 4, 8, 16]
+        .iter()
+        .map(|p| {
+            format!(
+                "tag=a@b p={p} rt={} tt={}\n",
+                0.5 * *p as f64,
+                0.5 * *p as f64
+            )
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let args = |tag: &'static str| {
+        [
+            "model",
+            "-f",
+            path.to_str().unwrap(),
+            "-v",
+            "p",
+            "--tag",
+            tag,
+            "--emit",
+            "annotation",
+        ]
+        .map(String::from)
+    };
+    let odd = args("a@b");
+    let (code, out, err) = lca(&odd.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("expected a fragment name that a `// lcm: fragment` line can hold")
+            && err.contains("found `a@b`"),
+        "{err}"
+    );
+    // The same fit as a table is fine: only the annotation needs the name.
+    let (code, _, err) = lca(&[
+        "model",
+        "-f",
+        path.to_str().unwrap(),
+        "-v",
+        "p",
+        "--tag",
+        "a@b",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn eval_warns_beyond_twice_the_measured_range() {
     let dir = tempfile::tempdir().unwrap();
