@@ -46,6 +46,7 @@ pub mod pool;
 pub mod quiet;
 pub mod spin_window;
 pub mod wake_prices;
+mod warnings;
 
 use crate::predict::machine::{Costs, Machine};
 use clock::{Clock, MonotonicClock};
@@ -126,10 +127,8 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`) or of
-/// `handoff_wake_s` may lie apart, largest over least, before [`Calibration::warnings`] says
-/// so.
-pub const LINE_SPREAD_LIMIT: f64 = 2.0;
+use warnings::{handoff_warnings, line_against_spin, line_warning, wake_spread_warning};
+pub use warnings::{LINE_SPREAD_LIMIT, SPIN_HANDOFF_LIMIT_S};
 
 /// The result of a calibration: the machine file and how each number was kept.
 #[derive(Debug, Clone)]
@@ -140,106 +139,6 @@ pub struct Calibration {
     pub kept: BTreeMap<String, Kept>,
     /// Numbers not to trust blindly, one sentence each naming its key (see the module docs).
     pub warnings: Vec<String>,
-}
-
-/// What to say when the whole trip of a line (`line_trip_s`) and the one-way hand-off to a
-/// spinning thread (both a line's whole trip between two processors) lie more than
-/// [`LINE_SPREAD_LIMIT`] times apart (None: they agree, or one is missing).
-fn line_against_spin(line_trip_s: f64, handoff_spin_s: f64) -> Option<String> {
-    if !(line_trip_s > 0.0 && handoff_spin_s > 0.0) {
-        return None;
-    }
-    let ratio = line_trip_s.max(handoff_spin_s) / line_trip_s.min(handoff_spin_s);
-    (ratio > LINE_SPREAD_LIMIT).then(|| {
-        format!(
-            "line_trip_s: {line_trip_s:.3e} s and handoff_spin_s {handoff_spin_s:.3e} s both price a line's trip between two processors but lie {ratio:.1} times apart (more than {LINE_SPREAD_LIMIT}): the two kernels ran on processors placed differently (on a virtual machine the host may move them), or the machine was busy; calibrate again"
-        )
-    })
-}
-
-/// A one-way hand-off between two spinning threads slower than this (seconds) is not a
-/// cache line's trip: a partner lost its processor to other load.
-pub const SPIN_HANDOFF_LIMIT_S: f64 = 10e-6;
-
-/// What to say of the hand-off keys: the channel sweep's optional keys when the file leaves
-/// them out (on a loaded machine no repetition may show a receiver that parked after a 1 ms
-/// sleep beside one caught spinning, and `lcm predict` then prices hand-offs as if the key
-/// were absent), a wake price that stands in or was clamped (`wake_s` as measured, before
-/// [`wake_prices::wake_for_file`]), and a spinning hand-off too slow to be one.
-fn handoff_warnings(notify_s: f64, spin_window_s: f64, wake_s: f64, spin_s: f64) -> Vec<String> {
-    let mut out = Vec::new();
-    if !(notify_s.is_finite() && notify_s > 0.0) {
-        out.push(
-            "handoff_notify_s: not measured (no repetition of the channel sweep showed a send to a parked receiver dearer than one to a spinning receiver; a busy machine hides it): the file leaves it out and lcm predict charges a stage that wakes its partner nothing for the wake-up call; calibrate again on a quiet machine"
-                .to_string(),
-        );
-    }
-    if !(spin_window_s.is_finite() && spin_window_s > 0.0) {
-        out.push(
-            "handoff_spin_window_s: not measured (the channel sweep found no delay below which its receiver stayed awake and above which it parked in most trips: it parked at every delay, or at none): the file leaves it out and lcm predict counts every pipeline wait as caught spinning; calibrate again on a quiet machine"
-                .to_string(),
-        );
-    }
-    if wake_s.is_nan() {
-        out.push(
-            "handoff_wake_s: not measured (no repetition of the channel sweep had a receiver park after a 1 ms sleep beside one caught spinning): the file holds handoff_spin_s in its place; calibrate again on a quiet machine"
-                .to_string(),
-        );
-    } else if wake_s < 1e-9 {
-        out.push(format!(
-            "handoff_wake_s: a receiver parked 1 ms or more ran no later after the send than a spinning one (measured {wake_s:.3e} s): the file holds 1 ns, its keys being positive; the machine was busy, or its wake-ups cost nothing; calibrate again on a quiet machine"
-        ));
-    }
-    if spin_s > SPIN_HANDOFF_LIMIT_S {
-        out.push(format!(
-            "handoff_spin_s: {spin_s:.3e} s for a one-way hand-off between two spinning threads, more than {SPIN_HANDOFF_LIMIT_S:.0e} s: a partner lost its processor to other load, and every price built on it (latency_s, the line price's stand-in) is the machine's load, not its hardware; calibrate again on a quiet machine"
-        ));
-    }
-    out
-}
-
-/// What to say of the line price `key` kept as `k` (None: nothing to say); `stand_in` says
-/// what the file holds when no repetition gave a number.
-fn line_warning(key: &str, k: &Kept, stand_in: &str) -> Option<String> {
-    if k.measured == 0 {
-        return Some(format!(
-            "{key}: no repetition of {} ran its threads side by side on processors of their own; {stand_in}",
-            k.repetitions
-        ));
-    }
-    spread_warning(
-        key,
-        k,
-        "the price depends on which processors the threads ran on, or the machine was busy",
-    )
-}
-
-/// What to say when the repetitions of `key` kept as `k` lie more than
-/// [`LINE_SPREAD_LIMIT`] times apart, largest over least (None: they agree, or fewer than
-/// two gave a number); `cause` says what such a spread means for that key.
-fn spread_warning(key: &str, k: &Kept, cause: &str) -> Option<String> {
-    let spread = k.spread();
-    let apart = if spread.is_finite() {
-        format!("{spread:.1} times apart, more than {LINE_SPREAD_LIMIT}")
-    } else {
-        format!("the least of them 0, so more than {LINE_SPREAD_LIMIT} times apart")
-    };
-    (spread > LINE_SPREAD_LIMIT).then(|| {
-        format!(
-            "{key}: its repetitions disagree, {:.3e} to {:.3e} s ({apart}): {cause}; the median {:.3e} s is kept",
-            k.low, k.high, k.value
-        )
-    })
-}
-
-/// What to say when the repetitions of `handoff_wake_s` (kept as `k`) disagree (see
-/// [`spread_warning`]).
-fn wake_spread_warning(k: &Kept) -> Option<String> {
-    spread_warning(
-        "handoff_wake_s",
-        k,
-        "the woken receiver waited for a processor that other load held, or the machine's wake-ups vary from moment to moment (lcm predict's pipelines depend on it only through how often a waiting stage parks); calibrate again on a quiet machine",
-    )
 }
 
 /// Runs every kernel with the real clock and the `/proc` load probe.
@@ -474,92 +373,6 @@ pub fn calibrate_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_line_price_without_numbers_or_with_scattered_ones_is_warned_about() {
-        let kept = |measured: usize, low: f64, high: f64| Kept {
-            value: 0.5 * (low + high),
-            repetitions: 5,
-            quiet: 5,
-            unknown: 0,
-            measured,
-            low,
-            high,
-        };
-        let none = line_warning("line_bounce_s", &kept(0, f64::NAN, f64::NAN), "stand-in");
-        let none = none.unwrap();
-        assert!(
-            none.starts_with("line_bounce_s: no repetition of 5"),
-            "{none}"
-        );
-        assert!(none.ends_with("stand-in"), "{none}");
-        let apart = line_warning("line_bounce_s_k3", &kept(5, 2e-8, 7.6e-8), "").unwrap();
-        assert!(apart.contains("3.8 times apart"), "{apart}");
-        // The wake price says the same, with what its spread means; a repetition of 0 is
-        // said as such. (Three calibrations on the loaded 2-core machine kept repetitions
-        // from 0 to 4.0 ms, 0 to 6.9 ms and 0 to 21 µs.)
-        let wake = wake_spread_warning(&kept(3, 0.0, 4.0e-3)).unwrap();
-        assert!(
-            wake.starts_with("handoff_wake_s: its repetitions disagree, 0.000e0 to 4.000e-3 s (the least of them 0, so more than 2 times apart)"),
-            "{wake}"
-        );
-        assert!(
-            wake.contains("calibrate again on a quiet machine"),
-            "{wake}"
-        );
-        let wake = wake_spread_warning(&kept(9, 1.9e-5, 4.2e-5)).unwrap();
-        assert!(wake.contains("2.2 times apart"), "{wake}");
-        assert_eq!(wake_spread_warning(&kept(9, 2.1e-5, 4.1e-5)), None);
-        assert_eq!(wake_spread_warning(&kept(1, 0.0, 4.0e-3)), None);
-        // The two prices of a line's trip: 5 ns against 34 ns is said, 27 against 34 not.
-        let w = line_against_spin(5.3e-9, 3.4e-8).unwrap();
-        assert!(w.contains("6.4 times apart"), "{w}");
-        assert_eq!(line_against_spin(2.7e-8, 3.4e-8), None);
-        assert_eq!(line_against_spin(f64::NAN, 3.4e-8), None);
-        // Within the limit, or a single number: nothing to say.
-        assert_eq!(
-            line_warning("line_bounce_s", &kept(5, 5e-8, 9e-8), ""),
-            None
-        );
-        assert_eq!(
-            line_warning("line_bounce_s", &kept(1, 5e-8, 5e-8), ""),
-            None
-        );
-    }
-
-    #[test]
-    fn a_hand_off_key_left_out_is_warned_about() {
-        assert!(handoff_warnings(3e-6, 5e-6, 2e-5, 1e-7).is_empty());
-        let both = handoff_warnings(f64::NAN, f64::NAN, 2e-5, 1e-7);
-        assert_eq!(both.len(), 2, "{both:?}");
-        assert!(
-            both[0].starts_with("handoff_notify_s: not measured"),
-            "{both:?}"
-        );
-        assert!(
-            both[1].starts_with("handoff_spin_window_s: not measured"),
-            "{both:?}"
-        );
-        // A send to a parked receiver no dearer than to a spinning one is not a price.
-        let cheaper = handoff_warnings(-1e-7, 5e-6, 2e-5, 1e-7);
-        assert_eq!(cheaper.len(), 1, "{cheaper:?}");
-        assert!(cheaper[0].contains("lcm predict charges"), "{cheaper:?}");
-        // A wake price no repetition measured stands in; one of 0 is clamped; a spinning
-        // hand-off of 102 us (a loaded machine) is no line's trip.
-        let wake = handoff_warnings(3e-6, 5e-6, f64::NAN, 1e-7);
-        assert!(
-            wake[0].contains("holds handoff_spin_s in its place"),
-            "{wake:?}"
-        );
-        let clamped = handoff_warnings(3e-6, 5e-6, 0.0, 1e-7);
-        assert!(clamped[0].contains("holds 1 ns"), "{clamped:?}");
-        let slow = handoff_warnings(3e-6, 5e-6, 2e-5, 1.02e-4);
-        assert_eq!(slow.len(), 1, "{slow:?}");
-        assert!(
-            slow[0].starts_with("handoff_spin_s: 1.020e-4 s"),
-            "{slow:?}"
-        );
-    }
 
     #[test]
     fn a_small_calibration_writes_every_key_and_reads_back() {
