@@ -173,22 +173,17 @@ fn one_tag_annotation_refuses_a_name_a_fragment_line_cannot_hold() {
         })
         .collect();
     std::fs::write(&path, text).unwrap();
-    let args = |tag: &'static str| {
-        [
-            "model",
-            "-f",
-            path.to_str().unwrap(),
-            "-v",
-            "p",
-            "--tag",
-            tag,
-            "--emit",
-            "annotation",
-        ]
-        .map(String::from)
-    };
-    let odd = args("a@b");
-    let (code, out, err) = lca(&odd.iter().map(String::as_str).collect::<Vec<_>>());
+    let fit = [
+        "model",
+        "-f",
+        path.to_str().unwrap(),
+        "-v",
+        "p",
+        "--tag",
+        "a@b",
+    ];
+    let annotation = [&fit[..], &["--emit", "annotation"]].concat();
+    let (code, out, err) = lca(&annotation);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.is_empty(), "{out}");
     assert!(
@@ -197,15 +192,7 @@ fn one_tag_annotation_refuses_a_name_a_fragment_line_cannot_hold() {
         "{err}"
     );
     // The same fit as a table is fine: only the annotation needs the name.
-    let (code, _, err) = lca(&[
-        "model",
-        "-f",
-        path.to_str().unwrap(),
-        "-v",
-        "p",
-        "--tag",
-        "a@b",
-    ]);
+    let (code, _, err) = lca(&fit);
     assert_eq!(code, 0, "{err}");
 }
 

@@ -1,7 +1,7 @@
 //! End-to-end tests of the lost-cycles toolchain live in `tests/tests/`, each next to its
 //! fixture directory (of the same name), whose README says how it was made and what the
 //! test must give. This library holds what several of them share: [`replay`], the offline
-//! replay of a study measured elsewhere.
+//! replay of a study measured elsewhere, and [`tools`](mod@tools), the workspace's binaries.
 //!
 //! Replays of studies measured on other machines (library APIs only: `lca` fits the
 //! measured version's records, `lcm` predicts both versions from today's annotated sources
@@ -36,3 +36,6 @@
 #![deny(missing_docs)]
 
 pub mod replay;
+pub mod tools;
+
+pub use tools::tools;

@@ -18,7 +18,8 @@ use std::path::Path;
 use std::process::Command;
 
 mod openmp_support;
-use openmp_support::{libomp, library, tools};
+use openmp_support::{libomp, library};
+use tests::tools;
 
 /// Runs `exe ARGS` in `dir` with `env` added; its stdout (the test fails with stderr on a
 /// failure).

@@ -24,36 +24,10 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/readme_replay")
 }
 
-/// The `lca` and `lcm` binaries of this build's profile. `cargo test --workspace` builds
-/// them with this test (they are the binaries of workspace members with integration
-/// tests); when one is missing (`cargo test -p tests` alone) it is built here, once. A
-/// build of its own every time would resolve the libraries' features differently from the
-/// test's build and have the two rebuild each other.
+/// The `lca` and `lcm` binaries of this build's profile ([`tests::tools`]).
 fn tools() -> (PathBuf, PathBuf) {
-    let exe = std::env::current_exe().expect("the test's path");
-    // target/PROFILE/deps/readme_replay-HASH
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("a profile directory")
-        .to_path_buf();
-    let (lca, lcm) = (profile_dir.join("lca"), profile_dir.join("lcm"));
-    if lca.is_file() && lcm.is_file() {
-        return (lca, lcm);
-    }
-    let target = profile_dir.parent().expect("a target directory");
-    let mut build = Command::new(env!("CARGO"));
-    build
-        .args(["build", "--quiet", "-p", "lca", "-p", "lcm", "--bins"])
-        .arg("--target-dir")
-        .arg(target)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir.file_name().is_some_and(|n| n == "release") {
-        build.arg("--release");
-    }
-    let status = build.status().expect("run cargo build");
-    assert!(status.success(), "building lca and lcm failed");
-    (lca, lcm)
+    let bins = tests::tools(&["lca", "lcm"], &["lca", "lcm"]);
+    (bins[0].clone(), bins[1].clone())
 }
 
 /// Runs `exe ARGS` in `dir`; its stdout (the test fails with stderr on a failure).

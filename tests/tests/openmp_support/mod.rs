@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The `libpplib.so` cargo built for this test run (in `deps/`, next to the test binary, or
@@ -58,37 +58,4 @@ pub fn libomp() -> Option<PathBuf> {
             })
         })
         .clone()
-}
-
-/// The binaries `names` of this build's profile (`pp`, `pp-campaign`, `lca`, …), built here
-/// once when one is missing (`cargo test -p tests` alone builds no other package's binary).
-/// `packages` are the packages that hold them.
-pub fn tools(names: &[&str], packages: &[&str]) -> Vec<PathBuf> {
-    let exe = std::env::current_exe().expect("the test's path");
-    // target/PROFILE/deps/TEST-HASH
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("a profile directory")
-        .to_path_buf();
-    let paths: Vec<PathBuf> = names.iter().map(|n| profile_dir.join(n)).collect();
-    if paths.iter().all(|p| p.is_file()) {
-        return paths;
-    }
-    let target = profile_dir.parent().expect("a target directory");
-    let mut build = Command::new(env!("CARGO"));
-    build.args(["build", "--quiet", "--bins"]);
-    for package in packages {
-        build.args(["-p", package]);
-    }
-    build
-        .arg("--target-dir")
-        .arg(target)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir.file_name().is_some_and(|n| n == "release") {
-        build.arg("--release");
-    }
-    let status = build.status().expect("run cargo build");
-    assert!(status.success(), "building {packages:?} failed");
-    paths
 }
