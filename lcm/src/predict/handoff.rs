@@ -50,7 +50,11 @@
 //! rule does not price: in the FFT's pipeline above (two matrices) the simulation stalls
 //! from `W` ≈ 22 µs on (80 µs per item at 42 µs), while the run measured with a machine
 //! file of 42 µs took 51.1 µs per item: the run's wake-ups were shorter than that
-//! calibration's. A stage with two neighbours adds what each of its hand-offs gives it. The
+//! calibration's. Also assumed: item times that vary less than `w − D` where `D ≤ w`. The
+//! channel's own window edge is sharp (the calibration's receiver parks after almost none
+//! or almost all of the waits on either side of it), so a mean wait just below the window
+//! parks on the items that run long, which this rule, reading mean stage times, prices as
+//! spinning (docs/models.md, "Pipelines and their hand-offs"). A stage with two neighbours adds what each of its hand-offs gives it. The
 //! rule reads the stage times before hand-offs (one decision per hand-off, not iterated).
 //! Without `handoff_spin_window_s` in the machine file every wait counts as caught spinning;
 //! without `handoff_notify_s` a wake-up costs the waker nothing (`N` = 0). Without run-time
