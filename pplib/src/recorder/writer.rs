@@ -2,7 +2,9 @@
 //!
 //! It is the only code that touches the file. An I/O error is reported once on stderr,
 //! stops recording, and from then on messages are consumed and dropped (so that threads
-//! never block on a dead writer).
+//! never block on a dead writer). With the TSC as clock it also measures the time scale
+//! while it writes and after the session's last event, and rewrites the header's scale in
+//! place each time (`clock`'s module docs say when and how precisely).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
