@@ -1,8 +1,9 @@
 /*
  * pplib.h: the C ABI of pplib, the instrumentation runtime of the lost-cycles toolchain.
  *
- * Link with the pplib library built by cargo (libpplib.so, or libpplib.a plus
- * -lpthread -ldl -lm). Record events by hand around the constructs of docs/predicates.md:
+ * Link with the pplib library built by cargo, libpplib.so (pplib/install.sh installs it
+ * with this header and a pkg-config file). Record events by hand around the constructs of
+ * docs/predicates.md:
  *
  *   pp_start_profiling();                 // PPLIB_LOG=run.pplog: record; unset: no-op
  *   pp_par_begin();                       // the fork: work exists until pp_par_end

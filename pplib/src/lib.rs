@@ -54,21 +54,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! **Timing a run.** A recorded run takes longer than its session: where the clock is the
-//! processor's time-stamp counter (the default where the kernel uses it), the first session
-//! of a process that records calibrates it against CLOCK_MONOTONIC, sleeping about 20 ms
-//! ([`clock`]), before `session_begin`; building the pool, starting its threads and writing
-//! out the log's last buffers also lie outside the session. None of this is in any record
-//! pp writes. So a program that prints its own time for comparison with the profile or
-//! with a prediction (pp-campaign's `--time-key`) times the region **inside** the closure
-//! given to [`run`], not the call to [`run`]; or compare with the session's record (its
-//! `tt / p`, which is the session's elapsed time). `PPLIB_CLOCK=monotonic` avoids the
-//! calibration (CLOCK_MONOTONIC, read through the vDSO, costs more per event than the
-//! time-stamp counter). An unrecorded run (no `PPLIB_LOG`) does not calibrate.
+//! **Timing a run.** A recorded run takes longer than its session: building the pool,
+//! starting its threads, creating the log and writing out its last buffers lie outside the
+//! session. Where the clock is the processor's time-stamp counter (the default where the
+//! kernel uses it), pplib measures the counter's rate against CLOCK_MONOTONIC across the
+//! session ([`clock`]): the first session of a process busy-waits 100 µs before
+//! `session_begin`, and one that lasts less than 20 ms sleeps the rest of those 20 ms after
+//! `session_end`, while the log is finished. None of this is in any record pp writes. So a
+//! program that prints its own time for comparison with the profile or with a prediction
+//! (pp-campaign's `--time-key`) times the region **inside** the closure given to [`run`],
+//! not the call to [`run`]; or compare with the session's record (its `tt / p`, which is
+//! the session's elapsed time). With `PPLIB_CLOCK=monotonic` nothing is measured
+//! (CLOCK_MONOTONIC, read through the vDSO, costs more per event than the time-stamp
+//! counter). An unrecorded run (no `PPLIB_LOG`) measures nothing either.
 //!
 //! ```
 //! let secs = pplib::run(2, || {
-//!     let start = std::time::Instant::now(); // inside the session: no calibration, no pool
+//!     let start = std::time::Instant::now(); // inside the session: no pool, no log to open
 //!     let _tag = pplib::frag("work");
 //!     let x: u64 = (1..=1000u64).sum();
 //!     assert_eq!(x, 500_500);

@@ -6,19 +6,34 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The directory holding the `libpplib.so` and `libpplib.a` built with this test binary.
+/// The directory holding the `libpplib.so` built with this test binary.
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap().to_path_buf();
     for dir in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
-        if dir.join("libpplib.so").exists() && dir.join("libpplib.a").exists() {
+        if dir.join("libpplib.so").exists() {
             return dir;
         }
     }
-    panic!(
-        "libpplib.so and libpplib.a not found next to {}",
-        exe.display()
-    );
+    panic!("libpplib.so not found next to {}", exe.display());
+}
+
+/// True if `strip` (binutils) runs here.
+fn strip_available() -> bool {
+    Command::new("strip")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The names of an ELF file's sections that hold DWARF debug information.
+fn debug_sections(elf: &goblin::elf::Elf) -> Vec<String> {
+    elf.section_headers
+        .iter()
+        .filter_map(|s| elf.shdr_strtab.get_at(s.sh_name))
+        .filter(|name| name.starts_with(".debug_"))
+        .map(str::to_owned)
+        .collect()
 }
 
 fn version() -> &'static str {
@@ -45,6 +60,9 @@ fn install_puts_library_header_and_pkg_config_file_in_a_prefix() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("prefix");
+    // An older install's static library, which pplib no longer builds: removed.
+    std::fs::create_dir_all(prefix.join("lib")).unwrap();
+    std::fs::write(prefix.join("lib/libpplib.a"), "stale").unwrap();
     let out = Command::new("sh")
         .arg(manifest.join("install.sh"))
         .arg("--lib-dir")
@@ -69,7 +87,7 @@ fn install_puts_library_header_and_pkg_config_file_in_a_prefix() {
         std::fs::read_link(lib.join("libpplib.so")).unwrap(),
         PathBuf::from(format!("libpplib.so.{major}"))
     );
-    assert!(lib.join("libpplib.a").is_file());
+    assert!(!lib.join("libpplib.a").exists());
     assert_eq!(
         std::fs::read(prefix.join("include/pplib.h")).unwrap(),
         std::fs::read(manifest.join("include/pplib.h")).unwrap()
@@ -83,6 +101,24 @@ fn install_puts_library_header_and_pkg_config_file_in_a_prefix() {
         .dynsyms
         .iter()
         .any(|s| elf.dynstrtab.get_at(s.st_name) == Some("ompt_start_tool")));
+    // Installed without the debug information the workspace's release profile keeps
+    // (`debug = 1`), which is most of the built library, and with its symbol table.
+    let built = std::fs::read(library_dir().join("libpplib.so")).unwrap();
+    let built_elf = goblin::elf::Elf::parse(&built).unwrap();
+    if strip_available() {
+        assert_eq!(debug_sections(&elf), Vec::<String>::new());
+        assert!(!elf.syms.is_empty());
+        if !debug_sections(&built_elf).is_empty() {
+            assert!(
+                bytes.len() * 2 < built.len(),
+                "installed {} bytes, built {} bytes",
+                bytes.len(),
+                built.len()
+            );
+        }
+    } else {
+        eprintln!("SKIPPED (the debug information check): strip is not installed");
+    }
 
     let pc = std::fs::read_to_string(lib.join("pkgconfig/pplib.pc")).unwrap();
     assert!(pc.contains(&format!("Version: {}", version())), "{pc}");

@@ -1,6 +1,6 @@
 //! The binary log: writer → reader round trip, truncation at every byte, corrupt input.
 
-use pplib::log::binary::{ChunkEncoder, LogWriter, MAGIC};
+use pplib::log::binary::{ChunkEncoder, LogWriter, TimeScale, MAGIC};
 use pplib::log::{
     CounterId, EventKind, Header, LogError, LogReader, NameId, Nanos, Position, ProcessInfo,
     ThreadId,
@@ -102,6 +102,70 @@ fn round_trip_through_a_file() {
         .map(|s| s.inspect(|e| assert!(e.is_ok())).count())
         .sum();
     assert_eq!(n, expected.iter().map(Vec::len).sum::<usize>());
+}
+
+/// A header written with a provisional time scale whose fields are padded to a fixed width,
+/// replaced in place after events were written: the reader converts every event with the
+/// replacement, whatever the lengths of the two scales' minimal encodings; the padded
+/// header reads like a minimal one; and a writer whose scale was not written replaceable
+/// refuses to replace it.
+#[test]
+fn a_replaceable_time_scale_is_rewritten_in_place() {
+    // Raw ticks at 3 GHz: 1 ns = 3 ticks. The provisional rate is 1 % off.
+    let exact = TimeScale {
+        ref_raw: 3_000_000,
+        ref_ns: 7_000_000_000,
+        ns_per_raw_q32: (1u64 << 32) / 3,
+    };
+    let provisional = TimeScale {
+        ns_per_raw_q32: exact.ns_per_raw_q32 / 100 * 101,
+        ..exact
+    };
+    let raw = [3_000_000u64, 3_000_300, 6_000_000, 303_000_000];
+    let write = |replace: Option<TimeScale>| {
+        let out = std::io::Cursor::new(Vec::new());
+        let mut w = LogWriter::with_replaceable_time_scale(out, &header(), provisional).unwrap();
+        let mut c = ChunkEncoder::new(ThreadId(0));
+        for (k, t) in raw.iter().enumerate() {
+            let kind = if k % 2 == 0 {
+                EventKind::ParBegin
+            } else {
+                EventKind::ParEnd
+            };
+            c.event(Nanos(*t), &kind);
+        }
+        w.chunk(&c).unwrap();
+        if let Some(scale) = replace {
+            w.replace_time_scale(scale).unwrap();
+        }
+        // Writing goes on at the end of the log, not over the header.
+        let mut more = ChunkEncoder::new(ThreadId(1));
+        more.event(Nanos(raw[3]), &EventKind::SessionBegin);
+        w.chunk(&more).unwrap();
+        w.finish().unwrap().into_inner()
+    };
+    let times = |bytes: Vec<u8>| -> Vec<u64> {
+        let reader = LogReader::from_bytes(bytes, "scale.pplog").unwrap();
+        assert_eq!(*reader.header(), header());
+        assert!(reader.truncated().is_none());
+        assert_eq!(reader.threads(), [ThreadId(0), ThreadId(1)]);
+        let stream = reader.streams().remove(0);
+        stream.map(|e| e.unwrap().time.0).collect()
+    };
+    // 100 ns after the reference, 1 ms, 100 ms.
+    let want = [7_000_000_000, 7_000_000_100, 7_001_000_000, 7_100_000_000];
+    let replaced = times(write(Some(exact)));
+    for (got, want) in replaced.iter().zip(want) {
+        assert!(got.abs_diff(want) <= 1, "{got} ns, want {want}");
+    }
+    let kept = times(write(None));
+    assert!(kept[3].abs_diff(want[3]) > 900_000, "{kept:?}"); // 1 % of 100 ms
+    assert_eq!(write(Some(exact)).len(), write(None).len());
+
+    let mut plain =
+        LogWriter::with_time_scale(std::io::Cursor::new(Vec::new()), &header(), exact).unwrap();
+    let refused = plain.replace_time_scale(provisional).unwrap_err();
+    assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
 }
 
 /// Cutting the log at every byte: the reader never panics, reads a prefix of each thread's

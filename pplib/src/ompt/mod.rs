@@ -25,11 +25,13 @@
 //! The events each OMPT callback records are listed in [`callbacks`].
 //!
 //! The runtime initializes lazily, so the session starts inside whatever the program does
-//! first with OpenMP, and where pplib's clock is the time-stamp counter the first session of
-//! a process calibrates it for about 20 ms before it begins. A program that times its own
-//! region (`pp-campaign --time-key`) would count that time: start the runtime before its
-//! timer (any OpenMP call that initializes it, such as `omp_get_max_threads()`), or record
-//! with `PPLIB_CLOCK=monotonic` (no calibration).
+//! first with OpenMP. Starting it costs well under a millisecond (the log is created, the
+//! writer thread started and, where pplib's clock is the time-stamp counter, the counter's
+//! rate measured for 100 µs; the precise rate is measured up to the session's end, when
+//! the program exits: [`crate::clock`]). A program that times its own region
+//! (`pp-campaign --time-key`) with the runtime's start inside would count that time, and the
+//! runtime's own start-up (its threads): start the runtime before the timer (any OpenMP call
+//! that initializes it, such as `omp_get_max_threads()`).
 //!
 //! Region names: every parallel region and work-sharing construct is a fragment named
 //! `FUNCTION/CONSTRUCT:FILE:LINE`, e.g. `trimul/parallel:tri.c:33` and `trimul/loop:tri.c:36`

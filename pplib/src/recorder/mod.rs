@@ -38,7 +38,7 @@ pub(crate) use local::{
     sample_scheduling,
 };
 
-use crate::clock::{self, ClockSource};
+use crate::clock::{self, ClockSource, SessionClock};
 use crate::counters::{self, Counter, CounterBackend};
 use crate::log::binary::LogWriter;
 use crate::log::{Header, ProcessInfo};
@@ -120,8 +120,7 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         .counters
         .as_ref()
         .map(|b| counters::probe(b.as_ref()));
-    clock::select(config.clock);
-    let scale = clock::time_scale(config.clock);
+    let clock = SessionClock::start(config.clock);
     let start_clock_ns = sys::monotonic_ns();
     let start_unix_ns = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -159,7 +158,13 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         source,
     };
     let mut file = LogFile::new(file);
-    let log = LogWriter::with_time_scale(file.clone(), &header, scale).map_err(create)?;
+    let remeasure = clock.remeasure();
+    let log = if remeasure.is_some() {
+        LogWriter::with_replaceable_time_scale(file.clone(), &header, clock.initial_scale())
+    } else {
+        LogWriter::with_time_scale(file.clone(), &header, clock.initial_scale())
+    }
+    .map_err(create)?;
     // The header on disk now: a process that dies right after the session starts leaves
     // a log that reads as truncated, not an empty file. A failure (a full disk) stays in
     // the buffer and is met again, and reported, by the writer's next write.
@@ -174,6 +179,7 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         path: config.path.clone(),
         state,
         failed: Arc::clone(&failed),
+        remeasure,
     };
     let handle = std::thread::Builder::new()
         .name("pplib-writer".to_owned())

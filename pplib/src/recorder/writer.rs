@@ -2,10 +2,12 @@
 //!
 //! It is the only code that touches the file. An I/O error is reported once on stderr,
 //! stops recording, and from then on messages are consumed and dropped (so that threads
-//! never block on a dead writer).
+//! never block on a dead writer). With the TSC as clock it also measures the time scale
+//! while it writes and after the session's last event, and rewrites the header's scale in
+//! place each time (`clock`'s module docs say when and how precisely).
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -15,6 +17,7 @@ use std::time::Duration;
 use super::buffer::ThreadBuffer;
 use super::encode::ChunkWriter;
 use super::STATE;
+use crate::clock::Remeasure;
 use crate::log::binary::LogWriter;
 use crate::log::ThreadId;
 
@@ -82,6 +85,16 @@ impl Write for LogFile {
     }
 }
 
+impl Seek for LogFile {
+    /// Flushes what is buffered, then moves the file's position.
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .seek(to)
+    }
+}
+
 /// The state the writer thread owns.
 pub(crate) struct Writer {
     pub(crate) log: LogWriter<LogFile>,
@@ -89,6 +102,8 @@ pub(crate) struct Writer {
     pub(crate) path: PathBuf,
     pub(crate) state: u64,
     pub(crate) failed: Arc<AtomicBool>,
+    /// For the TSC: measures the time scale anew, which replaces the header's.
+    pub(crate) remeasure: Option<Remeasure>,
 }
 
 impl Writer {
@@ -128,7 +143,9 @@ impl Writer {
             if let Message::Finish(reply) = message {
                 let result = match error.take() {
                     Some(e) => Err(e),
-                    None => self.log.finish().map(drop),
+                    None => self
+                        .final_time_scale()
+                        .and_then(|()| self.log.finish().map(drop)),
                 };
                 // Release buffers handed off after the end began (their records are dropped).
                 while let Ok(late) = rx.try_recv() {
@@ -167,9 +184,39 @@ impl Writer {
                 }
                 Message::Finish(_) => Ok(()),
             };
+            let result = result.and_then(|()| self.remeasured_time_scale());
             if let Err(e) = result {
                 self.fail(&mut error, e);
             }
+        }
+    }
+
+    /// Replaces the header's time scale with one measured now, when a measure is due.
+    fn remeasured_time_scale(&mut self) -> io::Result<()> {
+        match self.remeasure.as_mut().and_then(Remeasure::due) {
+            Some(scale) => self.replace_time_scale(scale),
+            None => Ok(()),
+        }
+    }
+
+    /// Replaces the header's time scale with the final one (after the session's last event).
+    fn final_time_scale(&mut self) -> io::Result<()> {
+        match self.remeasure.as_ref().map(Remeasure::finish) {
+            Some(scale) => self.replace_time_scale(scale),
+            None => Ok(()),
+        }
+    }
+
+    /// Rewrites the header's scale; a log that cannot be rewritten in place (a character
+    /// device other than a file, which seeks nowhere) keeps the one it has, and no later
+    /// measure is tried.
+    fn replace_time_scale(&mut self, scale: crate::log::binary::TimeScale) -> io::Result<()> {
+        match self.log.replace_time_scale(scale) {
+            Err(e) if e.raw_os_error() == Some(libc::ESPIPE) => {
+                self.remeasure = None;
+                Ok(())
+            }
+            other => other,
         }
     }
 

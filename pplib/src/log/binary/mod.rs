@@ -9,7 +9,8 @@
 //!
 //! - `u8`, `u16le`, `u32le`: little-endian fixed-width unsigned integers.
 //! - `uvarint`: unsigned LEB128 (7 bits per byte, low bits first, high bit set on every byte
-//!   but the last), at most 10 bytes, value < 2^64.
+//!   but the last), at most 10 bytes, value < 2^64. Not necessarily minimal: a value padded
+//!   with groups of zero bits (bytes 0x80, then a last 0x00) reads the same.
 //! - `str`: `uvarint` byte length, then that many bytes of UTF-8.
 //!
 //! # File layout
@@ -60,6 +61,15 @@
 //!
 //! (`ref_raw` 0, `ref_ns` 0, `ns_per_raw_q32` 2^32 when the clock counts nanoseconds.)
 //! Times must not decrease along a thread, across chunks included.
+//!
+//! **A scale rewritten in place.** A writer that measures the scale while it records (pplib
+//! with the time-stamp counter: [`crate::clock`]) writes the three fields padded to 10 bytes
+//! each, so that they have a fixed place and width, and rewrites them there: from time to
+//! time while recording and, before `END`, with the final scale measured after the last
+//! event ([`LogWriter::with_replaceable_time_scale`], [`LogWriter::replace_time_scale`]).
+//! A reader needs nothing special: it reads the scale the file holds, which for a complete
+//! log is the final one and for a log cut short the last one written (measured up to about
+//! its last whole chunk).
 //!
 //! | code | event (docs/event-logs.md) | args |
 //! |---|---|---|

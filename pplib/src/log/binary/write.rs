@@ -1,6 +1,6 @@
 //! Writing the binary log (see the spec in the parent module).
 
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 
 use super::{
     code, put_str, put_uvarint, TimeScale, MAGIC, REC_CHUNK, REC_END, REC_NAME, REC_THREAD, VERSION,
@@ -16,6 +16,8 @@ pub struct LogWriter<W: Write> {
     out: W,
     names: u32,
     record: Vec<u8>,
+    /// Byte offset of the header's time scale, when written to be replaced.
+    scale_at: Option<u64>,
 }
 
 impl<W: Write> LogWriter<W> {
@@ -25,10 +27,26 @@ impl<W: Write> LogWriter<W> {
     }
 
     /// Like [`LogWriter::new`], for event times in raw clock units converted by `scale`.
-    pub fn with_time_scale(
+    pub fn with_time_scale(out: W, header: &Header, scale: TimeScale) -> io::Result<LogWriter<W>> {
+        LogWriter::write_header(out, header, scale, false)
+    }
+
+    /// Like [`LogWriter::with_time_scale`] with a scale known only approximately yet: its
+    /// three fields are written padded to 10 bytes each (the spec's replaceable scale), so
+    /// that [`LogWriter::replace_time_scale`] can rewrite them in place later.
+    pub fn with_replaceable_time_scale(
+        out: W,
+        header: &Header,
+        scale: TimeScale,
+    ) -> io::Result<LogWriter<W>> {
+        LogWriter::write_header(out, header, scale, true)
+    }
+
+    fn write_header(
         mut out: W,
         header: &Header,
         scale: TimeScale,
+        replaceable: bool,
     ) -> io::Result<LogWriter<W>> {
         let mut body = Vec::new();
         put_uvarint(&mut body, u64::from(header.processors));
@@ -44,10 +62,15 @@ impl<W: Write> LogWriter<W> {
         }
         put_uvarint(&mut body, header.process.start_unix_ns);
         put_uvarint(&mut body, header.process.start_clock_ns);
-        put_uvarint(&mut body, scale.ref_raw);
-        put_uvarint(&mut body, scale.ref_ns);
-        put_uvarint(&mut body, scale.ns_per_raw_q32);
-        let mut head = Vec::with_capacity(14 + body.len());
+        let scale_at = replaceable.then(|| (HEADER_START + body.len()) as u64);
+        if replaceable {
+            body.extend_from_slice(&padded_time_scale(&scale));
+        } else {
+            put_uvarint(&mut body, scale.ref_raw);
+            put_uvarint(&mut body, scale.ref_ns);
+            put_uvarint(&mut body, scale.ns_per_raw_q32);
+        }
+        let mut head = Vec::with_capacity(HEADER_START + body.len());
         head.extend_from_slice(&MAGIC);
         head.extend_from_slice(&VERSION.to_le_bytes());
         head.extend_from_slice(&(body.len() as u32).to_le_bytes());
@@ -57,6 +80,7 @@ impl<W: Write> LogWriter<W> {
             out,
             names: 0,
             record: Vec::new(),
+            scale_at,
         })
     }
 
@@ -118,6 +142,27 @@ impl<W: Write> LogWriter<W> {
         self.out.write_all(&chunk.body)
     }
 
+    /// Rewrites the header's time scale in place (a writer made by
+    /// [`LogWriter::with_replaceable_time_scale`]; any other is an `InvalidInput` error),
+    /// then goes back to the end of what was written. Events already written convert with
+    /// the new scale too.
+    pub fn replace_time_scale(&mut self, scale: TimeScale) -> io::Result<()>
+    where
+        W: Seek,
+    {
+        let at = self.scale_at.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the log's time scale was not written to be replaced",
+            )
+        })?;
+        let end = self.out.stream_position()?;
+        self.out.seek(SeekFrom::Start(at))?;
+        self.out.write_all(&padded_time_scale(&scale))?;
+        self.out.seek(SeekFrom::Start(end))?;
+        Ok(())
+    }
+
     /// Flushes the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
@@ -129,6 +174,25 @@ impl<W: Write> LogWriter<W> {
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// Where the header's fields begin: after magic, version and the header's length.
+const HEADER_START: usize = 8 + 2 + 4;
+
+/// The time scale's three fields as uvarints padded to 10 bytes each (continuation bits
+/// on the first nine bytes): a fixed width, read like any uvarint.
+fn padded_time_scale(scale: &TimeScale) -> [u8; 30] {
+    let mut out = [0u8; 30];
+    for (field, value) in [scale.ref_raw, scale.ref_ns, scale.ns_per_raw_q32]
+        .into_iter()
+        .enumerate()
+    {
+        let bytes = &mut out[10 * field..10 * field + 10];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = ((value >> (7 * i)) & 0x7f) as u8 | if i < 9 { 0x80 } else { 0 };
+        }
+    }
+    out
 }
 
 /// Encodes the events of one thread into a `CHUNK` payload.
