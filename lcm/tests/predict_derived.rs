@@ -377,11 +377,36 @@ fn a_reference_with_p_k_takes_the_measured_model_at_k_processors() {
         .unwrap()
         .seconds;
     assert!(close(t, 1.2e-5), "{t}");
-    // A suffix that is not `_p` and a whole number is not a category.
-    let bad = "fn main() {\n    // lcm: fragment fill\n    // lcm: like fill\n    // lcm: ml = fill.ml_px\n    work();\n}\n";
+    // A suffix that is not `_p` and a whole number or a name is not a category.
+    let bad = "fn main() {\n    // lcm: fragment fill\n    // lcm: like fill\n    // lcm: ml = fill.ml_q2\n    work();\n}\n";
     let Err(e) = program(bad, "main", MEASURED) else {
-        panic!("`fill.ml_px` accepted");
+        panic!("`fill.ml_q2` accepted");
     };
     let e = e.to_string();
     assert!(e.contains("_pK"), "{e}");
+}
+
+#[test]
+fn a_reference_with_p_and_a_name_takes_the_measured_model_where_the_name_is_bound() {
+    // fill.ml = 2e-9*n*(p - 1) at `both` processors less at the fragment's own: the
+    // co-run rule of two tasks that share the machine (docs/models.md, "Derived models").
+    let src = "fn main() {\n    // lcm: fragment fill\n    // lcm: like fill\n    // lcm: contention = (fill.ml_pboth - fill.ml) / fill.pc\n    work();\n}\n";
+    let prog = program(src, "main", MEASURED).unwrap();
+    assert!(prog.parameters().contains(&"both".to_string()));
+    // p = 1, both = 2: ml(2) - ml(1) = 2e-9*n, 0.2 * pc: n = 1000 gives 1.2e-5 (as `_p2`).
+    let t = |both: f64| {
+        prog.predict(&at(&[("p", 1.0), ("n", 1000.0), ("both", both)]))
+            .unwrap()
+            .seconds
+    };
+    assert!(close(t(2.0), 1.2e-5), "{}", t(2.0));
+    // both = 3: ml(3) = 4e-9*n, 0.4 * pc: 1.4e-5.
+    assert!(close(t(3.0), 1.4e-5), "{}", t(3.0));
+    // p = 2, both = 4: (ml(4) - ml(2)) / pc = 0.4; the fragment's own ml(2) = 0.2 * pc and
+    // sl(2) = 0.4 * pc stay: (1 + 0.2 + 0.4 + 0.4) * 1e-5 / 2 processors = 1e-5.
+    let t2 = prog
+        .predict(&at(&[("p", 2.0), ("n", 1000.0), ("both", 4.0)]))
+        .unwrap()
+        .seconds;
+    assert!(close(t2, 1e-5), "{t2}");
 }

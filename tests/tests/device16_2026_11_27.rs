@@ -53,14 +53,18 @@ struct Bounds {
     base_mean_err_pct: f64,
 }
 
-/// FFT: replayed mean |error| of tp 13.1 %, max 24.1 %, ranking right at 67 of 75 points
-/// and 59 of the 61 decisive ones (the study's own numbers, reproduced); dp's mean |error|
-/// 7.0 %.
+/// FFT: replayed mean |error| of tp 9.7 %, max 20.5 %, ranking right at 67 of 75 points
+/// and 60 of the 61 decisive ones; dp's mean |error| 7.0 %. The study had 13.1 %, 24.1 %,
+/// 67 and 59 with tp's co-run rule written for one thread per task (`mem_slowdown_k2`,
+/// `X.ml_p2`), which at 16 cores charged no contention (this host's `mem_slowdown_k2` is
+/// 0.98); today's rule, written for any split (`mem_slowdown_kboth / mem_slowdown_kp`,
+/// `X.ml_pboth - X.ml`), charges what the memory system adds from the task's threads to
+/// all of them.
 const FFT_BOUNDS: Bounds = Bounds {
-    mean_err_pct: 14.5,
-    max_err_pct: 26.5,
+    mean_err_pct: 10.7,
+    max_err_pct: 22.5,
     ranking_min: 64,
-    decisive_min: 56,
+    decisive_min: 58,
     decisive: 61,
     base_mean_err_pct: 7.7,
 };

@@ -14,10 +14,14 @@
 //!
 //! Each fragment derives from the data-parallel version's measured models (`lcm predict
 //! --models`; docs/models.md, "Derived models") and the machine file's keys (`lcm predict
-//! --machine`), nothing else: the two tasks run at once, so each fragment's work slows by
-//! what the measured version lost when two threads ran it at once (`X.ml_p2 / X.pc`), at
-//! most the machine's memory slowdown for two threads (`mem_slowdown_k2`). `alloc` runs
-//! before the tasks start: it keeps its measured models.
+//! --machine`), nothing else: the two tasks run at once, so the memory system serves the
+//! threads of both (`both`, bound to the program's p above the tasks) while each fragment
+//! runs on its task's `p`. Its work slows by what the measured version lost beyond its own
+//! p when it ran on `both` threads (`(X.ml_pboth - X.ml) / X.pc`), at most what the
+//! machine's memory slowdown grows by from `p` to `both` threads (`mem_slowdown_kboth /
+//! mem_slowdown_kp - 1`, the keys interpolated at those numbers). With one thread per task
+//! (p = 2) that is what two threads lost at once, at most `mem_slowdown_k2 - 1`. `alloc`
+//! runs before the tasks start: it keeps its measured models.
 //!
 //! The hand-offs need no rule here: lcm recognizes the two task loops linked by the channel
 //! as a pipeline and prices each hand-off from the stage times (docs/models.md,
@@ -46,8 +50,10 @@ pub fn fft2d(n: usize, iters: usize, pool_a: &ThreadPool, pool_b: &ThreadPool) -
     let waiting = pplib::par();
     std::thread::scope(|s| {
         // lcm: p = ceil(p/2)
+        // lcm: both = p
         s.spawn(|| pool_a.install(|| task_a(n, iters, &free, &tx)));
         // lcm: p = floor(p/2)
+        // lcm: both = p
         s.spawn(|| pool_b.install(|| task_b(n, iters, &rx, &free, &mut out)));
     });
     drop(waiting);
@@ -70,7 +76,7 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
         let mut a = free.take();
 
         // lcm: like init
-        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, init.ml_p2 / init.pc))
+        // lcm: contention = min(mem_slowdown_kboth / mem_slowdown_kp - 1, max(0, (init.ml_pboth - init.ml) / init.pc))
         // lcm: output a
         pplib::frag_scope("init", || {
             a.par_chunks_mut(g * n)
@@ -79,7 +85,7 @@ fn task_a(n: usize, iters: usize, free: &MatrixPool, tx: &Sender<Vec<Complex64>>
         });
 
         // lcm: like cols
-        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, cols.ml_p2 / cols.pc))
+        // lcm: contention = min(mem_slowdown_kboth / mem_slowdown_kp - 1, max(0, (cols.ml_pboth - cols.ml) / cols.pc))
         // lcm: input a
         // lcm: output a
         pplib::frag_scope("cols", || {
@@ -112,7 +118,7 @@ fn task_b(
 
         // It reads the matrix from the other stage's processor.
         // lcm: like transpose
-        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, transpose.ml_p2 / transpose.pc))
+        // lcm: contention = min(mem_slowdown_kboth / mem_slowdown_kp - 1, max(0, (transpose.ml_pboth - transpose.ml) / transpose.pc))
         // lcm: input a
         // lcm: bytes = 16*n^2
         // lcm: output b
@@ -123,7 +129,7 @@ fn task_b(
         });
 
         // lcm: like rows
-        // lcm: contention = min(mem_slowdown_k2 - 1, max(0, rows.ml_p2 / rows.pc))
+        // lcm: contention = min(mem_slowdown_kboth / mem_slowdown_kp - 1, max(0, (rows.ml_pboth - rows.ml) / rows.pc))
         // lcm: input b
         // lcm: output b
         pplib::frag_scope("rows", || {

@@ -10,7 +10,11 @@
 //!    every reference `F.c` replaced by the measured model of category `c` of fragment `F`
 //!    (0 when `F` was measured but the fit left `c` out), and `F.c_pK` (K a whole number)
 //!    by that model at K processors (`p` replaced by K: what the measured version lost with
-//!    K threads, e.g. `F.ml_p2`, whatever the derived fragment's own processors);
+//!    K threads, e.g. `F.ml_p2`, whatever the derived fragment's own processors); K may
+//!    also be a variable (`F.ml_pNAME`, NAME starting with a letter), bound where the
+//!    fragment runs like any other (a variable override `// lcm: NAME = EXPR` above a task
+//!    reads the processors outside it: `F.ml_pboth` with `both = p` above two tasks of
+//!    `p/2` threads each is the model at all of them);
 //! 3. with `contention = E`: the fragment shares the machine with other busy tasks and its
 //!    pure computation slows by the share `E`: `E * pc` is added to `ml` (to `rt` as
 //!    `E * rt` when the models have no `pc`).
@@ -122,7 +126,7 @@ fn resolve(
                 file,
                 line,
                 format!(
-                    "`{frag}.{cat}`: expected a category after `{frag}.` (one of {}, or one of them with `_pK` for its model at K processors), found `{cat}` ({} models `{frag}` with {})",
+                    "`{frag}.{cat}`: expected a category after `{frag}.` (one of {}, or one of them with `_pK` for its model at K processors, K a whole number or a variable), found `{cat}` ({} models `{frag}` with {})",
                     CATEGORIES.join(" "),
                     measured.file,
                     has.join(" ")
@@ -131,7 +135,7 @@ fn resolve(
         }
         let mut model = m.category(cat_name).cloned().unwrap_or(Expr::Num(0.0));
         if let Some(k) = at_p {
-            let p = BTreeMap::from([("p".to_string(), Expr::Num(k))]);
+            let p = BTreeMap::from([("p".to_string(), k)]);
             model = super::env::substitute(&model, &p);
         }
         map.insert(format!("{frag}.{cat}"), model);
@@ -140,13 +144,23 @@ fn resolve(
     Ok((resolved, map.into_iter().collect()))
 }
 
-/// A reference's category and, for `CAT_pK`, the processors K it is taken at.
-fn split_processors(cat: &str) -> (&str, Option<f64>) {
-    if let Some((c, k)) = cat.rsplit_once("_p") {
-        if CATEGORIES.contains(&c) && !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
+/// A reference's category and, for `CAT_pK`, the processors K it is taken at: a whole
+/// number, or a variable (`CAT_pNAME`, NAME a name that starts with a letter: the model at
+/// as many processors as NAME is bound to where the fragment runs).
+fn split_processors(cat: &str) -> (&str, Option<Expr>) {
+    for c in CATEGORIES {
+        let Some(k) = cat.strip_prefix(c).and_then(|r| r.strip_prefix("_p")) else {
+            continue;
+        };
+        if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
             if let Ok(k) = k.parse::<f64>() {
-                return (c, Some(k));
+                return (c, Some(Expr::Num(k)));
             }
+        }
+        let is_name = k.starts_with(|ch: char| ch.is_ascii_alphabetic())
+            && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if is_name {
+            return (c, Some(Expr::Var(k.to_string())));
         }
     }
     (cat, None)

@@ -90,6 +90,7 @@ use super::error::PredictError;
 use std::collections::BTreeMap;
 
 mod costs;
+pub mod indexed;
 mod keys;
 pub use costs::Costs;
 use keys::{describe, family, key_range, COST_KEYS};

@@ -262,11 +262,12 @@ impl Program {
     /// Prepares an already recognized tree.
     pub fn build(
         name: &str,
-        root: Node,
+        mut root: Node,
         mut warnings: Vec<Warning>,
         machine: Machine,
         measured: Option<&[Move]>,
     ) -> Result<Program, PredictError> {
+        expand_indexed_keys(&mut root, &machine.bindings());
         let (comm, moves_added, moves_removed) = adjustments(&root, &machine, measured);
         let (model, w) = Composer::new(name, ComposeOptions::default(), &comm).compose(&root)?;
         for x in w {
@@ -430,4 +431,17 @@ pub fn predict_file(
     opts: &PredictOptions,
 ) -> Result<f64, PredictError> {
     Ok(Program::load(path, opts)?.predict(bindings)?.seconds)
+}
+
+/// Replaces, in every fragment's category models under `node`, the machine keys indexed by
+/// a variable (`mem_slowdown_kboth`: [`super::machine::indexed`]) by their interpolation.
+fn expand_indexed_keys(node: &mut Node, keys: &std::collections::BTreeMap<String, f64>) {
+    if let NodeKind::Fragment(f) = &mut node.kind {
+        for (_, e) in &mut f.categories {
+            *e = super::machine::indexed::expand(e, keys);
+        }
+    }
+    for c in &mut node.children {
+        expand_indexed_keys(c, keys);
+    }
 }
