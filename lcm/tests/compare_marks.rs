@@ -122,6 +122,12 @@ fn a_negative_category_model_is_warned_about_and_marked() {
         .find(|l| l.trim_start().starts_with("10000"))
         .unwrap();
     assert!(row.ends_with("*!"), "{out}");
+    // A negative time ranks nothing: no verdict, no ratio, and the point is not counted as
+    // a tie (n, T_a, T_b, +-%, better, T_a/T_b, note); n = 1000 (1 s each) is the one tie.
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((words[4], words[5]), ("-", "-"), "{out}");
+    assert!(out.contains(", tie at 1 ("), "{out}");
+    assert!(out.contains("not compared at 1 ("), "{out}");
     // lcm predict says it too, and lists it in --json.
     let args = [
         "predict", "a.rs", "--set", "n=10000", "--set", "p=1", "--json",

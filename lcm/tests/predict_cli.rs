@@ -336,7 +336,7 @@ fn a_grid_goes_on_past_a_point_the_program_cannot_run_at() {
     // The summary counts that point apart, not as a tie (halves: 8 s at p = 2 and 3
     // against one's 10 processor-s over p).
     assert!(
-        out.contains("a better at 0 point(s), b better at 2, tie at 0 (the two predictions differ by less than their uncertainty +-%), not compared at 1 (a version has no prediction there: -)"),
+        out.contains("a better at 0 point(s), b better at 2, tie at 0 (the two predictions differ by less than their uncertainty +-%), not compared at 1 (a version has no prediction there, or a time that is not positive: -)"),
         "{out}"
     );
 }

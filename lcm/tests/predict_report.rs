@@ -1,12 +1,13 @@
 //! `lcm predict`'s readable report as a user reads it: its tables keep their columns in
 //! line whatever the cells (a fragment name longer than the header, grid values written
 //! as exponents), and a pipeline's hand-offs say which stage waits for which, for what, on
-//! what share of the items it parks and who pays.
+//! what share of the items it parks and who pays; a fragment reached through calls from
+//! several places has one row per place, each saying where it is called from.
 //!
-//! Fixture: tests/predict/report_pipeline.rs (its header says what it must give) with the
+//! Fixtures: tests/predict/report_pipeline.rs (its header says what it must give) with the
 //! round-number machine file (tests/support/round_machine.rs) plus `handoff_notify_s =
-//! 3e-6` and `handoff_spin_window_s = 5e-6`. Snapshots: tests/predict/snapshots (review
-//! changes with `cargo insta review`).
+//! 3e-6` and `handoff_spin_window_s = 5e-6`; tests/predict/report_calls.rs (likewise).
+//! Snapshots: tests/predict/snapshots (review changes with `cargo insta review`).
 
 #[path = "support/run.rs"]
 mod support;
@@ -171,4 +172,82 @@ fn the_grid_table_keeps_exponent_values_in_line() {
     insta::with_settings!({snapshot_path => "predict/snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_snapshot!("report_grid_table", out);
     });
+}
+
+#[test]
+fn a_fragment_called_from_several_places_says_where_each_row_is_called_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/predict/report_calls.rs");
+    std::fs::copy(src, dir.path().join("calls.rs")).unwrap();
+    let (code, out, err) = support::lcm(&["predict", "calls.rs", "--set", "p=1"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let table = table_lines(&out, "fragment", "overheads");
+    assert_aligned(&table);
+    let words: Vec<Vec<&str>> = table
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        words[0],
+        ["fragment", "line", "called", "at", "runs", "p_f", "T_f", "(s)", "adds", "T", "(s)"],
+        "{out}"
+    );
+    // fragment, line, called at (its words), runs: the fixture's header gives them.
+    let head = |w: &Vec<&str>| w[..w.len() - 3].join(" ");
+    assert_eq!(
+        words[1..].iter().map(head).collect::<Vec<_>>(),
+        [
+            "fill 29 9 x2 2",
+            "fill 29 11 1",
+            "fill 29 13 x3 > 22 x4 12",
+            "work 17 1"
+        ],
+        "{out}"
+    );
+    close(
+        out.lines()
+            .last()
+            .and_then(|l| l.strip_prefix("predicted: T="))
+            .and_then(|v| v.parse().ok())
+            .expect(&out),
+        1.015,
+    );
+    let (code, out, err) = support::lcm(
+        &["predict", "calls.rs", "--set", "p=1", "--json"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v[0]["accounting"]["fragments"].as_array().unwrap();
+    let calls: Vec<serde_json::Value> = rows.iter().map(|r| r["called_from"].clone()).collect();
+    assert_eq!(
+        calls,
+        [
+            serde_json::json!([{"function": "fill", "line": 9, "repeat": 2.0}]),
+            serde_json::json!([{"function": "fill", "line": 11, "repeat": 1.0}]),
+            serde_json::json!([
+                {"function": "batch", "line": 13, "repeat": 3.0},
+                {"function": "fill", "line": 22, "repeat": 4.0}
+            ]),
+            serde_json::json!([]),
+        ],
+        "{out}"
+    );
+    // The fields that were there before stay as they were: the fragment's own line.
+    assert!(rows[..3].iter().all(|r| r["line"] == 29), "{out}");
+    assert_eq!(rows[2]["executions"], 12.0, "{out}");
+}
+
+#[test]
+fn without_calls_the_fragment_table_has_no_called_at_column() {
+    let dir = setup();
+    let out = predict(
+        dir.path(),
+        &["--set", "p=2", "--set", "ta=3e-5", "--set", "tb=1e-5"],
+    );
+    let table = table_lines(&out, "fragment", "overheads");
+    assert!(
+        table[0].starts_with("fragment") && !table[0].contains("called at"),
+        "{out}"
+    );
 }

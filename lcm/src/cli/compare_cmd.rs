@@ -47,14 +47,22 @@ predictions tie. A row marked `*` lies beyond 2x a fragment's measured range of 
 version (the models extrapolate; the warning is on stderr), a row marked `!` uses a model
 that evaluates negative there (or a negative time; warned on stderr, not clamped); a
 crossover among such points says so on its line. A point where a version has no
-prediction (named on stderr) shows `-` and is counted apart in the summary (`not compared`).
+prediction (named on stderr) or a time that is not positive is not compared: it shows `-`,
+is counted apart in the summary (`not compared`) and is never a tie nor a crossover's end.
+A crossover's position is printed to the digits its interpolation can mean (3 significant
+digits of the spacing of the two grid values around it; whole numbers on an integral grid
+more than 10 apart); --json's `at` is the full number.
 JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
-uncertainty, relative_difference, better (a|b|tie), beyond_measured_range, negative,
-warnings_a, warnings_b, negative_a, negative_b, uncertainty_from}], crossovers: [{variable,
-between, at, others, better_after, beyond_measured_range, negative}], measured: [{version,
-bindings, measured_s, runs, spread, lines, iterations, iterations_variable, predicted_s,
-relative_error}]}; uncertainty_from is `default` or `--uncertainty`, or the measured points
-that set u; negative_a/_b: [{fragment, line, model, value_s}].";
+uncertainty, relative_difference, better (a|b|tie|not_compared), compared,
+beyond_measured_range, negative, warnings_a, warnings_b, negative_a, negative_b,
+uncertainty_from}], counts{a, b, tie, not_compared}, crossovers: [{variable, between, at,
+others, better_after, beyond_measured_range, negative}], measured: [{version, bindings,
+measured_s, runs, spread, lines, iterations, iterations_variable, predicted_s,
+relative_error}]}; better is `not_compared` and compared false where a version has no
+prediction (its t_ null) or a time that is not positive, `tie` only where both were
+compared; counts are the points of each verdict; uncertainty_from is `default` or
+`--uncertainty`, or the measured points that set u; negative_a/_b: [{fragment, line,
+model, value_s}].";
 
 /// Arguments of `lcm compare`.
 #[derive(Args, Debug)]

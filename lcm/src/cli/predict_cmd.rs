@@ -49,7 +49,11 @@ A restructured source may derive its fragments' models from the --models file
 (`// lcm: like fill`, `// lcm: sl = fill.sl / shards`, `// lcm: contention = EXPR`;
 docs/models.md, section Derived models); the rules' variables are bound with --set.
 
-The last line of a single-point prediction is exactly `predicted: T=SECONDS`.
+The last line of a single-point prediction is exactly `predicted: T=SECONDS`. Its table
+has a row per fragment instance: `line` is the fragment's own line; where an instance is
+reached through calls, a `called at` column gives each call's line, outermost first, with
+`xR` when the call runs R times per run of the function that makes it (a loop or items
+around it): `alloc  61  42 x2` and `alloc  61  44` are the two calls of one function.
 With --machine FILE (from `lcm calibrate`) the machine's run-time costs are added as named
 fragments: `machine fork/join` before every join and scope
 (fork_join_base_s + fork_join_log2p_s*log2(min(tasks, p))), `machine task` per task
@@ -84,7 +88,10 @@ the fragment, its line and the model, and in --json (`negative_models`: [{fragme
 model, value_s}]); nothing is clamped, and a negative predicted time is always warned about.
 JSON (--json): an array of points {bindings, seconds, warnings, negative_models, speedup, contributions{fragments,
 load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
-total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T.
+total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T. Each of
+accounting.fragments (the table's rows: name, line, executions, procs, time_s, work,
+comm_s) has called_from: [{function, line, repeat}], the calls leading to it, outermost
+first, empty in the entry function's own code.
 A grid point the program cannot run at (a pipeline stage left with no processor, e.g. tp at
 p = 1) is named on stderr with the reason and shown as `-` ({bindings, seconds: null, error}
 in --json); the others are predicted. A grid with no point predicted fails (exit 1).";

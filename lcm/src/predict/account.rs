@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 mod shares;
-pub use shares::{Accounting, FragmentShare, ParallelShare, PipelineShare, StageShare};
+pub use shares::{Accounting, CallSite, FragmentShare, ParallelShare, PipelineShare, StageShare};
 
 pub(crate) fn ev(e: &Expr, b: &Bindings, what: &str) -> Result<f64, PredictError> {
     e.eval(b).map_err(|err| match err {
@@ -155,6 +155,9 @@ struct Walker<'a> {
     /// With the instance lists of [`Accounting`] (else only [`Totals`], memoized).
     instances: bool,
     memo: Memo,
+    /// With the instance lists: the calls being walked, outermost first, each with the
+    /// executions of its call node in the whole run.
+    calls: Vec<(CallSite, f64)>,
 }
 
 /// Evaluates the breakdown of `root` at `bindings` (must bind `p`); `comm[k]` as in
@@ -214,6 +217,7 @@ impl<'a> Walker<'a> {
             totals: Totals::default(),
             instances,
             memo: Memo::new(),
+            calls: Vec::new(),
         })
     }
 
@@ -304,6 +308,17 @@ impl<'a> Walker<'a> {
     ) -> Result<(f64, f64), PredictError> {
         let env = env.enter(n, outer);
         let p = self.val(&env.p(), &format!("processors at line {}", n.line))?;
+        let call = n.called_function().filter(|_| self.instances);
+        if let Some(function) = call {
+            // The executions of the caller's own code: those of the call that entered it.
+            let caller = self.calls.last().map_or(1.0, |(_, m)| *m);
+            let site = CallSite {
+                function: function.to_string(),
+                line: n.line,
+                repeat: if caller > 0.0 { mult / caller } else { mult },
+            };
+            self.calls.push((site, mult));
+        }
         let t = match &n.kind {
             NodeKind::Fragment(f) => self.fragment(f, n.line, sh, &env, p, mult)?,
             NodeKind::Serial { .. } | NodeKind::Locked { .. } => {
@@ -339,7 +354,15 @@ impl<'a> Walker<'a> {
             }
             NodeKind::Pipeline { .. } => self.pipeline(n, sh, &env, outer, mult)?.0,
         };
+        if call.is_some() {
+            self.calls.pop();
+        }
         Ok((t, p))
+    }
+
+    /// The calls being walked, outermost first (for a fragment instance).
+    fn call_sites(&self) -> Vec<CallSite> {
+        self.calls.iter().map(|(c, _)| c.clone()).collect()
     }
 
     /// One execution of fragment `f` (at `line`) on `p` processors: its seconds.
@@ -382,6 +405,7 @@ impl<'a> Walker<'a> {
             self.acc.fragments.push(FragmentShare {
                 name: f.name.clone(),
                 line,
+                called_from: self.call_sites(),
                 executions: mult,
                 procs: p,
                 time_s: time,
@@ -495,6 +519,7 @@ impl<'a> Walker<'a> {
                 self.acc.fragments.push(FragmentShare {
                     name: super::handoff::NAME.to_string(),
                     line: node.line,
+                    called_from: self.call_sites(),
                     executions: mult * stage.items,
                     procs: stage.procs,
                     time_s: h,

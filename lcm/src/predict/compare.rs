@@ -34,12 +34,23 @@
 //! (the crossover lies somewhere in the tie region and is interpolated where T_a − T_b
 //! changes sign), and a sign change between ties is no crossover at all.
 //!
+//! # Points that are not compared
+//! Where a version has no prediction (the grid point is one it cannot run at: its time is
+//! NaN) or a time that is not a positive number (a negative model made it zero or
+//! negative), there is nothing to rank: the verdict is [`Verdict::NotCompared`], never a
+//! tie. Such points are counted apart ([`Comparison::not_compared`]), `lcm compare --json`
+//! writes `"better": "not_compared"` and `"compared": false` for them, and crossovers pass
+//! over them as over ties: they are never a crossover's end, and the interpolation of
+//! where T_a − T_b changes sign uses the compared points only.
+//!
 //! ```
 //! use lcm::predict::compare::{verdict, Verdict, DEFAULT_RELATIVE_UNCERTAINTY};
 //! // 0.02 % apart: a tie at the default 5 %.
 //! assert_eq!(verdict(1.0002, 1.0, DEFAULT_RELATIVE_UNCERTAINTY), Verdict::Tie);
 //! // 20 % apart: b is faster.
 //! assert_eq!(verdict(1.2, 1.0, DEFAULT_RELATIVE_UNCERTAINTY), Verdict::B);
+//! // a has no prediction here: nothing is compared, and it is no tie.
+//! assert_eq!(verdict(f64::NAN, 1.0, DEFAULT_RELATIVE_UNCERTAINTY), Verdict::NotCompared);
 //! ```
 
 use super::error::PredictError;
@@ -54,24 +65,33 @@ pub const DEFAULT_RELATIVE_UNCERTAINTY: f64 = 0.05;
 
 /// Which version a comparison finds faster at one point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Version a is faster by more than the uncertainty.
     A,
     /// Version b is faster by more than the uncertainty.
     B,
-    /// The difference is within the uncertainty (or a time is not a positive number).
+    /// Both times are positive and differ by less than the uncertainty.
     Tie,
+    /// Nothing was compared: a version has no prediction at the point, or a time that is
+    /// not a positive finite number.
+    NotCompared,
 }
 
 impl Verdict {
-    /// `a`, `b` or `tie`.
+    /// `a`, `b`, `tie` or `not_compared` (as in JSON).
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::A => "a",
             Verdict::B => "b",
             Verdict::Tie => "tie",
+            Verdict::NotCompared => "not_compared",
         }
+    }
+
+    /// Whether one version wins outside the uncertainty ([`Verdict::A`] or [`Verdict::B`]).
+    pub fn is_decisive(self) -> bool {
+        matches!(self, Verdict::A | Verdict::B)
     }
 }
 
@@ -92,11 +112,13 @@ pub fn is_tie(ta: f64, tb: f64, u: f64) -> bool {
     relative_difference(ta, tb) < u
 }
 
-/// The verdict at one point: [`Verdict::Tie`] when [`is_tie`] or a time is not a positive
-/// number, else the faster version.
+/// The verdict at one point: [`Verdict::NotCompared`] when a time is not a positive finite
+/// number (NaN: no prediction), [`Verdict::Tie`] when [`is_tie`], else the faster version.
 pub fn verdict(ta: f64, tb: f64, u: f64) -> Verdict {
     let d = relative_difference(ta, tb);
-    if d.is_nan() || d < u {
+    if d.is_nan() {
+        Verdict::NotCompared
+    } else if d < u {
         Verdict::Tie
     } else if ta < tb {
         Verdict::A
@@ -189,32 +211,52 @@ impl Comparison {
         Comparison::new(variables, points, ta, tb, vec![u; n])
     }
 
-    /// Points where a, b win and where they tie.
+    /// Points where a, b win and where they tie (points not compared are in none of the
+    /// three: [`Comparison::not_compared`]).
     pub fn counts(&self) -> (usize, usize, usize) {
-        let count = |v: Verdict| self.verdicts.iter().filter(|&&x| x == v).count();
-        (count(Verdict::A), count(Verdict::B), count(Verdict::Tie))
+        (
+            self.count(Verdict::A),
+            self.count(Verdict::B),
+            self.count(Verdict::Tie),
+        )
+    }
+
+    /// Points where nothing was compared ([`Verdict::NotCompared`]).
+    pub fn not_compared(&self) -> usize {
+        self.count(Verdict::NotCompared)
+    }
+
+    fn count(&self, v: Verdict) -> usize {
+        self.verdicts.iter().filter(|&&x| x == v).count()
     }
 }
 
 /// The crossovers along each of `variables` of versions a and b whose difference
 /// T_a − T_b at `points[i]` is `diff[i]`, counted only between points whose verdicts are
-/// decisive (not [`Verdict::Tie`]) and different; tie points between them are skipped and
-/// `at` interpolates the sign change of `diff` between the tie region's decisive ends (the
-/// midpoint of the adjacent pair where it changes sign, or of the ends when it never does).
-/// Points are grouped by their other variables and scanned in the order of the variable.
+/// decisive ([`Verdict::is_decisive`]) and different; tie and not-compared points between
+/// them are skipped and `at` interpolates the sign change of `diff` between the decisive
+/// ends over the compared points only (linearly in the first adjacent pair of them where it
+/// changes sign, else the midpoint of the ends). Points are grouped by their
+/// other variables and scanned in the order of the variable.
 pub fn crossovers_beyond(
     variables: &[String],
     points: &[Bindings],
     diff: &[f64],
     verdicts: &[Verdict],
 ) -> Vec<Crossover> {
+    let compared = |run: &[usize]| -> Vec<usize> {
+        run.iter()
+            .copied()
+            .filter(|&i| verdicts[i] != Verdict::NotCompared && diff[i].is_finite())
+            .collect()
+    };
     let mut out = Vec::new();
     for var in variables {
         for (key, mut idx) in group_by_others(points, var) {
             idx.sort_by(|&a, &b| points[a][var].total_cmp(&points[b][var]));
             let mut last: Option<usize> = None;
             for (k, &j) in idx.iter().enumerate() {
-                if verdicts[j] == Verdict::Tie {
+                if !verdicts[j].is_decisive() {
                     continue;
                 }
                 if let Some(pos) = last {
@@ -223,7 +265,7 @@ pub fn crossovers_beyond(
                         out.push(Crossover {
                             variable: var.clone(),
                             between: (points[i][var], points[j][var]),
-                            at: sign_change(&idx[pos..=k], points, var, diff),
+                            at: sign_change(&compared(&idx[pos..=k]), points, var, diff),
                             others: key
                                 .iter()
                                 .filter(|(k, _)| variables.contains(k))
@@ -240,8 +282,9 @@ pub fn crossovers_beyond(
     out
 }
 
-/// Where `diff` changes sign along `run` (point indices in the order of `var`): linear
-/// interpolation in the first adjacent pair with opposite signs, else the run's midpoint.
+/// Where `diff` changes sign along `run` (the compared point indices in the order of
+/// `var`, from one decisive point to the next): linear interpolation in the first adjacent
+/// pair with opposite signs, else the run's midpoint.
 fn sign_change(run: &[usize], points: &[Bindings], var: &str, diff: &[f64]) -> f64 {
     for w in run.windows(2) {
         let (d0, d1) = (diff[w[0]], diff[w[1]]);

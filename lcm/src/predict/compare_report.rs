@@ -1,7 +1,7 @@
 //! `lcm compare`'s output: the table, its JSON and its plot.
 
 use super::columns::{Column, Table};
-use super::compare::Comparison;
+use super::compare::{Comparison, Verdict};
 use super::error::PredictError;
 use super::grid::{Crossover, Grid};
 use super::negative::NegativeModel;
@@ -97,16 +97,16 @@ pub fn compare_table(
             if beyond { "*" } else { "" },
             if negative { "!" } else { "" }
         );
-        // A version with no prediction at the point (its error is on stderr) shows `-`.
+        // A version with no prediction at the point (its error is on stderr) shows `-`, and
+        // so do the verdict and ratio of a point not compared.
         let t = |x: f64| if x.is_finite() { secs(x) } else { "-".into() };
-        let both = cmp.ta[i].is_finite() && cmp.tb[i].is_finite();
-        let (better, ratio) = if both {
+        let (better, ratio) = if cmp.verdicts[i] == Verdict::NotCompared {
+            ("-".to_string(), "-".to_string())
+        } else {
             (
                 cmp.verdicts[i].as_str().to_string(),
                 format!("{:.3}", cmp.ta[i] / cmp.tb[i]),
             )
-        } else {
-            ("-".to_string(), "-".to_string())
         };
         row.extend([
             t(cmp.ta[i]),
@@ -132,17 +132,12 @@ pub fn compare_table(
         );
     }
     let (wins_a, wins_b, ties) = cmp.counts();
-    // A point where a version has no prediction carries the verdict `tie` (nothing to
-    // call); the summary counts it apart, as the table shows it (`-`).
-    let unpredicted = (0..cmp.points.len())
-        .filter(|&i| !(cmp.ta[i].is_finite() && cmp.tb[i].is_finite()))
-        .count();
+    let not_compared = cmp.not_compared();
     let _ = writeln!(
         o,
-        "a better at {wins_a} point(s), b better at {wins_b}, tie at {} (the two predictions differ by less than their uncertainty +-%){}",
-        ties.saturating_sub(unpredicted),
-        if unpredicted > 0 {
-            format!(", not compared at {unpredicted} (a version has no prediction there: -)")
+        "a better at {wins_a} point(s), b better at {wins_b}, tie at {ties} (the two predictions differ by less than their uncertainty +-%){}",
+        if not_compared > 0 {
+            format!(", not compared at {not_compared} (a version has no prediction there, or a time that is not positive: -)")
         } else {
             String::new()
         }
@@ -160,11 +155,15 @@ pub fn compare_table(
         if negative {
             caveat.push_str("; a model is negative there (!): not to be trusted");
         }
+        let integral = !cmp
+            .points
+            .iter()
+            .any(|p| p.get(&c.variable).is_some_and(|v| v.fract() != 0.0));
         let _ = writeln!(
             o,
-            "crossover: {} ~ {:.2} (between {} and {}{}{}): {} better above{caveat}",
+            "crossover: {} ~ {} (between {} and {}{}{}): {} better above{caveat}",
             c.variable,
-            c.at,
+            crossover_position(c.at, c.between, integral),
             format_number(c.between.0),
             format_number(c.between.1),
             if others.is_empty() { "" } else { ", " },
@@ -175,11 +174,40 @@ pub fn compare_table(
     o
 }
 
+/// A crossover's position `at`, interpolated linearly between the grid values `between`,
+/// to the digits that interpolation can mean: rounded to the power of ten at or below a
+/// hundredth of the spacing of the two values (3 significant digits of the spacing), to a
+/// whole number when the variable's grid is `integral` and the two are more than 10 apart;
+/// in scientific notation (`1.23e6`, `3.50e-5`) from 1e5 and below 1e-3.
+fn crossover_position(at: f64, between: (f64, f64), integral: bool) -> String {
+    let spacing = (between.1 - between.0).abs();
+    if !(at.is_finite() && spacing.is_finite() && spacing > 0.0) {
+        return format_number(at);
+    }
+    let mut step_exp = spacing.log10().floor() as i32 - 2;
+    if integral && spacing > 10.0 {
+        step_exp = step_exp.max(0);
+    }
+    let step = 10f64.powi(step_exp);
+    let rounded = (at / step).round() * step;
+    let size = rounded.abs();
+    if size != 0.0 && !(1e-3..1e5).contains(&size) {
+        let digits = (size.log10().floor() as i32 - step_exp).max(0) as usize;
+        format!("{rounded:.digits$e}")
+    } else {
+        let decimals = (-step_exp).max(0) as usize;
+        format!("{rounded:.decimals$}")
+    }
+}
+
 /// JSON of a comparison: `{a, b, uncertainty, points: [{bindings, t_a, t_b, uncertainty,
-/// relative_difference, better, beyond_measured_range, negative, warnings_a, warnings_b,
-/// negative_a, negative_b}], crossovers}`. `uncertainty` (top) is `{relative, from}` (the
-/// default or `--uncertainty`), per point the relative uncertainty used there; `better` is
-/// `a`, `b` or `tie` (|t_a − t_b| / min < uncertainty); `beyond_measured_range` is true
+/// relative_difference, better, compared, beyond_measured_range, negative, warnings_a,
+/// warnings_b, negative_a, negative_b}], counts, crossovers}`. `uncertainty` (top) is
+/// `{relative, from}` (the default or `--uncertainty`), per point the relative uncertainty
+/// used there; `better` is `a`, `b`, `tie` (|t_a − t_b| / min < uncertainty) or
+/// `not_compared` where a version has no prediction (its `t_` is null) or a time that is
+/// not positive, and `compared` is false exactly there; `counts` is `{a, b, tie,
+/// not_compared}`, the points of each verdict; `beyond_measured_range` is true
 /// where a range warning of either version applies, `negative` where a model of either
 /// version or a time is negative. Crossovers `{variable, between, at, others,
 /// better_after, beyond_measured_range, negative}` lie between decisive points only; their
@@ -195,6 +223,7 @@ pub fn compare_json(
     marks: &[PointMarks],
 ) -> String {
     let none = PointMarks::default();
+    let (wins_a, wins_b, ties) = cmp.counts();
     let pts: Vec<Value> = (0..cmp.points.len())
         .map(|i| {
             let d = super::compare::relative_difference(cmp.ta[i], cmp.tb[i]);
@@ -207,6 +236,7 @@ pub fn compare_json(
                 "uncertainty": cmp.uncertainty[i],
                 "relative_difference": if d.is_finite() { Some(d) } else { None },
                 "better": cmp.verdicts[i],
+                "compared": cmp.verdicts[i] != Verdict::NotCompared,
                 "beyond_measured_range": beyond,
                 "negative": negative,
                 "warnings_a": m.range_a,
@@ -232,6 +262,7 @@ pub fn compare_json(
         "b": b,
         "uncertainty": {"relative": uncertainty.0, "from": uncertainty.1},
         "points": pts,
+        "counts": {"a": wins_a, "b": wins_b, "tie": ties, "not_compared": cmp.not_compared()},
         "crossovers": crossovers,
     }))
 }
@@ -375,4 +406,33 @@ fn version_color(g: usize, which: usize) -> plotters::style::RGBColor {
     use plotters::style::{Palette, Palette99};
     let (r, gr, b) = Palette99::COLORS[(2 * g + which) % Palette99::COLORS.len()];
     plotters::style::RGBColor(r, gr, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::crossover_position;
+
+    #[test]
+    fn a_crossover_position_has_the_digits_its_interval_gives() {
+        // Between 128 and 256 on an integral grid: a whole number.
+        assert_eq!(crossover_position(181.019_336, (128.0, 256.0), true), "181");
+        // The same interval on a grid that is not integral: 128 apart, steps of 1.
+        assert_eq!(
+            crossover_position(181.019_336, (128.0, 256.0), false),
+            "181"
+        );
+        // 3 apart: hundredths, integral grid or not (the interval spans less than 10).
+        assert_eq!(crossover_position(2.5, (1.0, 4.0), true), "2.50");
+        assert_eq!(crossover_position(11.3712, (8.0, 16.0), true), "11.37");
+        // 90 apart on an integral grid: whole numbers, not tenths.
+        assert_eq!(crossover_position(57.36, (10.0, 100.0), true), "57");
+        assert_eq!(crossover_position(57.36, (10.0, 100.0), false), "57.4");
+        // Fractions: 0.25 apart, thousandths.
+        assert_eq!(crossover_position(0.351_234, (0.25, 0.5), false), "0.351");
+        // Large and small values in scientific notation, 3 significant digits of the spacing.
+        assert_eq!(crossover_position(1_234_567.89, (1e6, 2e6), true), "1.23e6");
+        assert_eq!(crossover_position(3.5e-5, (1e-5, 1e-4), false), "3.50e-5");
+        // Nothing to round by: the value as the grid's numbers are written.
+        assert_eq!(crossover_position(3.0, (3.0, 3.0), true), "3");
+    }
 }

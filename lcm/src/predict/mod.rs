@@ -127,8 +127,9 @@
 //! `lcm compare` calls a **tie** where two predictions differ by less than their relative
 //! uncertainty (5 % by default, `--uncertainty`; the measured version's own prediction
 //! error where it is known, [`measured`] reads those measurements from `pp -l` or
-//! `pp-campaign` records) and reports crossovers only between points outside it. Points
-//! where a model is used beyond 2x its measured range, or evaluates negative
+//! `pp-campaign` records) and reports crossovers only between points outside it; a point
+//! where a version has no prediction is not compared (never a tie,
+//! [`compare::Verdict::NotCompared`]). Points where a model is used beyond 2x its measured range, or evaluates negative
 //! ([`negative`]), are marked in its table and JSON ([`compare_report`]), and so are the
 //! crossovers among them.
 //!

@@ -117,32 +117,52 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
 }
 
 /// The fragment instances of a breakdown: name, line, executions, p_f, T_f and what they
-/// add to T, each column as wide as its widest cell.
+/// add to T, each column as wide as its widest cell. When an instance is reached through a
+/// followed call, a `called at` column after `line` gives each row's calls
+/// ([`called_at`]), so that a fragment called from two places has two rows that say which.
 fn fragment_table(acc: &super::account::Accounting) -> String {
-    let mut t = Table::new(
-        vec![
-            Column::left(),
-            Column::right().after(2),
-            Column::right().after(2),
-            Column::right().after(2),
-            Column::right().after(2),
-            Column::right().after(2),
-        ],
-        ["fragment", "line", "runs", "p_f", "T_f (s)", "adds T (s)"]
-            .map(String::from)
-            .to_vec(),
-    );
+    let calls = acc.fragments.iter().any(|f| !f.called_from.is_empty());
+    let mut columns = vec![Column::left(), Column::right().after(2)];
+    let mut header = vec!["fragment", "line"];
+    if calls {
+        columns.push(Column::left().after(2));
+        header.push("called at");
+    }
+    columns.extend([Column::right().after(2); 4]);
+    header.extend(["runs", "p_f", "T_f (s)", "adds T (s)"]);
+    let mut t = Table::new(columns, header.into_iter().map(String::from).collect());
     for f in &acc.fragments {
-        t.row(vec![
-            f.name.clone(),
-            f.line.to_string(),
+        let mut row = vec![f.name.clone(), f.line.to_string()];
+        if calls {
+            row.push(called_at(&f.called_from));
+        }
+        row.extend([
             trim(f.executions),
             trim(f.procs),
             secs(f.time_s),
             signed(f.executions * f.work / acc.p),
         ]);
+        t.row(row);
     }
     t.render()
+}
+
+/// The calls leading to a fragment instance, outermost first, as the breakdown's `called at`
+/// column writes them: each call's line, with `xR` when it runs R times for each run of the
+/// function that makes it (in a loop, over items or copies), joined by ` > `: `42 x2`,
+/// `17 > 42 x2`; empty for an instance in the entry function's own code.
+pub fn called_at(calls: &[super::account::CallSite]) -> String {
+    calls
+        .iter()
+        .map(|c| {
+            if c.repeat == 1.0 {
+                c.line.to_string()
+            } else {
+                format!("{} x{}", c.line, trim(c.repeat))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" > ")
 }
 
 /// A count or value: whole numbers without decimals, others with three.

@@ -252,6 +252,15 @@ impl Node {
         matches!(&self.p_override, Some(Expr::Var(v)) if v == NESTED_P)
     }
 
+    /// The function a followed call runs, when the node is one (a serial node labelled
+    /// `call NAME`, at the line of the call).
+    pub fn called_function(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Serial { label } => label.strip_prefix("call "),
+            _ => None,
+        }
+    }
+
     /// Whether this subtree holds at least one fragment.
     pub fn has_fragment(&self) -> bool {
         matches!(self.kind, NodeKind::Fragment(_)) || self.children.iter().any(Node::has_fragment)

@@ -6,13 +6,30 @@ use serde::Serialize;
 
 use crate::predict::negative::NegativeModel;
 
+/// One followed call on the way from the entry function to a fragment instance.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CallSite {
+    /// The function called.
+    pub function: String,
+    /// Source line of the call.
+    pub line: usize,
+    /// How often the call runs each time the function that makes it runs: the trip counts,
+    /// parallel copies and items around the call inside that function (1 when it sits in
+    /// none of them), at the evaluated point.
+    pub repeat: f64,
+}
+
 /// One fragment instance at the evaluated point.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FragmentShare {
     /// Fragment name.
     pub name: String,
-    /// Source line.
+    /// Source line (of the fragment's code; for `machine` rows, of the construct).
     pub line: usize,
+    /// The calls that lead from the entry function to this instance, outermost first;
+    /// empty when it sits in the entry function's own code. Two instances of a fragment
+    /// in one function called from two places differ here, not in `line`.
+    pub called_from: Vec<CallSite>,
     /// Executions in the whole run (product of enclosing trip counts and copies).
     pub executions: f64,
     /// Processors p_f of one execution.
