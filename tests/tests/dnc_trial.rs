@@ -173,7 +173,7 @@ fn the_readme_path_predicts_the_finer_cutoff_of_a_recursive_sort() {
                 for (v, pred, cpu) in [("coarse", coarse[i], mc.1), ("fine", fine[i], mf.1)] {
                     let err = pred / cpu - 1.0;
                     assert!(
-                        err.abs() < 0.20,
+                        err.abs() < 0.25,
                         "{v} at n={n} p=1: predicted {pred} s, measured processor time {cpu} s ({:+.1} %)\n{table}",
                         err * 100.0
                     );
