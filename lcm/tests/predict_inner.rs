@@ -368,6 +368,8 @@ fn overheads_machine_with_the_joins_in_a_called_function_warns() {
         hit.contains("fragment `sort`") && hit.contains("`msort`"),
         "{hit}"
     );
+    // It says how to price the joins of the recursion in a rule.
+    assert!(hit.contains("JOINS*join_s"), "{hit}");
     // Nothing anywhere: the warning says so; with the join in the fragment's own code,
     // it is priced and there is no warning.
     let flat = "fn main() {\n    // lcm: pc = 1e-8*n\n    // lcm: overheads = machine\n    pplib::frag_scope(\"sort\", || v.sort());\n}\n";

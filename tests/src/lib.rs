@@ -20,6 +20,12 @@
 //!   repository, so it checks nothing where they are absent.
 //! - `readme_replay.rs`: the README's worked example with the command-line tools on a
 //!   recorded quick study.
+//! - `dnc_trial.rs`: a new user's trial on a program of their own, a recursive merge sort
+//!   (`pplib::join` down to a cutoff) measured with a coarse cutoff and predicted with a
+//!   fine one by the README's commands (`lca model --emit annotation`, `lcm predict` of a
+//!   source whose rule prices the recursion's extra joins with `join_s`), checked against
+//!   both versions' recorded runs on a loaded 2-core machine: ranking at every point,
+//!   processor time at p = 1 within 25 %. `-- --nocapture` prints the per-point table.
 //!
 //! `cargo test --release -p tests --test device16_2026_11_27 -- --nocapture` shows the
 //! tables.

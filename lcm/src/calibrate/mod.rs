@@ -5,7 +5,8 @@
 //! Kernels (each one repetition; [`quiet::median_of_quiet`] repeats it and keeps the median
 //! of the quiet repetitions):
 //! - [`pool`]: fork/join of a rayon pool by its threads q = 1 … p, the cost of a task
-//!   spawned in a scope, the cost of an item of a parallel iterator;
+//!   spawned in a scope, of a `rayon::join` in a recursion, of an item of a parallel
+//!   iterator;
 //! - [`par_call`]: one small parallel-iterator call (a fold/reduce of a thousand cheap
 //!   items) issued from inside a pool of q = 1 … p threads, beyond its items' work;
 //! - [`handoff`]: hand-off latency between two threads that spin;
@@ -64,6 +65,8 @@ pub struct CalibrateOptions {
     pub fork_joins: usize,
     /// Tasks spawned per repetition.
     pub tasks: usize,
+    /// Levels of the binary join tree per repetition (`2^join_depth - 1` joins).
+    pub join_depth: u32,
     /// Parallel-iterator items per repetition.
     pub items: usize,
     /// Back-to-back parallel-iterator calls (of [`par_call::ITEMS`] items) per repetition.
@@ -92,6 +95,7 @@ impl CalibrateOptions {
             max_threads: available_threads(),
             fork_joins: 4_000,
             tasks: 100_000,
+            join_depth: 17,
             items: 20_000_000,
             par_calls: 2_000,
             spin_trips: 20_000,
@@ -109,6 +113,7 @@ impl CalibrateOptions {
             repetitions: 5,
             fork_joins: 1_000,
             tasks: 20_000,
+            join_depth: 15,
             items: 2_000_000,
             par_calls: 2_000,
             spin_trips: 5_000,
@@ -191,6 +196,15 @@ pub fn calibrate_with(
             ),
         ),
         None => (f64::NAN, f64::NAN),
+    };
+    let join_s = match pool::pool(pmax) {
+        Some(pool) => keep(
+            "join_s".into(),
+            median_of_quiet(reps, probe, || {
+                pool::join_once(clock, &pool, opts.join_depth)
+            }),
+        ),
+        None => f64::NAN,
     };
     let spin = keep(
         "handoff_spin_s".into(),
@@ -307,6 +321,9 @@ pub fn calibrate_with(
     if line_trip.is_finite() {
         values.insert("line_trip_s".into(), line_trip.max(0.0));
     }
+    if join_s.is_finite() {
+        values.insert("join_s".into(), join_s.max(0.0));
+    }
     let machine = Machine {
         latency_s: positive(spin, 1e-9),
         bandwidth_bytes_per_s: positive(bandwidth, 1e9),
@@ -381,6 +398,7 @@ mod tests {
             max_threads: 2,
             fork_joins: 10,
             tasks: 100,
+            join_depth: 6,
             items: 1000,
             par_calls: 10,
             spin_trips: 64,
@@ -398,10 +416,12 @@ mod tests {
         assert_eq!(costs.mem_slowdown_by_k.len(), 2);
         assert_eq!(costs.transfer_by_bytes[0].0, 4096);
         assert_eq!(costs.local_read_by_bytes[0].0, 4096);
+        assert!(back.values["join_s"] >= 0.0);
         for key in [
             "fork_join_s_p1",
             "par_call_s_p2",
             "task_s",
+            "join_s",
             "handoff_wake_s",
             "handoff_notify_s",
             "handoff_spin_window_s",

@@ -1,5 +1,5 @@
 //! Kernels that price the rayon pool: a fork/join over its p threads, a task spawned in a
-//! scope, an item of a parallel iterator. Each returns one repetition's number; the
+//! scope, a `rayon::join` of a recursion, an item of a parallel iterator. Each returns one repetition's number; the
 //! repetition rule is in [`super::quiet`].
 
 use super::clock::{time_it, Clock};
@@ -53,6 +53,45 @@ pub fn task_once<C: Clock + ?Sized>(clock: &C, pool: &ThreadPool, tasks: usize) 
         })
     });
     elapsed * p as f64 / tasks as f64
+}
+
+/// Processor-seconds per `rayon::join` of a recursive divide and conquer on `pool`: a
+/// binary tree of joins `depth` levels deep with empty leaves (`2^depth - 1` joins, the
+/// pool's idle threads stealing halves as they do in a recursion that splits down to a
+/// cutoff), its time times the pool's threads, less the same recursion with plain calls
+/// run on one thread, over the joins; at least 0. A join whose second half is not stolen
+/// costs far less than a task spawned in a scope (no allocation, no queue shared by all
+/// threads): this is the price of the joins a recursion makes, `task_s` that of spawns.
+pub fn join_once<C: Clock + ?Sized>(clock: &C, pool: &ThreadPool, depth: u32) -> f64 {
+    let p = pool.current_num_threads();
+    let depth = depth.clamp(1, 30);
+    let joins = (1usize << depth) - 1;
+    let parallel = pool.install(|| {
+        time_it(clock, || {
+            black_box(join_tree(depth));
+        })
+    });
+    let serial = time_it(clock, || {
+        black_box(call_tree(depth));
+    });
+    item_cost(parallel, serial, p, joins)
+}
+
+/// The leaves of a binary `rayon::join` tree `depth` levels deep.
+fn join_tree(depth: u32) -> u64 {
+    if depth == 0 {
+        return black_box(1);
+    }
+    let (a, b) = rayon::join(|| join_tree(depth - 1), || join_tree(depth - 1));
+    a + b
+}
+
+/// [`join_tree`] with plain calls in place of the joins.
+fn call_tree(depth: u32) -> u64 {
+    if depth == 0 {
+        return black_box(1);
+    }
+    call_tree(depth - 1) + call_tree(depth - 1)
 }
 
 /// Processor-seconds per item that a parallel iterator adds over a sequential loop:
@@ -126,6 +165,24 @@ mod tests {
         // 1 ms for 1000 tasks on 2 threads: 2 µs of processor time each.
         let t = task_once(&clock, &pool, 1000);
         assert!((t - 2e-6).abs() < 1e-15, "{t}");
+    }
+
+    #[test]
+    fn join_cost_is_processor_seconds_per_join_beyond_plain_calls() {
+        let pool = pool(2).unwrap();
+        let clock = StepClock::new(1e-3);
+        // Four readings 1 ms apart: the join tree 1 ms on 2 threads (2 ms of processor
+        // time), the plain recursion 1 ms; 2^10 - 1 joins share the 1 ms difference.
+        let t = join_once(&clock, &pool, 10);
+        assert!((t - 1e-3 / 1023.0).abs() < 1e-15, "{t}");
+        assert_eq!(clock.readings(), 4);
+    }
+
+    #[test]
+    fn join_trees_count_their_leaves() {
+        let pool = pool(2).unwrap();
+        assert_eq!(pool.install(|| join_tree(5)), 32);
+        assert_eq!(call_tree(5), 32);
     }
 
     #[test]

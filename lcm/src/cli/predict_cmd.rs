@@ -162,8 +162,9 @@ const CALIBRATE_EXAMPLES: &str = "Examples:
 
 Measures, with kernels that run no program's code: fork/join latency (broadcast) of a rayon pool of
 q = 1..p threads (fork_join_s_pQ, fitted as fork_join_base_s + fork_join_log2p_s*log2(q)),
-the cost of a task spawned in a scope (task_s) and of a parallel-iterator item (par_item_s,
-processor-seconds beyond a serial loop), the cost of one small parallel-iterator call issued
+the cost of a task spawned in a scope (task_s), of a rayon::join in a recursion (join_s:
+a binary join tree with empty leaves, processor-seconds per join beyond plain calls) and of
+a parallel-iterator item (par_item_s, processor-seconds beyond a serial loop), the cost of one small parallel-iterator call issued
 from inside a pool of q = 1..p threads beyond its items' work (par_call_s_pQ), hand-off
 latency between two threads caught spinning (handoff_spin_s = latency_s), how much later a
 channel receiver parked 1 ms or more runs after the send than a spinning one

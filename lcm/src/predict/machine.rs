@@ -34,6 +34,12 @@
 //!   ([`Costs::par_call_s_expr`]); a file without it charges the fork/join;
 //! - `task_s`: processor-seconds per task spawned in a `rayon::scope` (100 000 empty tasks on
 //!   a pool of `calibrated_p` threads: time times threads over tasks);
+//! - `join_s` (optional): processor-seconds per `rayon::join` of a recursive divide and
+//!   conquer (a binary join tree of empty leaves on a pool of `calibrated_p` threads, its
+//!   time times threads less the same recursion with plain calls, over the joins; at least
+//!   0). Not charged by lcm itself: the joins of a recursion are inside the function a
+//!   fragment calls, and a restructuring rule that changes their number names it
+//!   (docs/models.md, "Recursive parallelism");
 //! - `par_item_s`: processor-seconds per item a parallel iterator adds over a sequential loop
 //!   (`(0..N).into_par_iter().for_each` of an empty body, time times threads, less the
 //!   sequential loop, over N; at least 0);
@@ -224,6 +230,12 @@ impl Machine {
             source: e,
         })?;
         Machine::parse(&path.display().to_string(), &text)
+    }
+
+    /// Whether `name` is a key machine files know (`task_s`, `join_s`, `fork_join_s_p2`, …):
+    /// for a message that names a variable no binding gave.
+    pub fn knows_key(name: &str) -> bool {
+        key_range(name).is_some()
     }
 
     /// The numeric keys as (name, value), as they are bound in predictions: the file's

@@ -339,11 +339,27 @@ impl Program {
             if !bindings.contains_key(p) {
                 return Err(PredictError::Unbound {
                     name: p.clone(),
-                    needed_by: format!("the model of {}", self.file),
+                    needed_by: self.unbound_needed_by(p),
                 });
             }
         }
         Ok(bindings)
+    }
+
+    /// Who needs the unbound variable `name`, and for a machine key where it comes from.
+    fn unbound_needed_by(&self, name: &str) -> String {
+        let model = format!("the model of {}", self.file);
+        if !Machine::knows_key(name) {
+            return model;
+        }
+        if self.machine.values.is_empty() {
+            format!("{model}; a key of the machine file, and no --machine was given: `lcm calibrate -o FILE` writes one")
+        } else {
+            format!(
+                "{model}; a key of the machine file, which {} does not hold: `lcm calibrate -o FILE` of this version writes it",
+                self.machine.origin
+            )
+        }
     }
 
     /// Predicts the run time at `user`'s values without the per-instance breakdown: the

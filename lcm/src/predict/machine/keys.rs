@@ -29,6 +29,7 @@ pub(super) fn key_range(key: &str) -> Option<ValueRule> {
         | "handoff_spin_window_s" => Some(positive),
         "fork_join_log2p_s"
         | "task_s"
+        | "join_s"
         | "par_item_s"
         | "line_bounce_s"
         | "line_trip_s"
@@ -72,6 +73,10 @@ pub(super) fn describe(key: &str) -> String {
         ("fork_join_base_s", _) => "s, fork/join at 1 thread (fit: base + log2p * log2(q))".into(),
         ("fork_join_log2p_s", _) => "s per doubling of the threads of a fork/join (fit)".into(),
         ("task_s", _) => "processor-s per task spawned in a rayon scope".into(),
+        ("join_s", _) => {
+            "processor-s per rayon::join of a recursion (a join tree, halves stolen as needed)"
+                .into()
+        }
         ("par_item_s", _) => "processor-s per parallel-iterator item beyond a serial loop".into(),
         ("handoff_spin_s", _) => "s, one-way hand-off to a spinning thread".into(),
         ("handoff_wake_s", _) => {

@@ -90,7 +90,7 @@ impl Recognizer<'_> {
         } else {
             let called: Vec<String> = callees.iter().map(|c| format!("`{c}`")).collect();
             format!(
-                "fragment `{name}`: `overheads = machine`, but its own code holds no parallel construct: nothing is priced; the constructs in the functions it calls ({}) are not (only those written in the fragment's code are): write their cost into a rule, e.g. `pc = {name}.pc + TASKS*task_s` (docs/models.md, \"Recursive parallelism\")",
+                "fragment `{name}`: `overheads = machine`, but its own code holds no parallel construct: nothing is priced; the constructs in the functions it calls ({}) are not (only those written in the fragment's code are): write their cost into a rule, e.g. `pc = {name}.pc + JOINS*join_s` for the joins of a recursion, `+ TASKS*task_s` for tasks spawned in a scope (docs/models.md, \"Recursive parallelism\")",
                 called.join(", ")
             )
         };
