@@ -41,11 +41,14 @@ pub enum Func {
     /// Piecewise power law through measured points: `pw(x, x1, y1, x2, y2, …)` (see
     /// [`piecewise`]).
     Pw,
+    /// Linear interpolation through points whose values may be expressions:
+    /// `lin(x, x1, y1, x2, y2, …)` (see [`linear`]).
+    Lin,
 }
 
 impl Func {
     /// All functions, for lookup by name.
-    pub const ALL: [Func; 11] = [
+    pub const ALL: [Func; 12] = [
         Func::Log2,
         Func::Ln,
         Func::Log10,
@@ -57,6 +60,7 @@ impl Func {
         Func::Min,
         Func::Max,
         Func::Pw,
+        Func::Lin,
     ];
 
     /// The name used in the grammar.
@@ -73,6 +77,7 @@ impl Func {
             Func::Min => "min",
             Func::Max => "max",
             Func::Pw => "pw",
+            Func::Lin => "lin",
         }
     }
 
@@ -81,10 +86,10 @@ impl Func {
         Func::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// True for `min` and `max`, which take two or more arguments, and `pw`, which takes
-    /// its variable and a table of two or more points.
+    /// True for `min` and `max`, which take two or more arguments, and `pw` and `lin`,
+    /// which take their variable and a table of two or more points.
     pub fn is_variadic(self) -> bool {
-        matches!(self, Func::Min | Func::Max | Func::Pw)
+        matches!(self, Func::Min | Func::Max | Func::Pw | Func::Lin)
     }
 
     /// Applies the function to evaluated arguments (arity already checked by the parser).
@@ -94,6 +99,10 @@ impl Func {
             Func::Max => args.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             Func::Pw => match args.split_first() {
                 Some((&x, table)) => piecewise(x, table),
+                None => f64::NAN,
+            },
+            Func::Lin => match args.split_first() {
+                Some((&x, table)) => linear(x, table),
                 None => f64::NAN,
             },
             _ => self.apply1(args.first().copied().unwrap_or(f64::NAN)),
@@ -112,7 +121,7 @@ impl Func {
             Func::Ceil => x.ceil(),
             Func::Floor => x.floor(),
             Func::Min | Func::Max => x,
-            Func::Pw => f64::NAN,
+            Func::Pw | Func::Lin => f64::NAN,
         }
     }
 }
@@ -158,6 +167,63 @@ pub fn piecewise(x: f64, table: &[f64]) -> f64 {
     }
     let a = (y1 / y0).ln() / (x1 / x0).ln();
     y0 * (x / x0).powf(a)
+}
+
+/// The straight lines between the points of `table` (`x1, y1, x2, y2, …`, the breakpoints
+/// increasing) at `x`, exact at the points and held at the first and the last value
+/// outside them (for keys measured at a few numbers, such as the threads of a machine,
+/// where nothing says how they go on). NaN for a table that is not at least two points with
+/// increasing breakpoints, or for `x` NaN.
+///
+/// ```
+/// use lca::expr::linear;
+/// let t = [1.0, 1.0, 2.0, 1.6, 4.0, 2.0];
+/// assert_eq!(linear(2.0, &t), 1.6);
+/// assert!((linear(3.0, &t) - 1.8).abs() < 1e-12);
+/// assert_eq!(linear(16.0, &t), 2.0);
+/// assert_eq!(linear(0.5, &t), 1.0);
+/// ```
+pub fn linear(x: f64, table: &[f64]) -> f64 {
+    if table.len() < 4 || !table.len().is_multiple_of(2) || x.is_nan() {
+        return f64::NAN;
+    }
+    let points: Vec<(f64, f64)> = table.chunks(2).map(|c| (c[0], c[1])).collect();
+    if !points.windows(2).all(|w| w[0].0 < w[1].0) {
+        return f64::NAN;
+    }
+    let (first, last) = (points[0], points[points.len() - 1]);
+    if x <= first.0 {
+        return first.1;
+    }
+    if x >= last.0 {
+        return last.1;
+    }
+    let i = points
+        .iter()
+        .position(|&(xi, _)| x < xi)
+        .unwrap_or(points.len() - 1);
+    let ((x0, y0), (x1, y1)) = (points[i - 1], points[i]);
+    if x == x0 {
+        return y0;
+    }
+    y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+}
+
+/// What makes the arguments after the variable of a `lin` call not a table: fewer than two
+/// whole points (the count of arguments), or breakpoint `index` (0-based among them) not a
+/// finite number literal above the one before it. The values may be any expressions.
+pub fn linear_table_problem(table: &[Option<f64>]) -> Option<(usize, &'static str)> {
+    if table.len() < 4 || !table.len().is_multiple_of(2) {
+        return Some((table.len(), "two or more points (breakpoint, value)"));
+    }
+    let mut previous = f64::NEG_INFINITY;
+    for (index, b) in table.iter().enumerate().step_by(2) {
+        match *b {
+            Some(v) if v.is_finite() && v > previous => previous = v,
+            _ => return Some((index, "breakpoints that are number literals, increasing")),
+        }
+    }
+    None
 }
 
 /// What makes the points of a `pw` call (`x1, y1, x2, y2, …`, after its variable) not a

@@ -16,7 +16,10 @@
 //! Functions: `log2 ln log10 sqrt exp abs ceil floor` (one argument), `min max` (two or
 //! more) and `pw(x, x1, y1, x2, y2, …)`, the piecewise power law through a table of two or
 //! more measured points ([`piecewise`]; the table must be positive number literals with
-//! strictly increasing breakpoints, else an [`ExprError`] at the offending argument). An identifier that names a function is a function only when `(` follows it.
+//! strictly increasing breakpoints, else an [`ExprError`] at the offending argument), and
+//! `lin(x, x1, y1, x2, y2, …)`, the straight lines between two or more points, held beyond
+//! the first and the last ([`linear`]; the breakpoints must be number literals, strictly
+//! increasing, the values may be any expressions, e.g. machine keys). An identifier that names a function is a function only when `(` follows it.
 //! A dotted identifier (`fill.sl`) is one variable: `lcm` reads it as a reference to a
 //! measured fragment's category model (docs/models.md).
 //! So `-x^2` is `-(x^2)`, `2^-1` is `0.5` and `2^3^2` is `2^9`.
@@ -50,7 +53,9 @@ mod eval;
 mod parser;
 mod transform;
 
-pub use ast::{piecewise, table_problem, BinOp, Expr, Func, TableProblem};
+pub use ast::{
+    linear, linear_table_problem, piecewise, table_problem, BinOp, Expr, Func, TableProblem,
+};
 pub use display::format_number;
 pub use eval::{Bindings, EvalError};
 pub use parser::{lex_number, parse, ExprError, NumberError, MAX_DEPTH};

@@ -293,6 +293,8 @@ impl Parser {
                         }
                         if f == Func::Pw {
                             check_table(&args, &columns, self.column())?;
+                        } else if f == Func::Lin {
+                            check_linear(&args, &columns, self.column())?;
                         } else if f.is_variadic() && args.len() < 2 {
                             return Err(
                                 self.error(&format!("`,` and a second argument of `{}`", f.name()))
@@ -334,6 +336,30 @@ impl Parser {
 /// Checks the arguments of `pw(x, x1, y1, x2, y2, …)` (`columns`: where each starts;
 /// `close`: the column after the last): two or more points, each a positive number
 /// literal, the breakpoints strictly increasing.
+/// The breakpoints of a `lin` call (see [`super::linear_table_problem`]).
+fn check_linear(args: &[Expr], columns: &[usize], close: usize) -> Result<(), ExprError> {
+    let table: Vec<Option<f64>> = args[1..]
+        .iter()
+        .map(|a| match a {
+            Expr::Num(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let Some((index, expected)) = super::linear_table_problem(&table) else {
+        return Ok(());
+    };
+    let short = table.len() < 4 || !table.len().is_multiple_of(2);
+    Err(ExprError {
+        column: if short { close } else { columns[index + 1] },
+        expected: format!("`lin(x, x1, y1, x2, y2, …)`: {expected}"),
+        found: if short {
+            format!("{} argument(s) after the variable", table.len())
+        } else {
+            format!("`{}`", args[index + 1])
+        },
+    })
+}
+
 fn check_table(args: &[Expr], columns: &[usize], close: usize) -> Result<(), ExprError> {
     let table = &args[1..];
     let values: Vec<Option<f64>> = table

@@ -234,3 +234,35 @@ fn hostile_piecewise_tables_are_errors_with_columns() {
         assert!(piecewise(1.5, table).is_nan(), "{table:?}");
     }
 }
+
+#[test]
+fn linear_tables_take_expressions_as_values_and_hold_beyond_their_ends() {
+    let e = parse("lin(k, 1, a, 2, b*2, 4, 3)").unwrap();
+    assert_eq!(e.to_string(), "lin(k, 1, a, 2, b*2, 4, 3)");
+    let at = |k: f64| {
+        ev(
+            "lin(k, 1, a, 2, b*2, 4, 3)",
+            &[("k", k), ("a", 1.0), ("b", 0.8)],
+        )
+    };
+    assert_eq!(at(2.0), 1.6);
+    assert!((at(3.0) - 2.3).abs() < 1e-12);
+    assert_eq!(at(0.0), 1.0);
+    assert_eq!(at(16.0), 3.0);
+    for (text, expected) in [
+        ("lin(k, 1, a)", "two or more points"),
+        ("lin(k, 1, a, 2)", "two or more points"),
+        (
+            "lin(k, 2, a, 1, b)",
+            "breakpoints that are number literals, increasing",
+        ),
+        (
+            "lin(k, n, a, 2, b)",
+            "breakpoints that are number literals, increasing",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.to_string().contains(expected), "{text}: {err}");
+    }
+    assert!(linear(1.5, &[2.0, 1.0, 1.0, 1.0]).is_nan());
+}

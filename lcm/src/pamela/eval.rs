@@ -130,8 +130,8 @@ impl SlotMap {
                     .map(|x| self.compile(x))
                     .collect::<Result<_, _>>()?,
             ),
-            Expr::Call(Func::Pw, v) => Code::CallN(
-                Func::Pw,
+            Expr::Call(f @ (Func::Pw | Func::Lin), v) => Code::CallN(
+                *f,
                 v.iter()
                     .map(|x| self.compile(x))
                     .collect::<Result<_, _>>()?,

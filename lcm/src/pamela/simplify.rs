@@ -305,7 +305,7 @@ pub(crate) fn call(f: Func, v: Vec<Expr>) -> Expr {
                 _ => Expr::Call(f, out),
             }
         }
-        Func::Pw => {
+        Func::Pw | Func::Lin => {
             let values: Option<Vec<f64>> = v.iter().map(Expr::as_num).collect();
             match values {
                 Some(args) => Expr::Num(f.apply(&args)),

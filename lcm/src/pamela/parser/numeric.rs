@@ -205,6 +205,19 @@ impl Parser {
                             }
                             return Ok(Expr::Call(f, args));
                         }
+                        if f == Func::Lin {
+                            let table: Vec<Option<f64>> =
+                                args[1.min(args.len())..].iter().map(Expr::as_num).collect();
+                            if let Some((index, expected)) = lca::expr::linear_table_problem(&table)
+                            {
+                                return Err(PamelaError::parse(
+                                    span,
+                                    format!("`lin(x, x1, y1, x2, y2, …)`: {expected}"),
+                                    format!("argument {} of {}", index + 2, args.len()),
+                                ));
+                            }
+                            return Ok(Expr::Call(f, args));
+                        }
                         let ok = match f {
                             Func::Min | Func::Max => args.len() >= 2,
                             _ => args.len() == 1,

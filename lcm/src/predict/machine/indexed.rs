@@ -16,7 +16,7 @@
 //! prefix followed by a name that starts with a letter, and the family has at least one
 //! value.
 
-use lca::expr::{BinOp, Expr, Func};
+use lca::expr::{Expr, Func};
 use std::collections::BTreeMap;
 
 /// A family's measured point: its index and the key that holds its value.
@@ -68,63 +68,20 @@ fn indexed<'a>(
         .map(|(_, found)| found)
 }
 
-fn num(x: f64) -> Expr {
-    Expr::Num(x)
-}
-
-fn call(f: Func, args: Vec<Expr>) -> Expr {
-    Expr::Call(f, args)
-}
-
-/// `(a - b) / d`.
-fn ramp(a: Expr, b: Expr, d: f64) -> Expr {
-    Expr::bin(BinOp::Div, Expr::bin(BinOp::Sub, a, b), num(d))
-}
-
-/// The keys of `points` (index, key) interpolated linearly at `x`, held at the ends: the sum
-/// of each key times its hat function (1 at its index, falling linearly to 0 at the
-/// neighbouring indices). The keys stay variables, bound to the machine file's values
-/// where the model is evaluated, so the composed model names them.
+/// The keys of `points` (index, key) interpolated linearly at `x`, held at the ends
+/// (`lin(x, i1, key1, i2, key2, …)`; one point: its key). The keys stay variables, bound to
+/// the machine file's values where the model is evaluated, so the composed model names
+/// them.
 fn interpolation(points: &[Point], x: &str) -> Expr {
-    let (first, last) = (points[0].0, points[points.len() - 1].0);
     if points.len() == 1 {
         return Expr::Var(points[0].1.clone());
     }
-    let at = call(
-        Func::Min,
-        vec![
-            num(last),
-            call(Func::Max, vec![num(first), Expr::Var(x.to_string())]),
-        ],
-    );
-    let mut sum: Option<Expr> = None;
-    for (i, (k, key)) in points.iter().enumerate() {
-        let k = *k;
-        let rising = (i > 0).then(|| {
-            let prev = points[i - 1].0;
-            ramp(at.clone(), num(prev), k - prev)
-        });
-        let falling = (i + 1 < points.len()).then(|| {
-            let next = points[i + 1].0;
-            ramp(num(next), at.clone(), next - k)
-        });
-        let hat = match (rising, falling) {
-            (Some(r), Some(f)) => call(Func::Min, vec![r, f]),
-            (Some(r), None) => r,
-            (None, Some(f)) => f,
-            (None, None) => num(1.0),
-        };
-        let term = Expr::bin(
-            BinOp::Mul,
-            Expr::Var(key.clone()),
-            call(Func::Max, vec![num(0.0), hat]),
-        );
-        sum = Some(match sum {
-            Some(s) => Expr::bin(BinOp::Add, s, term),
-            None => term,
-        });
+    let mut args = vec![Expr::Var(x.to_string())];
+    for (i, key) in points {
+        args.push(Expr::Num(*i));
+        args.push(Expr::Var(key.clone()));
     }
-    sum.unwrap_or_else(|| num(0.0))
+    Expr::Call(Func::Lin, args)
 }
 
 /// `expr` with every variable that names a key family followed by a variable (see the
