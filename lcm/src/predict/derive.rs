@@ -157,9 +157,7 @@ fn split_processors(cat: &str) -> (&str, Option<Expr>) {
                 return (c, Some(Expr::Num(k)));
             }
         }
-        let is_name = k.starts_with(|ch: char| ch.is_ascii_alphabetic())
-            && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if is_name {
+        if super::env::is_variable_name(k) {
             return (c, Some(Expr::Var(k.to_string())));
         }
     }

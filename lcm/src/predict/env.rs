@@ -17,6 +17,13 @@ pub struct Env {
     vars: BTreeMap<String, Expr>,
 }
 
+/// Whether `s` can name a variable where a number could also stand (`F.ml_pNAME`,
+/// `mem_slowdown_kNAME`): a letter, then letters, digits and `_`.
+pub(crate) fn is_variable_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 /// Replaces variables by expressions.
 pub fn substitute(e: &Expr, vars: &BTreeMap<String, Expr>) -> Expr {
     match e {

@@ -267,7 +267,8 @@ impl Program {
         machine: Machine,
         measured: Option<&[Move]>,
     ) -> Result<Program, PredictError> {
-        expand_indexed_keys(&mut root, &machine.bindings());
+        let families = super::machine::indexed::KeyFamilies::of(&machine.bindings());
+        expand_indexed_keys(&mut root, &families);
         let (comm, moves_added, moves_removed) = adjustments(&root, &machine, measured);
         let (model, w) = Composer::new(name, ComposeOptions::default(), &comm).compose(&root)?;
         for x in w {
@@ -451,13 +452,13 @@ pub fn predict_file(
 
 /// Replaces, in every fragment's category models under `node`, the machine keys indexed by
 /// a variable (`mem_slowdown_kboth`: [`super::machine::indexed`]) by their interpolation.
-fn expand_indexed_keys(node: &mut Node, keys: &std::collections::BTreeMap<String, f64>) {
+fn expand_indexed_keys(node: &mut Node, families: &super::machine::indexed::KeyFamilies) {
     if let NodeKind::Fragment(f) = &mut node.kind {
         for (_, e) in &mut f.categories {
-            *e = super::machine::indexed::expand(e, keys);
+            *e = families.expand(e);
         }
     }
     for c in &mut node.children {
-        expand_indexed_keys(c, keys);
+        expand_indexed_keys(c, families);
     }
 }

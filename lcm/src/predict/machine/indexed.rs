@@ -16,6 +16,7 @@
 //! prefix followed by a name that starts with a letter, and the family has at least one
 //! value.
 
+use crate::predict::env::is_variable_name;
 use lca::expr::{Expr, Func};
 use std::collections::BTreeMap;
 
@@ -47,25 +48,56 @@ fn families(keys: &BTreeMap<String, f64>) -> BTreeMap<String, Vec<Point>> {
     out
 }
 
-/// The family and index variable a variable name stands for, if any (see the module docs).
-fn indexed<'a>(
-    name: &'a str,
-    keys: &BTreeMap<String, f64>,
-    families: &'a BTreeMap<String, Vec<Point>>,
-) -> Option<(&'a [Point], &'a str)> {
-    if keys.contains_key(name) {
-        return None;
+/// The key families of a machine file, found once and applied to every model (see the
+/// module docs).
+#[derive(Debug, Clone, Default)]
+pub struct KeyFamilies {
+    /// The file's keys: a variable that is one is never indexed.
+    keys: std::collections::BTreeSet<String>,
+    /// Each family's prefix with its points.
+    families: BTreeMap<String, Vec<Point>>,
+}
+
+impl KeyFamilies {
+    /// The families of the machine bindings `keys`.
+    pub fn of(keys: &BTreeMap<String, f64>) -> KeyFamilies {
+        KeyFamilies {
+            keys: keys.keys().cloned().collect(),
+            families: families(keys),
+        }
     }
-    families
-        .iter()
-        .filter_map(|(prefix, points)| {
-            let rest = name.strip_prefix(prefix.as_str())?;
-            let is_name = rest.starts_with(|c: char| c.is_ascii_alphabetic())
-                && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-            is_name.then_some((prefix.len(), (points.as_slice(), rest)))
-        })
-        .max_by_key(|(len, _)| *len)
-        .map(|(_, found)| found)
+
+    /// The family and index variable a variable name stands for, if any.
+    fn indexed<'a>(&'a self, name: &'a str) -> Option<(&'a [Point], &'a str)> {
+        if self.keys.contains(name) {
+            return None;
+        }
+        self.families
+            .iter()
+            .filter_map(|(prefix, points)| {
+                let rest = name.strip_prefix(prefix.as_str())?;
+                is_variable_name(rest).then_some((prefix.len(), (points.as_slice(), rest)))
+            })
+            .max_by_key(|(len, _)| *len)
+            .map(|(_, found)| found)
+    }
+
+    /// `expr` with every variable that names a key family followed by a variable replaced
+    /// by the family's interpolation at that variable.
+    pub fn expand(&self, expr: &Expr) -> Expr {
+        let map: BTreeMap<String, Expr> = expr
+            .variables()
+            .into_iter()
+            .filter_map(|v| {
+                let (points, x) = self.indexed(&v)?;
+                Some((v.clone(), interpolation(points, x)))
+            })
+            .collect();
+        if map.is_empty() {
+            return expr.clone();
+        }
+        crate::predict::env::substitute(expr, &map)
+    }
 }
 
 /// The keys of `points` (index, key) interpolated linearly at `x`, held at the ends
@@ -86,21 +118,10 @@ fn interpolation(points: &[Point], x: &str) -> Expr {
 
 /// `expr` with every variable that names a key family followed by a variable (see the
 /// module docs) replaced by the family's interpolation at that variable; `keys` are the
-/// machine file's bindings.
+/// machine file's bindings. For many expressions, find the families once with
+/// [`KeyFamilies::of`].
 pub fn expand(expr: &Expr, keys: &BTreeMap<String, f64>) -> Expr {
-    let families = families(keys);
-    let map: BTreeMap<String, Expr> = expr
-        .variables()
-        .into_iter()
-        .filter_map(|v| {
-            let (points, x) = indexed(&v, keys, &families)?;
-            Some((v.clone(), interpolation(points, x)))
-        })
-        .collect();
-    if map.is_empty() {
-        return expr.clone();
-    }
-    crate::predict::env::substitute(expr, &map)
+    KeyFamilies::of(keys).expand(expr)
 }
 
 #[cfg(test)]
