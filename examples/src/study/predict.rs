@@ -120,20 +120,24 @@ impl Predictor {
     }
 }
 
-/// The processors `lcm` gives fragment `name` at `vars` (its task's share of p; the whole p
-/// when the fragment is not found) and the data-trace communication seconds it adds before
-/// each execution (0 when none).
-pub fn fragment_processors(model: &Predictor, name: &str, vars: &[(String, f64)]) -> (f64, f64) {
-    let p = vars.iter().find(|(k, _)| k == "p").map_or(1.0, |(_, v)| *v);
-    model
-        .predict(vars)
-        .ok()
-        .and_then(|pr| {
-            pr.accounting
-                .fragments
-                .iter()
-                .find(|f| f.name == name)
-                .map(|f| (f.procs, f.comm_s))
-        })
-        .unwrap_or((p, 0.0))
+/// What `lcm` predicts for fragment `name` at `vars`: its processors p_f and seconds per
+/// execution (T_f plus the data-trace communication before it), from lcm's accounting of
+/// the prediction. A fragment with several instances (called from several places) gets
+/// their mean weighted by executions. None when the prediction fails or holds no such
+/// fragment.
+pub fn fragment_time(model: &Predictor, name: &str, vars: &[(String, f64)]) -> Option<(f64, f64)> {
+    let prediction = model.predict(vars).ok()?;
+    let (mut runs, mut procs, mut seconds) = (0.0, 0.0, 0.0);
+    for f in prediction
+        .accounting
+        .fragments
+        .iter()
+        .filter(|f| f.name == name)
+    {
+        let weight = f.executions.max(f64::MIN_POSITIVE);
+        runs += weight;
+        procs += weight * f.procs;
+        seconds += weight * (f.time_s + f.comm_s);
+    }
+    (runs > 0.0).then(|| (procs / runs, seconds / runs))
 }

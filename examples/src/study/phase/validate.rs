@@ -12,7 +12,6 @@ use crate::study::measure::{self, Spec};
 use crate::study::predict as lcm_predict;
 use crate::study::run::Run;
 use crate::study::StudyError;
-use std::collections::BTreeMap;
 
 /// What the validation phase measured and compared.
 pub struct Validation {
@@ -134,9 +133,8 @@ fn fragment_checks(
         };
         let mut at = case.bindings(n, p, iters);
         at.extend(predicted.machine_vars.iter().cloned());
-        let (p_f, comm) = lcm_predict::fragment_processors(&predicted.other_model, &f.name, &at);
-        let mut vars: BTreeMap<String, f64> = at.into_iter().collect();
-        vars.insert("p".into(), p_f);
+        let (p_f, predicted_s) = lcm_predict::fragment_time(&predicted.other_model, &f.name, &at)
+            .unwrap_or((f64::NAN, f64::NAN));
         let runs = m
             .analysis
             .tag(&f.name)
@@ -146,7 +144,7 @@ fn fragment_checks(
             p,
             fragment: f.name.clone(),
             p_fragment: p_f,
-            predicted: f.seconds(&vars) + comm,
+            predicted: predicted_s,
             measured: measured / p as f64 / runs.max(1) as f64,
         });
     }
