@@ -260,6 +260,47 @@ fn main() {
     );
 }
 
+#[test]
+fn the_line_price_named_at_p_is_line_bounce_s_at_two_and_the_k_keys_beyond() {
+    // One update per key of a line another processor wrote last, priced among the
+    // fragment's p processors (docs/machine.md, "Keys indexed by a variable").
+    let src = r#"
+fn main() {
+    // lcm: fragment fill
+    // lcm: pc = 1e-3
+    // lcm: ml = 1e6 * line_bounce_s_kp
+    fill();
+}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    // A 2-processor machine's file: line_bounce_s is the family's only member (K = 2),
+    // held at every p.
+    let two = dir.path().join("two.txt");
+    std::fs::write(&two, format!("{}line_bounce_s = 2e-8\n", round::ROUND)).unwrap();
+    for p in [2.0, 4.0] {
+        close(
+            predict(src, Some(&two), &[("p", p)]).seconds,
+            (1e-3 + 1e6 * 2e-8) / p,
+        );
+    }
+    // A larger machine's: K = 2 from line_bounce_s, K = 4 its own key, linear between.
+    let four = dir.path().join("four.txt");
+    std::fs::write(
+        &four,
+        format!(
+            "{}line_bounce_s = 2e-8\nline_bounce_s_k3 = 3e-8\nline_bounce_s_k4 = 6e-8\n",
+            round::ROUND.replace("calibrated_p = 2", "calibrated_p = 4")
+        ),
+    )
+    .unwrap();
+    for (p, bounce) in [(2.0, 2e-8), (3.0, 3e-8), (4.0, 6e-8), (8.0, 6e-8)] {
+        close(
+            predict(src, Some(&four), &[("p", p)]).seconds,
+            (1e-3 + 1e6 * bounce) / p,
+        );
+    }
+}
+
 /// `lcm compare outer.rs reduce.rs` at n = 1000, p = 2: (t_outer, t_reduce, stderr).
 fn compare_nbody(machine: Option<&Path>) -> (f64, f64, String) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

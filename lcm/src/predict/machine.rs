@@ -76,7 +76,10 @@
 //!   the least-squares slope of `line_bounce_s_kK` over K through `line_bounce_s` at K = 2,
 //!   at least 0, so that `line_bounce_s + line_bounce_per_thread_s * (K - 2)` prices a
 //!   bounce among K processors. A file with `line_bounce_s` but without this key (files
-//!   written before it) binds it as 0: the price of two processors at every K;
+//!   written before it) binds it as 0: the price of two processors at every K.
+//!   `line_bounce_s` is the family's K = 2 member and is bound as `line_bounce_s_k2` too,
+//!   so that `line_bounce_s_kp` (the family at the fragment's processors,
+//!   [`indexed`]) is `line_bounce_s` at p = 2, also in a file from a 2-processor machine;
 //! - `mem_slowdown_kK` (K = 1 … `calibrated_p`): time of a STREAM triad pass (three arrays
 //!   beyond the last-level cache per thread) when K threads run it at once, over its time
 //!   alone (a ratio, 1 for K = 1);
@@ -241,14 +244,16 @@ impl Machine {
     /// The numeric keys as (name, value), as they are bound in predictions: the file's
     /// values, and for a machine built in code its known keys.
     /// A file with `line_bounce_s` but without `line_bounce_per_thread_s` binds the latter
-    /// as 0 (see the module docs).
+    /// as 0, and binds `line_bounce_s` also as `line_bounce_s_k2`, the K = 2 member of the
+    /// `line_bounce_s_kK` family (see the module docs).
     pub fn bindings(&self) -> BTreeMap<String, f64> {
         let mut b = self.values.clone();
         for (k, v) in self.key_values() {
             b.entry(k).or_insert(v);
         }
-        if b.contains_key("line_bounce_s") {
+        if let Some(&two) = b.get("line_bounce_s") {
             b.entry("line_bounce_per_thread_s".into()).or_insert(0.0);
+            b.entry("line_bounce_s_k2".into()).or_insert(two);
         }
         b
     }
@@ -491,9 +496,15 @@ mod tests {
         // A file without the growth (older versions) binds it as 0; one without
         // line_bounce_s binds neither.
         assert_eq!(full().bindings()["line_bounce_per_thread_s"], 0.0);
+        // line_bounce_s is the family's K = 2 member.
+        assert_eq!(
+            back.bindings()["line_bounce_s_k2"],
+            back.bindings()["line_bounce_s"]
+        );
         let old =
             Machine::parse("old.txt", "latency_s = 1e-7\nbandwidth_bytes_per_s = 5e9\n").unwrap();
         assert!(!old.bindings().contains_key("line_bounce_per_thread_s"));
+        assert!(!old.bindings().contains_key("line_bounce_s_k2"));
         let e = Machine::parse("m.txt", &text.replace("= 0.00000009 ", "= -1 "))
             .unwrap_err()
             .to_string();
