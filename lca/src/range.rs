@@ -114,6 +114,13 @@ pub struct RangeWarning {
     /// speaks for the model. Left out of JSON when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub piecewise: bool,
+    /// The values of a straight-line table `lin(VAR, x1, y1, …)` (the names of its `y`s, or
+    /// their text where they are expressions) whose `VAR` lies beyond 2x its breakpoints
+    /// `min..max`: the table holds its first or last value there, which stands in for a
+    /// number nobody measured (a machine file's keys measured up to its processors, named
+    /// at a variable, docs/machine.md). Empty otherwise, and left out of JSON then.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<String>,
 }
 
 impl RangeWarning {
@@ -126,6 +133,30 @@ impl RangeWarning {
             format!(
                 "fragment `{fragment}` ({categories}): {} = {values} lies outside the measured points {range} of its piecewise model: the end piece's power law extrapolates",
                 self.variable
+            )
+        } else if !self.held.is_empty() {
+            let held = match self.held.as_slice() {
+                [one] => one.clone(),
+                [first, .., last] if self.held.len() > 2 => format!("{first} … {last}"),
+                all => all.join(", "),
+            };
+            let end = if self.value > self.max {
+                self.max
+            } else {
+                self.min
+            };
+            let (var, verb) = (
+                &self.variable,
+                if self.held.len() == 1 { "was" } else { "were" },
+            );
+            let at = if self.min == self.max {
+                format!("{var} = {}", format_number(self.min))
+            } else {
+                range.to_string()
+            };
+            format!(
+                "fragment `{fragment}` ({categories}): {var} = {values} lies beyond 2x where {held} {verb} measured ({at}): the value at {var} = {} stands in",
+                format_number(end)
             )
         } else {
             format!(
@@ -201,6 +232,7 @@ pub fn check(
                     min: lo,
                     max: hi,
                     piecewise: true,
+                    held: Vec::new(),
                 }),
             }
         }
@@ -233,9 +265,99 @@ pub fn check(
             min: r.min,
             max: r.max,
             piecewise: false,
+            held: Vec::new(),
         });
     }
     out.extend(beyond);
+    out.extend(held_tables_beyond(fragment, categories, value_of));
+    out
+}
+
+/// A straight-line table `lin(VAR, x1, y1, …)` in a model whose argument is a plain
+/// variable: the variable, the first and last breakpoint and the values' names (their text
+/// where they are expressions).
+struct LineTable {
+    var: String,
+    min: f64,
+    max: f64,
+    values: Vec<String>,
+}
+
+/// The straight-line tables of `e` (see [`LineTable`]).
+fn line_tables(e: &Expr, out: &mut Vec<LineTable>) {
+    match e {
+        Expr::Call(Func::Lin, args) => {
+            let xs: Vec<f64> = args
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .filter_map(|a| match a {
+                    Expr::Num(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            if let (Some(Expr::Var(v)), Some(lo), Some(hi)) = (args.first(), xs.first(), xs.last())
+            {
+                out.push(LineTable {
+                    var: v.clone(),
+                    min: *lo,
+                    max: *hi,
+                    values: args
+                        .iter()
+                        .skip(2)
+                        .step_by(2)
+                        .map(|y| y.to_string())
+                        .collect(),
+                });
+            }
+            args.iter().for_each(|a| line_tables(a, out));
+        }
+        Expr::Call(_, args) => args.iter().for_each(|a| line_tables(a, out)),
+        Expr::Neg(a) => line_tables(a, out),
+        Expr::Bin(_, a, b) => {
+            line_tables(a, out);
+            line_tables(b, out);
+        }
+        Expr::Num(_) | Expr::Var(_) => {}
+    }
+}
+
+/// The warnings for the straight-line tables of one fragment's models whose variable lies
+/// beyond 2x their breakpoints at one point (one per table and variable, naming every
+/// category that uses it).
+fn held_tables_beyond(
+    fragment: &str,
+    categories: &[(String, Expr)],
+    value_of: &dyn Fn(&str) -> Option<f64>,
+) -> Vec<RangeWarning> {
+    let mut out: Vec<RangeWarning> = Vec::new();
+    for (cat, e) in categories {
+        let mut tables = Vec::new();
+        line_tables(e, &mut tables);
+        for t in tables {
+            let range = VarRange::new(&t.var, t.min, t.max);
+            let Some(value) = value_of(&t.var).filter(|v| range.is_beyond(*v)) else {
+                continue;
+            };
+            let same = |w: &RangeWarning| {
+                w.variable == t.var && w.min == t.min && w.max == t.max && w.held == t.values
+            };
+            match out.iter_mut().find(|w| same(w)) {
+                Some(w) if !w.categories.contains(cat) => w.categories.push(cat.clone()),
+                Some(_) => {}
+                None => out.push(RangeWarning {
+                    fragment: fragment.to_string(),
+                    categories: vec![cat.clone()],
+                    variable: t.var,
+                    value,
+                    min: t.min,
+                    max: t.max,
+                    piecewise: false,
+                    held: t.values,
+                }),
+            }
+        }
+    }
     out
 }
 
@@ -433,5 +555,52 @@ mod piecewise_tests {
         assert!(w[1].to_string().contains("beyond 2x"));
         let json = serde_json::to_string(&w[1]).unwrap();
         assert!(!json.contains("piecewise"), "{json}");
+    }
+}
+
+#[cfg(test)]
+mod line_table_tests {
+    use super::*;
+    use crate::expr::parse;
+
+    /// A straight-line table warns beyond 2x its breakpoints (not at them, not inside),
+    /// naming the values that stand in, once per table and variable; its JSON has `held`.
+    #[test]
+    fn a_line_table_warns_beyond_twice_its_breakpoints_naming_its_values() {
+        let cats = [
+            (
+                "ml".to_string(),
+                parse("pc_s*(lin(both, 1, mem_slowdown_k1, 2, mem_slowdown_k2) - 1)").unwrap(),
+            ),
+            (
+                "li".to_string(),
+                parse("lin(both, 1, mem_slowdown_k1, 2, mem_slowdown_k2)*1e-6").unwrap(),
+            ),
+        ];
+        let at = |both: f64| move |v: &str| (v == "both").then_some(both);
+        assert!(check("init", &[], &cats, &at(2.0)).is_empty());
+        assert!(check("init", &[], &cats, &at(4.0)).is_empty());
+        let w = check("init", &[], &cats, &at(16.0));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].categories, ["ml", "li"]);
+        assert_eq!(w[0].held, ["mem_slowdown_k1", "mem_slowdown_k2"]);
+        assert_eq!(
+            w[0].to_string(),
+            "fragment `init` (ml, li): both = 16 lies beyond 2x where mem_slowdown_k1, mem_slowdown_k2 were measured (both = 1..2): the value at both = 2 stands in"
+        );
+        let json = serde_json::to_string(&w[0]).unwrap();
+        assert!(
+            json.contains(r#""held":["mem_slowdown_k1","mem_slowdown_k2"]"#),
+            "{json}"
+        );
+        // Many values: the first and the last are named.
+        let long = [(
+            "ml".to_string(),
+            parse("lin(q, 1, a1, 2, a2, 4, a4)").unwrap(),
+        )];
+        let w = check("f", &[], &long, &|_: &str| Some(0.25));
+        assert!(w[0]
+            .to_string()
+            .contains("where a1 … a4 were measured (q = 1..4): the value at q = 1 stands in"));
     }
 }

@@ -299,6 +299,35 @@ fn main() {
             (1e-3 + 1e6 * bounce) / p,
         );
     }
+    // Beyond twice the numbers a file measured, the held price is warned about, naming
+    // the keys that stand in: p = 8 with the 2-processor file, p = 16 with the other.
+    let held = |file: &Path, p: f64| -> Vec<Vec<String>> {
+        predict(src, Some(file), &[("p", p)])
+            .accounting
+            .range_warnings
+            .into_iter()
+            .map(|w| w.held)
+            .collect()
+    };
+    assert_eq!(held(&two, 4.0), Vec::<Vec<String>>::new());
+    assert_eq!(held(&two, 8.0), [["line_bounce_s_k2"]]);
+    assert_eq!(held(&four, 8.0), Vec::<Vec<String>>::new());
+    assert_eq!(
+        held(&four, 16.0),
+        [["line_bounce_s_k2", "line_bounce_s_k3", "line_bounce_s_k4"]]
+    );
+    std::fs::write(dir.path().join("t.rs"), src).unwrap();
+    let (code, _, err) = lcm(
+        &["predict", "t.rs", "--machine", "two.txt", "--set", "p=8"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "warning: fragment `fill` (ml): p = 8 lies beyond 2x where line_bounce_s_k2 was measured (p = 2): the value at p = 2 stands in"
+        ),
+        "{err}"
+    );
 }
 
 /// `lcm compare outer.rs reduce.rs` at n = 1000, p = 2: (t_outer, t_reduce, stderr).

@@ -87,7 +87,8 @@ impl Func {
     }
 
     /// True for `min` and `max`, which take two or more arguments, and `pw` and `lin`,
-    /// which take their variable and a table of two or more points.
+    /// which take their variable and a table of points (two or more for `pw`, one or more
+    /// for `lin`).
     pub fn is_variadic(self) -> bool {
         matches!(self, Func::Min | Func::Max | Func::Pw | Func::Lin)
     }
@@ -172,8 +173,8 @@ pub fn piecewise(x: f64, table: &[f64]) -> f64 {
 /// The straight lines between the points of `table` (`x1, y1, x2, y2, …`, the breakpoints
 /// increasing) at `x`, exact at the points and held at the first and the last value
 /// outside them (for keys measured at a few numbers, such as the threads of a machine,
-/// where nothing says how they go on). NaN for a table that is not at least two points with
-/// increasing breakpoints, or for `x` NaN.
+/// where nothing says how they go on; one point is its value everywhere). NaN for a table
+/// that is not at least one point with increasing breakpoints, or for `x` NaN.
 ///
 /// ```
 /// use lca::expr::linear;
@@ -182,9 +183,10 @@ pub fn piecewise(x: f64, table: &[f64]) -> f64 {
 /// assert!((linear(3.0, &t) - 1.8).abs() < 1e-12);
 /// assert_eq!(linear(16.0, &t), 2.0);
 /// assert_eq!(linear(0.5, &t), 1.0);
+/// assert_eq!(linear(16.0, &[2.0, 0.5]), 0.5);
 /// ```
 pub fn linear(x: f64, table: &[f64]) -> f64 {
-    if table.len() < 4 || !table.len().is_multiple_of(2) || x.is_nan() {
+    if table.len() < 2 || !table.len().is_multiple_of(2) || x.is_nan() {
         return f64::NAN;
     }
     let points: Vec<(f64, f64)> = table.chunks(2).map(|c| (c[0], c[1])).collect();
@@ -209,12 +211,12 @@ pub fn linear(x: f64, table: &[f64]) -> f64 {
     y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 }
 
-/// What makes the arguments after the variable of a `lin` call not a table: fewer than two
-/// whole points (the count of arguments), or breakpoint `index` (0-based among them) not a
+/// What makes the arguments after the variable of a `lin` call not a table: not one or
+/// more whole points (the count of arguments), or breakpoint `index` (0-based among them) not a
 /// finite number literal above the one before it. The values may be any expressions.
 pub fn linear_table_problem(table: &[Option<f64>]) -> Option<(usize, &'static str)> {
-    if table.len() < 4 || !table.len().is_multiple_of(2) {
-        return Some((table.len(), "two or more points (breakpoint, value)"));
+    if table.len() < 2 || !table.len().is_multiple_of(2) {
+        return Some((table.len(), "one or more points (breakpoint, value)"));
     }
     let mut previous = f64::NEG_INFINITY;
     for (index, b) in table.iter().enumerate().step_by(2) {

@@ -17,7 +17,7 @@
 //! more) and `pw(x, x1, y1, x2, y2, …)`, the piecewise power law through a table of two or
 //! more measured points ([`piecewise`]; the table must be positive number literals with
 //! strictly increasing breakpoints, else an [`ExprError`] at the offending argument), and
-//! `lin(x, x1, y1, x2, y2, …)`, the straight lines between two or more points, held beyond
+//! `lin(x, x1, y1, x2, y2, …)`, the straight lines between one or more points, held beyond
 //! the first and the last ([`linear`]; the breakpoints must be number literals, strictly
 //! increasing, the values may be any expressions, e.g. machine keys). An identifier that names a function is a function only when `(` follows it.
 //! A dotted identifier (`fill.sl`) is one variable: `lcm` reads it as a reference to a

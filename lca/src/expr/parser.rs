@@ -348,7 +348,7 @@ fn check_linear(args: &[Expr], columns: &[usize], close: usize) -> Result<(), Ex
     let Some((index, expected)) = super::linear_table_problem(&table) else {
         return Ok(());
     };
-    let short = table.len() < 4 || !table.len().is_multiple_of(2);
+    let short = table.len() < 2 || !table.len().is_multiple_of(2);
     Err(ExprError {
         column: if short { close } else { columns[index + 1] },
         expected: format!("`lin(x, x1, y1, x2, y2, …)`: {expected}"),

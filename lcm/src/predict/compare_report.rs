@@ -213,7 +213,8 @@ fn crossover_position(at: f64, between: (f64, f64), integral: bool) -> String {
 /// better_after, beyond_measured_range, negative}` lie between decisive points only; their
 /// flags say whether a point they lie among is so marked. The warnings are each version's
 /// range warnings at the point (`{fragment, categories, variable, value, min, max}`, and
-/// `piecewise: true` for a piecewise model outside its measured points), the negatives its
+/// `piecewise: true` for a piecewise model outside its measured points, `held`: the values
+/// of a straight-line table used beyond 2x its breakpoints), the negatives its
 /// negative models (`{fragment, line, model, value_s}`).
 pub fn compare_json(
     a: &str,

@@ -295,7 +295,8 @@ pub fn write_predictions_json(
 
 /// The range warnings of predictions for stderr: one line per fragment, categories,
 /// variable and measured range, listing the values beyond 2x the range (first seen first),
-/// or outside the measured points of a piecewise model (`pw`, [`RangeWarning::piecewise`]).
+/// or outside the measured points of a piecewise model (`pw`, [`RangeWarning::piecewise`]),
+/// or beyond 2x the breakpoints of a straight-line table (`lin`, [`RangeWarning::held`]).
 pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
     let mut groups: Vec<(&RangeWarning, Vec<f64>)> = Vec::new();
     for w in warnings {
@@ -306,6 +307,7 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
                 && g.min == w.min
                 && g.max == w.max
                 && g.piecewise == w.piecewise
+                && g.held == w.held
         };
         match groups.iter_mut().find(|(g, _)| same(g)) {
             Some((_, values)) if !values.contains(&w.value) => values.push(w.value),
@@ -317,7 +319,7 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
         .into_iter()
         .map(|(w, values)| {
             let shown: Vec<String> = values.iter().map(|v| format_number(*v)).collect();
-            if w.piecewise {
+            if w.piecewise || !w.held.is_empty() {
                 return format!("warning: {}", w.message(&shown.join(", ")));
             }
             // The values are the fragment's own (a pipeline stage or task runs on part of

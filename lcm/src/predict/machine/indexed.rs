@@ -101,13 +101,11 @@ impl KeyFamilies {
 }
 
 /// The keys of `points` (index, key) interpolated linearly at `x`, held at the ends
-/// (`lin(x, i1, key1, i2, key2, …)`; one point: its key). The keys stay variables, bound to
-/// the machine file's values where the model is evaluated, so the composed model names
-/// them.
+/// (`lin(x, i1, key1, i2, key2, …)`; one point: its key everywhere). The keys stay
+/// variables, bound to the machine file's values where the model is evaluated, so the
+/// composed model names them; the table tells the range warnings where `x` lies beyond
+/// the numbers the file measured, one point included.
 fn interpolation(points: &[Point], x: &str) -> Expr {
-    if points.len() == 1 {
-        return Expr::Var(points[0].1.clone());
-    }
     let mut args = vec![Expr::Var(x.to_string())];
     for (i, key) in points {
         args.push(Expr::Num(*i));
@@ -173,10 +171,13 @@ mod tests {
         assert!(vars.contains("latency_s"));
         // A key of the family the file lacks (k8) is not indexed by a variable: left as is.
         assert!(vars.contains("mem_slowdown_k8"));
-        // A one-point family is its key wherever it is indexed.
+        // A one-point family is its key wherever it is indexed (a table of one point, so
+        // that the range warnings see how far q lies from it).
         assert!(!vars.contains("par_call_s_pq"));
         assert!(vars.contains("par_call_s_p1"));
-        assert!(!vars.contains("q"));
+        let one = expand(&lca::expr::parse("par_call_s_pq").unwrap(), &keys());
+        assert_eq!(one.to_string(), "lin(q, 1, par_call_s_p1)");
+        assert_eq!(at(&one, &[("q", 8.0)]), at(&one, &[("q", 1.0)]));
     }
 
     #[test]
