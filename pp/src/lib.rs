@@ -104,6 +104,7 @@ pub mod pipeline;
 pub(crate) mod plot;
 pub(crate) mod profile;
 pub mod record;
+pub mod recording;
 pub mod report;
 pub(crate) mod sort;
 pub(crate) mod source;
