@@ -135,7 +135,7 @@ impl RecordingCost {
     }
 
     /// The line of the default output, e.g. `recording: 120000 events, ~9.48 ns each
-    /// (measured by pplib at the session's end): 0.001138 s, 0.84% of tt`; `None` when the
+    /// (measured by pplib at the session's end): 1.138 ms, 0.84% of tt`; `None` when the
     /// cost is unknown.
     pub fn line(&self) -> Option<String> {
         let (ns, cost_s) = (self.event_cost_ns?, self.cost_s?);
@@ -143,10 +143,23 @@ impl RecordingCost {
             .share_of_tt
             .map_or_else(String::new, |s| format!(", {} of tt", percent(s)));
         Some(format!(
-            "recording: {} events, ~{ns:.2} ns each ({}): {cost_s:.6} s{share}",
+            "recording: {} events, ~{ns:.2} ns each ({}): {}{share}",
             self.events,
-            self.source.describe()
+            self.source.describe(),
+            duration(cost_s)
         ))
+    }
+}
+
+/// Seconds with three decimals in the unit that suits them: `1.250 s`, `3.400 ms`,
+/// `0.680 µs`.
+fn duration(seconds: f64) -> String {
+    if seconds >= 1.0 {
+        format!("{seconds:.3} s")
+    } else if seconds >= 1e-3 {
+        format!("{:.3} ms", seconds * 1e3)
+    } else {
+        format!("{:.3} µs", seconds * 1e6)
     }
 }
 
@@ -287,7 +300,7 @@ mod tests {
         assert_eq!(
             r.line().unwrap(),
             "recording: 1000000 events, ~10.00 ns each (measured by pplib at the session's \
-             end): 0.010000 s, 50.00% of tt"
+             end): 10.000 ms, 50.00% of tt"
         );
     }
 
@@ -305,7 +318,7 @@ mod tests {
             &session(0.0, 1),
         );
         assert_eq!(r.share_of_tt, None);
-        assert!(r.line().unwrap().ends_with("0.000000 s"));
+        assert!(r.line().unwrap().ends_with("ns each (stated by the trace): 0.004 µs"));
     }
 
     #[test]

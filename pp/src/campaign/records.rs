@@ -281,6 +281,54 @@ mod tests {
         assert_eq!(first_warnings(vec!["w".into()], &point()), ["w"]);
     }
 
+    /// Two repetitions of a point whose recordings took 3.4 % and 6.8 % of tt (the
+    /// `dense_recording.pptrace` fixture at its stated 20 ns an event, then at 40): pp
+    /// warns about each, the campaign once, naming the worst; its records are unchanged.
+    #[test]
+    fn a_costly_recording_is_warned_about_once_per_campaign_with_the_worst_run() {
+        let dense = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dense_recording.pptrace"),
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut reps = Vec::new();
+        for (round, ns) in [(0, "20"), (1, "40")] {
+            let log = dir.path().join(format!("r{round}.pptrace"));
+            let text = dense.replace("event_cost_ns 20", &format!("event_cost_ns {ns}"));
+            std::fs::write(&log, text).unwrap();
+            reps.push(Repetition {
+                round,
+                seconds: 1e-5,
+                foreign: None,
+                quiet: true,
+                log: Some(log),
+            });
+        }
+        let point = Point {
+            values: vec![("n".into(), "64".into())],
+            p: 2,
+        };
+        let recs = records(&[point], &[PointTimes { reps }], &[], None).unwrap();
+        // The other warning: this point has no p = 1 point, so no baseline.
+        let costly: Vec<&String> = recs
+            .warnings
+            .iter()
+            .filter(|w| w.contains("recording"))
+            .collect();
+        assert_eq!(costly.len(), 1, "{:?}", recs.warnings);
+        assert_eq!(recs.warnings.len(), 2, "{:?}", recs.warnings);
+        let w = costly[0];
+        assert!(
+            w.starts_with(
+                "2 of 2 profiled runs spent more than 2% of tt recording; the worst, n=64 p=2 \
+                 round 1: the recording itself took 6.80% of tt (34 events at ~40.00 ns each"
+            ),
+            "{w}"
+        );
+        assert_eq!(recs.lines.len(), 2);
+        assert!(recs.lines.iter().all(|l| l.ends_with(" tt=2e-5")), "{:?}", recs.lines);
+    }
+
     #[test]
     fn notes_carry_variables_round_and_seconds() {
         let rep = Repetition {
