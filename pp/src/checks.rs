@@ -48,9 +48,10 @@ const DENSEST_NAMED: usize = 3;
 /// What to do about a recording that costs too much (the advice of docs/event-logs.md,
 /// "The cost of recording").
 const RECORD_COARSER: &str = "record coarser: one task per rayon run of items \
-     (pp_for_each_run) instead of one per item (pp_for_each_item), no fragments inside the \
-     hot loop (a fragment around the loop, or per iteration of an outer loop), fewer waits \
-     and tasks per unit of work (docs/event-logs.md, \"The cost of recording\")";
+     (pp_for_each_run or pp_for_each) instead of one per item (pp_for_each_item), no \
+     fragments inside the hot loop (a fragment around the loop, or per iteration of an \
+     outer loop), fewer joins, tasks and waits per unit of work (docs/event-logs.md, \
+     \"The cost of recording\")";
 
 const SET_P: &str = "set p to the number of threads the program runs (PPLIB_PROCESSORS, \
                      the rayon pool size, OMP_NUM_THREADS)";
@@ -125,9 +126,9 @@ pub fn recording_warnings(recording: &RecordingCost) -> Vec<String> {
         .densest_threads(DENSEST_NAMED)
         .iter()
         .map(|t| {
-            let of_time = t
-                .share_of_elapsed
-                .map_or_else(String::new, |s| format!(", {} of the elapsed time", percent(s)));
+            let of_time = t.share_of_elapsed.map_or_else(String::new, |s| {
+                format!(", {} of the elapsed time", percent(s))
+            });
             format!("thread {} ({} events{of_time})", t.thread, t.events)
         })
         .collect();

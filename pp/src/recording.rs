@@ -136,12 +136,18 @@ impl RecordingCost {
 
     /// The line of the default output, e.g. `recording: 120000 events, ~9.48 ns each
     /// (measured by pplib at the session's end): 1.138 ms, 0.84% of tt`; `None` when the
-    /// cost is unknown.
-    pub fn line(&self) -> Option<String> {
+    /// cost is unknown. The share is of the session's `tt`: a line that follows a
+    /// fragment's table (`after_session` false) says so.
+    pub fn line(&self, after_session: bool) -> Option<String> {
         let (ns, cost_s) = (self.event_cost_ns?, self.cost_s?);
+        let of = if after_session {
+            "tt"
+        } else {
+            "the session's tt"
+        };
         let share = self
             .share_of_tt
-            .map_or_else(String::new, |s| format!(", {} of tt", percent(s)));
+            .map_or_else(String::new, |s| format!(", {} of {of}", percent(s)));
         Some(format!(
             "recording: {} events, ~{ns:.2} ns each ({}): {}{share}",
             self.events,
@@ -298,7 +304,7 @@ mod tests {
             [3, 0]
         );
         assert_eq!(
-            r.line().unwrap(),
+            r.line(true).unwrap(),
             "recording: 1000000 events, ~10.00 ns each (measured by pplib at the session's \
              end): 10.000 ms, 50.00% of tt"
         );
@@ -310,7 +316,7 @@ mod tests {
         assert_eq!((r.events, r.source), (4, CostSource::Unknown));
         assert_eq!((r.cost_s, r.share_of_tt), (None, None));
         assert_eq!(r.threads[0].share_of_elapsed, None);
-        assert_eq!(r.line(), None);
+        assert_eq!(r.line(true), None);
         // No time at all: counts and cost, no share.
         let r = RecordingCost::new(
             &[(ThreadId(0), 4)],
@@ -318,7 +324,19 @@ mod tests {
             &session(0.0, 1),
         );
         assert_eq!(r.share_of_tt, None);
-        assert!(r.line().unwrap().ends_with("ns each (stated by the trace): 0.004 µs"));
+        assert!(r
+            .line(true)
+            .unwrap()
+            .ends_with("ns each (stated by the trace): 0.004 µs"));
+        let r = RecordingCost::new(
+            &[(ThreadId(0), 500)],
+            Some((1.0, CostSource::Stated)),
+            &session(0.001, 1),
+        );
+        assert!(r
+            .line(false)
+            .unwrap()
+            .ends_with(": 0.500 µs, 0.050% of the session's tt"));
     }
 
     #[test]

@@ -214,7 +214,7 @@ pub fn analysis_text(a: &Analysis, per_thread: bool) -> String {
         }
         out.push_str(&profile_table(&log, p));
         if i == 0 {
-            if let Some(line) = a.recording.line() {
+            if let Some(line) = a.recording.line(p.tag.is_none()) {
                 let _ = writeln!(out, "{line}");
             }
         }

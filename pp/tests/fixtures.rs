@@ -97,7 +97,8 @@ fn spec(path: &Path) -> Spec {
             s.counters = Some(values(rest));
         } else if let Some(rest) = c.strip_prefix("expect recording thread=") {
             let (id, vals) = rest.split_once(':').unwrap();
-            s.recording_threads.push((id.parse().unwrap(), values(vals)));
+            s.recording_threads
+                .push((id.parse().unwrap(), values(vals)));
         } else if let Some(rest) = c.strip_prefix("expect recording:") {
             s.recording = Some(values(rest));
         } else if let Some(rest) = c.strip_prefix("expect unattributed:") {
@@ -243,11 +244,16 @@ fn check_recording(f: &str, s: &Spec, a: &Analysis) -> Vec<String> {
     let r = &a.recording;
     let mut errors = Vec::new();
     if r.events != a.events {
-        errors.push(format!("{f}: recording counts {} events of {}", r.events, a.events));
+        errors.push(format!(
+            "{f}: recording counts {} events of {}",
+            r.events, a.events
+        ));
     }
     let Some(exp) = &s.recording else {
         if r.source != CostSource::Unknown || r.event_cost_ns.is_some() {
-            errors.push(format!("{f}: a recording cost without `expect recording`: {r:?}"));
+            errors.push(format!(
+                "{f}: a recording cost without `expect recording`: {r:?}"
+            ));
         }
         return errors;
     };
@@ -276,7 +282,9 @@ fn check_recording(f: &str, s: &Spec, a: &Analysis) -> Vec<String> {
         for (k, v) in got {
             match (v, exp.get(k)) {
                 (Some(v), Some(&e)) if close(v, e) => {}
-                (v, e) => errors.push(format!("{f}: thread {id} recording {k} = {v:?}, expected {e:?}")),
+                (v, e) => errors.push(format!(
+                    "{f}: thread {id} recording {k} = {v:?}, expected {e:?}"
+                )),
             }
         }
     }

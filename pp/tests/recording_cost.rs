@@ -58,7 +58,11 @@ fn a_recording_of_back_to_back_events_warns() {
     assert!(share > 0.10, "the recording took {share} of tt");
     let w = recording_warnings(&a);
     assert_eq!(w.len(), 1, "{:?}", a.warnings);
-    assert!(w[0].contains("measured by pplib at the session's end"), "{}", w[0]);
+    assert!(
+        w[0].contains("measured by pplib at the session's end"),
+        "{}",
+        w[0]
+    );
     assert!(w[0].contains("most events on thread 0 ("), "{}", w[0]);
     assert!(w[0].contains("pp_for_each_run"), "{}", w[0]);
 }
@@ -80,7 +84,10 @@ fn a_sparse_recording_does_not_warn_and_says_what_it_cost() {
         .lines()
         .find(|l| l.starts_with("recording: "))
         .unwrap_or_else(|| panic!("no recording line in\n{out}"));
-    assert!(line.contains("(measured by pplib at the session's end)"), "{line}");
+    assert!(
+        line.contains("(measured by pplib at the session's end)"),
+        "{line}"
+    );
 }
 
 /// `fft_dp_n512_p16_before_event_cost.binlog` is a log pplib wrote before it measured the
@@ -120,7 +127,9 @@ fn the_gap_estimate_takes_the_smallest_gaps_between_plain_events() {
     let header = Header {
         version: pplib::log::binary::VERSION,
         processors: 2,
-        clock: pplib::clock::ClockSource::Monotonic.header_name().to_owned(),
+        clock: pplib::clock::ClockSource::Monotonic
+            .header_name()
+            .to_owned(),
         counters: vec!["cpu_ns".to_owned()],
         ..Header::default()
     };
@@ -149,7 +158,10 @@ fn the_gap_estimate_takes_the_smallest_gaps_between_plain_events() {
     assert_eq!(r.source, CostSource::LogGaps);
     assert_eq!((r.events, r.event_cost_ns), (11, Some(25.0)));
     assert!((r.cost_s.unwrap() - 275e-9).abs() < 1e-15, "{r:?}");
-    assert!((r.share_of_tt.unwrap() - 275.0 / 24_000.0).abs() < 1e-12, "{r:?}");
+    assert!(
+        (r.share_of_tt.unwrap() - 275.0 / 24_000.0).abs() < 1e-12,
+        "{r:?}"
+    );
     assert!(a.warnings.is_empty(), "{:?}", a.warnings);
 }
 
@@ -160,7 +172,7 @@ fn a_synthetic_log_has_no_estimate() {
     let a = pp::analyze_bytes(common::binary_example(), "x.pplog", &Options::default()).unwrap();
     assert_eq!(a.recording.source, CostSource::Unknown);
     assert_eq!(a.recording.events, 8);
-    assert_eq!(a.recording.line(), None);
+    assert_eq!(a.recording.line(true), None);
 }
 
 /// The command: the warning on stderr and in `warnings`, the `recording` object of
@@ -189,11 +201,15 @@ fn the_command_warns_on_stderr_and_reports_the_cost_in_json() {
     assert_eq!(r["threads"][0]["events"], 24);
     assert!((r["threads"][0]["share_of_elapsed"].as_f64().unwrap() - 0.048).abs() < 1e-12);
     let warnings = log["warnings"].as_array().unwrap();
-    assert!(warnings
-        .iter()
-        .any(|w| w.as_str().unwrap().starts_with("the recording itself took 3.40%")));
+    assert!(warnings.iter().any(|w| w
+        .as_str()
+        .unwrap()
+        .starts_with("the recording itself took 3.40%")));
     // A trace that states nothing: the counts, and nulls.
-    let plain = pp(&["--json", fixture("imbalanced_loop.pptrace").to_str().unwrap()]);
+    let plain = pp(&[
+        "--json",
+        fixture("imbalanced_loop.pptrace").to_str().unwrap(),
+    ]);
     let doc: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     let r = &doc["logs"][0]["recording"];
     assert_eq!(r["source"], "unknown");

@@ -194,7 +194,11 @@ fn the_event_cost_is_optional_and_rewritten_in_place() {
     };
     let read = |bytes: Vec<u8>| {
         let reader = LogReader::from_bytes(bytes, "cost.pplog").unwrap();
-        let times: Vec<u64> = reader.streams().remove(0).map(|e| e.unwrap().time.0).collect();
+        let times: Vec<u64> = reader
+            .streams()
+            .remove(0)
+            .map(|e| e.unwrap().time.0)
+            .collect();
         assert_eq!(times, [5, 9]);
         reader.header().event_cost_ps
     };

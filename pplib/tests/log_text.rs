@@ -159,14 +159,23 @@ fn event_cost_line() {
     let events = "0 0 session_begin\n9 0 session_end\n";
     assert_eq!(cost(&format!("pptrace 1\nprocessors 2\n{events}")), None);
     assert_eq!(
-        cost(&format!("pptrace 1\nevent_cost_ns 9.5 # measured\nprocessors 2\n{events}")),
+        cost(&format!(
+            "pptrace 1\nevent_cost_ns 9.5 # measured\nprocessors 2\n{events}"
+        )),
         Some(9500)
     );
     assert_eq!(
-        cost(&format!("pptrace 1\nprocessors 2\nevent_cost_ns 0.0004\n{events}")),
+        cost(&format!(
+            "pptrace 1\nprocessors 2\nevent_cost_ns 0.0004\n{events}"
+        )),
         Some(1)
     );
-    for (value, found) in [("0", "\"0\""), ("-3", "\"-3\""), ("x", "\"x\""), ("", "end of line")] {
+    for (value, found) in [
+        ("0", "\"0\""),
+        ("-3", "\"-3\""),
+        ("x", "\"x\""),
+        ("", "end of line"),
+    ] {
         assert_eq!(
             open_err(&format!("pptrace 1\nprocessors 1\nevent_cost_ns {value}\n")),
             format!("t.pptrace: line 3: expected nanoseconds per event, above 0 and at most 1e9, found {found}")

@@ -91,7 +91,10 @@ fn the_log_holds_the_measured_cost_of_an_event() {
     pplib::frag_scope("work", || ());
     session.finish().unwrap();
     let reader = pplib::log::LogReader::open(&path).unwrap();
-    let ps = reader.header().event_cost_ps.expect("the log holds the event cost");
+    let ps = reader
+        .header()
+        .event_cost_ps
+        .expect("the log holds the event cost");
     assert!((100..1_000_000).contains(&ps), "{ps} ps an event");
 }
 

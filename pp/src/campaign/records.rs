@@ -326,7 +326,11 @@ mod tests {
             "{w}"
         );
         assert_eq!(recs.lines.len(), 2);
-        assert!(recs.lines.iter().all(|l| l.ends_with(" tt=2e-5")), "{:?}", recs.lines);
+        assert!(
+            recs.lines.iter().all(|l| l.ends_with(" tt=2e-5")),
+            "{:?}",
+            recs.lines
+        );
     }
 
     #[test]

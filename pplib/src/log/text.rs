@@ -404,7 +404,12 @@ impl Index<'_> {
         }
         if head == "event_cost_ns" && !self.in_events {
             if self.event_cost_ps.is_some() {
-                return Err(syntax(path, pos, "one `event_cost_ns` line", "a second one"));
+                return Err(syntax(
+                    path,
+                    pos,
+                    "one `event_cost_ns` line",
+                    "a second one",
+                ));
             }
             self.event_cost_ps = Some(event_cost_ps(path, pos, f)?);
             return Ok(());
