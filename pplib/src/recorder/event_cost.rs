@@ -56,11 +56,13 @@ thread_local! {
     static SCRATCH_CURRENT: Cell<Option<&'static ThreadBuffer>> = const { Cell::new(None) };
 }
 
-/// Measures the cost of recording one event now, in picoseconds (0 if the clock did not
-/// advance over a burst).
+/// Measures the cost of recording one event now, in picoseconds (0, not measured, if the
+/// clock did not advance over a burst or the thread's thread-locals are gone).
 pub(crate) fn measure_ps() -> u64 {
     let buffer = SCRATCH.get_or_init(|| ThreadBuffer::new(SCRATCH_BYTES));
-    let _ = SCRATCH_CURRENT.try_with(|c| c.set(Some(buffer)));
+    if SCRATCH_CURRENT.try_with(|c| c.set(Some(buffer))).is_err() {
+        return 0;
+    }
     fastest_round_ps(ROUNDS, EVENTS_PER_ROUND, sys::monotonic_ns, |events| {
         buffer.assign(SCRATCH_STATE, 0);
         burst(events, clock::raw_now);
