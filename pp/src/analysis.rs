@@ -8,13 +8,14 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use crate::baseline::command_line_differences;
-use crate::checks::{disturbance_warnings, thread_count_warnings};
+use crate::checks::{disturbance_warnings, recording_warnings, thread_count_warnings};
 use crate::error::{shorten, PpError};
 use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
 use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
 use crate::pipeline::{spawn_lane_merger, LaneMerge};
 use crate::profile::Profile;
 use crate::record::{format_record, profile_record, ProfileRecord};
+use crate::recording::{event_cost, RecordingCost};
 use crate::stack::MAX_DEPTH;
 use crate::sweep::{
     CounterRoles, Dropped, Observer, Sweep, SweepConfig, SweepError, SweepErrorKind, TagSelection,
@@ -108,6 +109,9 @@ pub struct Analysis {
     /// Whether the run was disturbed by other processes (see `crate::checks`; a warning
     /// says how).
     pub disturbed: bool,
+    /// What the recording itself cost, per thread and against the session's `tt`
+    /// ([`crate::recording`]; a warning says when it is too much).
+    pub recording: RecordingCost,
 }
 
 impl Analysis {
@@ -225,7 +229,7 @@ pub fn analyze_reader_with(
     if engine == Engine::FastTotals && observer.is_none() {
         sweep.totals_only();
     }
-    let (mut warnings, truncation_reported) = if fast {
+    let (mut warnings, truncation_reported, events_per_slot) = if fast {
         let lanes = Lanes {
             names: reader.names().into(),
             selected: options.tags.selected_names(reader.names()).into(),
@@ -258,6 +262,7 @@ pub fn analyze_reader_with(
                 &path,
                 options,
                 observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
+                threads.len(),
             )
         })?
     } else {
@@ -267,6 +272,7 @@ pub fn analyze_reader_with(
             &path,
             options,
             observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
+            threads.len(),
         )?
     };
     warnings.extend(dropped_end_warnings(&path, sweep.take_dropped()));
@@ -301,6 +307,9 @@ pub fn analyze_reader_with(
     let disturbance = disturbance_warnings(&profiles[0]);
     let disturbed = !disturbance.is_empty();
     warnings.extend(disturbance);
+    let events_per_thread: Vec<_> = threads.iter().copied().zip(events_per_slot).collect();
+    let recording = RecordingCost::new(&events_per_thread, event_cost(reader), &profiles[0]);
+    warnings.extend(recording_warnings(&recording));
     Ok(Analysis {
         log: path,
         processors: header.processors,
@@ -312,6 +321,7 @@ pub fn analyze_reader_with(
         warnings,
         thread_counts: result.threads,
         disturbed,
+        recording,
     })
 }
 
@@ -405,8 +415,8 @@ impl Lanes<'_> {
     }
 }
 
-/// The fast pipeline ([`crate::pipeline`]) into the sweep; returns the warnings and whether
-/// a stream reported a truncation.
+/// The fast pipeline ([`crate::pipeline`]) into the sweep; returns the warnings, whether
+/// a stream reported a truncation and the events read per slot.
 fn run_lanes(
     streams: Vec<pplib::log::ThreadStream>,
     lanes: Lanes<'_>,
@@ -415,7 +425,7 @@ fn run_lanes(
     options: &Options,
     pipelined: bool,
     lane_threads: bool,
-) -> Result<(Vec<String>, bool), PpError> {
+) -> Result<(Vec<String>, bool, Vec<u64>), PpError> {
     let mut warnings = Vec::new();
     let mut truncation_reported = false;
     let mut on_error = |_slot: usize, e: LaneError| -> Result<(), PpError> {
@@ -464,8 +474,10 @@ fn run_lanes(
         summaries
     };
     let mut dropped = Dropped::default();
+    let mut events_per_slot = vec![0; summaries.len()];
     for (slot, s) in summaries.into_iter().enumerate() {
         dropped.append(s.dropped);
+        events_per_slot[slot] = s.events;
         sweep.add_events(s.events);
         if let Some(t) = s.last_time {
             sweep.extend_to(pplib::log::Nanos(t));
@@ -473,7 +485,7 @@ fn run_lanes(
         sweep.set_stack(slot, s.stack);
     }
     warnings.extend(dropped_end_warnings(path, dropped));
-    Ok((warnings, truncation_reported))
+    Ok((warnings, truncation_reported, events_per_slot))
 }
 
 /// The warnings for events dropped because their thread's stack could not take them (an
@@ -537,17 +549,19 @@ fn unmatched(path: &Path, e: SweepError) -> PpError {
     }
 }
 
-/// Runs the merge into the sweep; returns the warnings and whether a stream reported a
-/// truncation.
+/// Runs the merge into the sweep of `slots` threads; returns the warnings, whether a stream
+/// reported a truncation and the events merged per slot.
 fn drive(
     mut merge: impl MergeRun,
     sweep: &mut Sweep,
     path: &Path,
     options: &Options,
     mut observer: Option<&mut dyn Observer>,
-) -> Result<(Vec<String>, bool), PpError> {
+    slots: usize,
+) -> Result<(Vec<String>, bool, Vec<u64>), PpError> {
     let mut warnings = Vec::new();
     let mut truncation_reported = false;
+    let mut events_per_slot = vec![0u64; slots];
     merge.run(|item| {
         match item {
             Merged::Event {
@@ -555,6 +569,7 @@ fn drive(
                 event,
                 values,
             } => {
+                events_per_slot[slot] += 1;
                 let obs = observer.as_mut().map(|o| &mut **o as &mut dyn Observer);
                 sweep
                     .compact_event(slot, event, values, obs)
@@ -573,7 +588,7 @@ fn drive(
         }
         Ok(())
     })?;
-    Ok((warnings, truncation_reported))
+    Ok((warnings, truncation_reported, events_per_slot))
 }
 
 /// Reads a log from memory (fuzzing, tests) and computes its profiles.

@@ -15,8 +15,13 @@
 //!   Busy time. Time the OS gives to another process while a thread is Busy inflates `rt`
 //!   (or, when the thread is preempted in a wait or near a join, `sl` and `li`), so such a
 //!   run's categories describe the machine's load as much as the program.
+//! - **The recording's own cost** ([`crate::recording`]): the events recorded times the
+//!   cost of one event above [`RECORDING_SHARE_LIMIT`] of `tt`. The categories then
+//!   describe the recorded program as much as the program that will ship; the warning names
+//!   the threads that recorded most and how to record coarser.
 
 use crate::profile::Profile;
+use crate::recording::{percent, CostSource, RecordingCost};
 use crate::sweep::ThreadCounts;
 
 /// `os` above this share of `tt` marks a run as disturbed.
@@ -27,6 +32,26 @@ pub const OS_SHARE_LIMIT: f64 = 0.02;
 /// second at most; one that shares its core with another runnable process, every few
 /// milliseconds).
 pub const SWITCH_RATE_LIMIT: f64 = 10.0;
+
+/// A recording that took more than this share of `tt` (its direct cost alone) is warned
+/// about. The same limit as other processes' disturbance ([`OS_SHARE_LIMIT`]): the
+/// time-dependent categories move by about as much between quiet repetitions, so a larger
+/// share changes what they say. And the estimate is a lower bound of the dilation (the
+/// cache lines and lost overlap a recording also costs are not in it), so that at 2 % the
+/// run may well be dilated by more (pplib's `overhead` benchmark aims at 3 % for its
+/// loop of 1 µs items).
+pub const RECORDING_SHARE_LIMIT: f64 = 0.02;
+
+/// The threads a recording warning names at most.
+const DENSEST_NAMED: usize = 3;
+
+/// What to do about a recording that costs too much (the advice of docs/event-logs.md,
+/// "The cost of recording").
+const RECORD_COARSER: &str = "record coarser: one task per rayon run of items \
+     (pp_for_each_run or pp_for_each) instead of one per item (pp_for_each_item), no \
+     fragments inside the hot loop (a fragment around the loop, or per iteration of an \
+     outer loop), fewer joins, tasks and waits per unit of work (docs/event-logs.md, \
+     \"The cost of recording\")";
 
 const SET_P: &str = "set p to the number of threads the program runs (PPLIB_PROCESSORS, \
                      the rayon pool size, OMP_NUM_THREADS)";
@@ -86,6 +111,41 @@ pub fn disturbance_warnings(session: &Profile) -> Vec<String> {
         }
     }
     out
+}
+
+/// The warning that the recording took more than [`RECORDING_SHARE_LIMIT`] of `tt` (none
+/// when it did not, or when its cost is unknown).
+pub fn recording_warnings(recording: &RecordingCost) -> Vec<String> {
+    let (Some(share), Some(ns)) = (recording.share_of_tt, recording.event_cost_ns) else {
+        return Vec::new();
+    };
+    if share <= RECORDING_SHARE_LIMIT {
+        return Vec::new();
+    }
+    let threads: Vec<String> = recording
+        .densest_threads(DENSEST_NAMED)
+        .iter()
+        .map(|t| {
+            let of_time = t.share_of_elapsed.map_or_else(String::new, |s| {
+                format!(", {} of the elapsed time", percent(s))
+            });
+            format!("thread {} ({} events{of_time})", t.thread, t.events)
+        })
+        .collect();
+    let bound = match recording.source {
+        CostSource::LogGaps => "",
+        _ => ": a lower bound of the run's dilation",
+    };
+    vec![format!(
+        "the recording itself took {} of tt ({} events at ~{ns:.2} ns each, {}{bound}), \
+         more than {:.0}%: the categories describe the recorded program as much as the \
+         program; most events on {}; {RECORD_COARSER}",
+        percent(share),
+        recording.events,
+        recording.source.describe(),
+        RECORDING_SHARE_LIMIT * 100.0,
+        threads.join(", "),
+    )]
 }
 
 #[cfg(test)]

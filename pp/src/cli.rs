@@ -34,6 +34,11 @@ Per thread (--per-thread): each thread's share of the categories. A row `(no thr
   threads exist than p (before the workers start, or a pool smaller than p): no thread
   was there to charge it to.
 
+Recording cost: after the first table, the events recorded times the cost of one (measured
+  by pplib at the session's end; estimated from the closest events in logs that predate
+  that measure) as a share of tt; a warning above 2% (docs/event-logs.md, \"The cost of
+  recording\").
+
 -t NAME shows only fragment NAME (no session); --all-tags shows the session and every
   fragment. The names a log has are listed when NAME is not one of its fragments.
 

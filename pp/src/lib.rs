@@ -9,8 +9,10 @@
 //! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`). Within `li` it reports
 //! the runtime's fork/join latency (`fj`: parallel work open, no thread running a task; the
 //! exact predicate is in [`category`]), so that fork and join costs are not read as uneven
-//! tasks. `checks` warns when p does not match the threads of the log or when other
-//! processes disturbed the run.
+//! tasks. `checks` warns when p does not match the threads of the log, when other
+//! processes disturbed the run, or when the recording itself took more than 2 % of the
+//! profiled time ([`recording`]: the events recorded times the cost of one event, which
+//! pplib measures at the end of each session).
 //!
 //! # Usage story
 //! A performance engineer records a run (`PPLIB_LOG=run.pplog ./prog`), looks at the table
@@ -68,6 +70,7 @@
 //!   dropped with a warning, like an end event that matches nothing; of the events
 //!   dropped, a count and the first [`sweep::Dropped::LISTED`] are kept
 //!   (docs/event-logs.md).
+//! - [`recording`]: what the recording itself cost ([`Analysis::recording`]).
 //! - [`app`]: what the `pp` command does, over a plain [`app::Config`].
 //! - [`campaign`]: measurement campaigns (the `pp-campaign` command): a program run over a
 //!   grid of sizes, p and repetitions, round robin behind a quiet-machine gate, profiled
@@ -104,6 +107,7 @@ pub mod pipeline;
 pub(crate) mod plot;
 pub(crate) mod profile;
 pub mod record;
+pub mod recording;
 pub mod report;
 pub(crate) mod sort;
 pub(crate) mod source;

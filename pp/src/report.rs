@@ -16,6 +16,21 @@
 //!                         "busy": 3},          threads ever Busy (the check of p)
 //!       "disturbed": false,                    whether the run was disturbed by other
 //!                                              processes (see the warnings)
+//!       "recording": {                         what the recording itself cost
+//!         "events": 120000,                    events of all threads
+//!         "event_cost_ns": 9.48 | null,        ns per recorded event (null: unknown)
+//!         "source": "measured",                where it came from: "measured" (by pplib
+//!                                              at the session's end), "stated" (a text
+//!                                              trace's event_cost_ns line), "log_gaps"
+//!                                              (estimated from the log's closest events,
+//!                                              an upper bound), "unknown"
+//!         "cost_s": 0.00114 | null,            processor-seconds: events × event_cost_ns
+//!         "share_of_tt": 0.0084 | null,        that share of the session's tt (a lower
+//!                                              bound of the dilation when measured)
+//!         "threads": [{"thread", "events", "cost_s", "share_of_elapsed"}]
+//!                                              per thread: its events, their cost and its
+//!                                              share of the session's elapsed time
+//!       },
 //!       "profiles": [                          the session first, then fragments
 //!         {
 //!           "tag": null | "NAME",              null for the session
@@ -48,6 +63,7 @@ use serde::Serialize;
 use crate::analysis::Analysis;
 use crate::profile::Profile;
 use crate::record::format_record;
+use crate::recording::RecordingCost;
 use crate::table::diagnosis;
 
 /// The whole `--json` document.
@@ -78,6 +94,8 @@ pub struct LogReport<'a> {
     pub thread_counts: crate::sweep::ThreadCounts,
     /// Whether the run was disturbed by other processes.
     pub disturbed: bool,
+    /// What the recording itself cost.
+    pub recording: &'a RecordingCost,
     /// The profiles.
     pub profiles: Vec<ProfileReport<'a>>,
 }
@@ -110,6 +128,7 @@ impl<'a> Report<'a> {
                     warnings: &a.warnings,
                     thread_counts: a.thread_counts,
                     disturbed: a.disturbed,
+                    recording: &a.recording,
                     profiles: a
                         .profiles
                         .iter()

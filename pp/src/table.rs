@@ -202,7 +202,9 @@ pub fn duration_table(p: &Profile) -> String {
 }
 
 /// Everything asked for about one analysis, as text: per profile the table, then the
-/// per-thread table and durations when asked.
+/// per-thread table and durations when asked. The first table (the session's, unless one
+/// fragment was asked for) is followed by what the recording cost, when that is known
+/// ([`crate::recording::RecordingCost::line`]).
 pub fn analysis_text(a: &Analysis, per_thread: bool) -> String {
     let log = a.log.display().to_string();
     let mut out = String::new();
@@ -211,6 +213,11 @@ pub fn analysis_text(a: &Analysis, per_thread: bool) -> String {
             out.push('\n');
         }
         out.push_str(&profile_table(&log, p));
+        if i == 0 {
+            if let Some(line) = a.recording.line(p.tag.is_none()) {
+                let _ = writeln!(out, "{line}");
+            }
+        }
         if per_thread {
             out.push('\n');
             out.push_str(&thread_table(p));

@@ -11,11 +11,15 @@
 //! - `# expect unattributed: li= ip=` — idle processor-time no present thread took.
 //! - `# expect counters: nivcsw= nivcsw_busy= llc_misses=` — counts of the session profile
 //!   (the keys listed must be exactly those present).
-//! - `# warning: TEXT` — some warning contains TEXT.
+//! - `# expect recording: events= event_cost_ns= cost_s= share_of_tt=` — what the recording
+//!   cost (a trace with an `event_cost_ns` line); without it, the cost must be unknown.
+//! - `# expect recording thread=N: events= cost_s= share_of_elapsed=` — thread N's part.
+//! - `# warning: TEXT` — some warning contains TEXT; a fixture without one has no warning.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use pp::recording::CostSource;
 use pp::{analyze, Analysis, Category, Options, Profile, TagSelection};
 
 fn fixtures_dir() -> PathBuf {
@@ -41,6 +45,8 @@ struct Spec {
     threads: Vec<(u32, BTreeMap<String, f64>)>,
     unattributed: Option<BTreeMap<String, f64>>,
     counters: Option<BTreeMap<String, f64>>,
+    recording: Option<BTreeMap<String, f64>>,
+    recording_threads: Vec<(u32, BTreeMap<String, f64>)>,
     warnings: Vec<String>,
 }
 
@@ -89,6 +95,12 @@ fn spec(path: &Path) -> Spec {
             s.threads.push((id.parse().unwrap(), values(vals)));
         } else if let Some(rest) = c.strip_prefix("expect counters:") {
             s.counters = Some(values(rest));
+        } else if let Some(rest) = c.strip_prefix("expect recording thread=") {
+            let (id, vals) = rest.split_once(':').unwrap();
+            s.recording_threads
+                .push((id.parse().unwrap(), values(vals)));
+        } else if let Some(rest) = c.strip_prefix("expect recording:") {
+            s.recording = Some(values(rest));
         } else if let Some(rest) = c.strip_prefix("expect unattributed:") {
             s.unattributed = Some(values(rest));
         } else if let Some(rest) = c.strip_prefix("warning:") {
@@ -210,6 +222,7 @@ fn every_fixture_gives_its_hand_computed_profile() {
                 (v, e) => errors.push(format!("{f}: {k} = {v:?}, expected {e:?}")),
             }
         }
+        errors.extend(check_recording(&f, &s, &a));
         for w in &s.warnings {
             if !a.warnings.iter().any(|x| x.contains(w.as_str())) {
                 errors.push(format!(
@@ -223,6 +236,59 @@ fn every_fixture_gives_its_hand_computed_profile() {
         }
     }
     assert!(errors.is_empty(), "\n{}", errors.join("\n"));
+}
+
+/// The recording cost against the fixture's `expect recording` lines; without them, an
+/// unknown cost (the events still counted).
+fn check_recording(f: &str, s: &Spec, a: &Analysis) -> Vec<String> {
+    let r = &a.recording;
+    let mut errors = Vec::new();
+    if r.events != a.events {
+        errors.push(format!(
+            "{f}: recording counts {} events of {}",
+            r.events, a.events
+        ));
+    }
+    let Some(exp) = &s.recording else {
+        if r.source != CostSource::Unknown || r.event_cost_ns.is_some() {
+            errors.push(format!(
+                "{f}: a recording cost without `expect recording`: {r:?}"
+            ));
+        }
+        return errors;
+    };
+    let got = [
+        ("events", Some(r.events as f64)),
+        ("event_cost_ns", r.event_cost_ns),
+        ("cost_s", r.cost_s),
+        ("share_of_tt", r.share_of_tt),
+    ];
+    for (k, v) in got {
+        match (v, exp.get(k)) {
+            (Some(v), Some(&e)) if close(v, e) => {}
+            (v, e) => errors.push(format!("{f}: recording {k} = {v:?}, expected {e:?}")),
+        }
+    }
+    for (id, exp) in &s.recording_threads {
+        let Some(t) = r.threads.iter().find(|t| t.thread == *id) else {
+            errors.push(format!("{f}: no recording row for thread {id}"));
+            continue;
+        };
+        let got = [
+            ("events", Some(t.events as f64)),
+            ("cost_s", t.cost_s),
+            ("share_of_elapsed", t.share_of_elapsed),
+        ];
+        for (k, v) in got {
+            match (v, exp.get(k)) {
+                (Some(v), Some(&e)) if close(v, e) => {}
+                (v, e) => errors.push(format!(
+                    "{f}: thread {id} recording {k} = {v:?}, expected {e:?}"
+                )),
+            }
+        }
+    }
+    errors
 }
 
 #[test]

@@ -96,3 +96,10 @@ fn table_of_a_disturbed_run_with_switch_counts() {
     let a = fixture("disturbed.pptrace", &Options::default());
     insta::assert_snapshot!(profile_table("disturbed.pptrace", a.session()));
 }
+
+#[test]
+fn table_with_the_cost_of_a_dense_recording() {
+    // The line after the session's table: 34 events at the 20 ns the trace states.
+    let a = fixture("dense_recording.pptrace", &Options::default());
+    insta::assert_snapshot!(analysis_text(&a, false));
+}

@@ -320,6 +320,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "enabled: task {event_ns:.2} ns/event ({:.2} × clock), frag {frag_ns:.2} ns/event",
         event_ns / clock_ns
     );
+    if let Some(ps) = reader.header().event_cost_ps {
+        println!(
+            "log header: {:.2} ns/event (pplib's own measure at the session's end)",
+            ps as f64 / 1000.0
+        );
+    }
     let events: usize = reader.streams().into_iter().map(|s| s.count()).sum();
     let size = std::fs::metadata(&log)?.len();
     println!(

@@ -18,6 +18,7 @@ fn header() -> Header {
             start_unix_ns: 1_700_000_000_000_000_000,
             start_clock_ns: 1000,
         },
+        event_cost_ps: None,
     }
 }
 
@@ -165,6 +166,50 @@ fn a_replaceable_time_scale_is_rewritten_in_place() {
     let mut plain =
         LogWriter::with_time_scale(std::io::Cursor::new(Vec::new()), &header(), exact).unwrap();
     let refused = plain.replace_time_scale(provisional).unwrap_err();
+    assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
+}
+
+/// The header's optional event cost: a header without it (as every log written before the
+/// field existed) reads `None`; one written 0 (pplib's, until its session ends) reads `None`
+/// too; rewritten in place after events were written, it reads back, and the events with it.
+#[test]
+fn the_event_cost_is_optional_and_rewritten_in_place() {
+    let (old_layout, _) = sample();
+    let reader = LogReader::from_bytes(old_layout.clone(), "old.pplog").unwrap();
+    assert_eq!(reader.header().event_cost_ps, None);
+    let write = |replace: Option<u64>| {
+        let header = Header {
+            event_cost_ps: Some(0),
+            ..header()
+        };
+        let mut w = LogWriter::new(std::io::Cursor::new(Vec::new()), &header).unwrap();
+        let mut c = ChunkEncoder::new(ThreadId(0));
+        c.event(Nanos(5), &EventKind::SessionBegin);
+        c.event(Nanos(9), &EventKind::SessionEnd);
+        w.chunk(&c).unwrap();
+        if let Some(ps) = replace {
+            w.replace_event_cost(ps).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    };
+    let read = |bytes: Vec<u8>| {
+        let reader = LogReader::from_bytes(bytes, "cost.pplog").unwrap();
+        let times: Vec<u64> = reader
+            .streams()
+            .remove(0)
+            .map(|e| e.unwrap().time.0)
+            .collect();
+        assert_eq!(times, [5, 9]);
+        reader.header().event_cost_ps
+    };
+    assert_eq!(read(write(None)), None);
+    assert_eq!(read(write(Some(9_480))), Some(9_480));
+    assert_eq!(read(write(Some(u64::MAX))), Some(u64::MAX));
+    // The field is 10 bytes, whatever its value.
+    assert_eq!(write(Some(1)).len(), write(None).len());
+    // A header written without the field refuses to have it replaced.
+    let mut plain = LogWriter::new(std::io::Cursor::new(Vec::new()), &header()).unwrap();
+    let refused = plain.replace_event_cost(1).unwrap_err();
     assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
 }
 

@@ -146,6 +146,55 @@ fn open_err(text: &str) -> String {
         .to_string()
 }
 
+/// The optional `event_cost_ns` header line: nanoseconds per recorded event, kept in the
+/// header in picoseconds; absent, `None`; at most one, before the events, a positive number.
+#[test]
+fn event_cost_line() {
+    let cost = |text: &str| {
+        LogReader::from_bytes(text.as_bytes().to_vec(), "t.pptrace")
+            .unwrap()
+            .header()
+            .event_cost_ps
+    };
+    let events = "0 0 session_begin\n9 0 session_end\n";
+    assert_eq!(cost(&format!("pptrace 1\nprocessors 2\n{events}")), None);
+    assert_eq!(
+        cost(&format!(
+            "pptrace 1\nevent_cost_ns 9.5 # measured\nprocessors 2\n{events}"
+        )),
+        Some(9500)
+    );
+    assert_eq!(
+        cost(&format!(
+            "pptrace 1\nprocessors 2\nevent_cost_ns 0.0004\n{events}"
+        )),
+        Some(1)
+    );
+    for (value, found) in [
+        ("0", "\"0\""),
+        ("-3", "\"-3\""),
+        ("x", "\"x\""),
+        ("", "end of line"),
+    ] {
+        assert_eq!(
+            open_err(&format!("pptrace 1\nprocessors 1\nevent_cost_ns {value}\n")),
+            format!("t.pptrace: line 3: expected nanoseconds per event, above 0 and at most 1e9, found {found}")
+        );
+    }
+    assert_eq!(
+        open_err("pptrace 1\nprocessors 1\nevent_cost_ns 2\nevent_cost_ns 3\n"),
+        "t.pptrace: line 4: expected one `event_cost_ns` line, found a second one"
+    );
+    assert_eq!(
+        open_err("pptrace 1\nprocessors 1\nevent_cost_ns 2 ns\n"),
+        "t.pptrace: line 3: expected end of line after `event_cost_ns NS`, found \"ns\""
+    );
+    assert_eq!(
+        open_err("pptrace 1\nprocessors 1\n0 0 session_begin\nevent_cost_ns 2\n"),
+        "t.pptrace: line 4: expected `<t_ns> <thread> <event>`, found \"event_cost_ns\""
+    );
+}
+
 fn first_err(text: &str) -> String {
     let reader = LogReader::from_bytes(text.as_bytes().to_vec(), "t.pptrace").unwrap();
     for s in reader.streams() {

@@ -80,6 +80,24 @@ fn guards_and_closures_round_trip() {
     );
 }
 
+/// A session's log says what recording one event cost, measured when the session ended:
+/// a few nanoseconds to a few hundred (a generous range: the machine may be loaded).
+#[test]
+fn the_log_holds_the_measured_cost_of_an_event() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cost.pplog");
+    let session = Session::builder().path(&path).start().unwrap();
+    pplib::frag_scope("work", || ());
+    session.finish().unwrap();
+    let reader = pplib::log::LogReader::open(&path).unwrap();
+    let ps = reader
+        .header()
+        .event_cost_ps
+        .expect("the log holds the event cost");
+    assert!((100..1_000_000).contains(&ps), "{ps} ps an event");
+}
+
 #[test]
 fn durations_are_measured() {
     let _serial = serial();

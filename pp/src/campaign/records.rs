@@ -22,6 +22,7 @@ use super::per_execution::{per_execution_records, PerExecution, RunDivision};
 use super::rounds::{PointTimes, Repetition};
 use super::CampaignError;
 use crate::analysis::{analyze, Analysis, Options};
+use crate::checks::{recording_warnings, RECORDING_SHARE_LIMIT};
 use crate::record::format_seconds;
 
 /// The records of a campaign and what pp warned about on the way.
@@ -49,6 +50,7 @@ pub fn records(
     order.sort_by_key(|&i| points[i].p != 1);
     let mut per_point: Vec<Vec<String>> = vec![Vec::new(); points.len()];
     let mut seen: std::collections::BTreeSet<String> = Default::default();
+    let mut recording = CostliestRecording::default();
     for i in order {
         let (point, t) = (&points[i], &times[i]);
         let division = per_execution.map(|d| d.at(point)).transpose()?;
@@ -72,7 +74,9 @@ pub fn records(
             if let Some(b) = &base {
                 a.apply_baseline(b);
             }
-            for w in &a.warnings {
+            // The recording's cost is warned about once for the campaign (below).
+            let costly = recording.add(&a, point, rep.round);
+            for w in a.warnings.iter().filter(|w| !costly.contains(w)) {
                 pp_warnings.push(format!("{}: round {}: {w}", point.label(), rep.round));
             }
             per_point[i].extend(lines_of(&a, &note_of(note, point, rep), division.as_ref()));
@@ -96,6 +100,7 @@ pub fn records(
             }
         }
     }
+    out.warnings.extend(recording.warning());
     out.lines = per_point.into_iter().flatten().collect();
     for tag in per_execution.map_or(&[][..], |d| &d.per_iteration[..]) {
         if !seen.contains(tag) {
@@ -118,6 +123,48 @@ pub fn lines_of(a: &Analysis, note: &[String], per_execution: Option<&RunDivisio
             .iter()
             .map(|r| r.to_string())
             .collect(),
+    }
+}
+
+/// The runs of a campaign whose recording took more than
+/// [`crate::checks::RECORDING_SHARE_LIMIT`] of `tt`: pp warns about each, the campaign once,
+/// with the worst.
+#[derive(Debug, Default)]
+struct CostliestRecording {
+    /// Runs profiled.
+    runs: usize,
+    /// Runs over the limit.
+    over: usize,
+    /// The largest share over the limit, with its point, round and pp's warning.
+    worst: Option<(f64, String, usize, String)>,
+}
+
+impl CostliestRecording {
+    /// Notes the run `a` (of `point`, round `round`); returns pp's recording warnings
+    /// about it (empty when its recording stayed under the limit).
+    fn add(&mut self, a: &Analysis, point: &Point, round: usize) -> Vec<String> {
+        self.runs += 1;
+        let warnings = recording_warnings(&a.recording);
+        let (Some(share), Some(first)) = (a.recording.share_of_tt, warnings.first()) else {
+            return warnings;
+        };
+        self.over += 1;
+        if self.worst.as_ref().is_none_or(|(w, ..)| share > *w) {
+            self.worst = Some((share, point.label(), round, first.clone()));
+        }
+        warnings
+    }
+
+    /// The campaign's warning, if some run's recording took more than the limit.
+    fn warning(&self) -> Option<String> {
+        let (_, label, round, warning) = self.worst.as_ref()?;
+        Some(format!(
+            "{} of {} profiled runs spent more than {:.0}% of tt recording; the worst, {label} \
+             round {round}: {warning}",
+            self.over,
+            self.runs,
+            RECORDING_SHARE_LIMIT * 100.0
+        ))
     }
 }
 
@@ -232,6 +279,58 @@ mod tests {
         assert_eq!(shown[..2], ["w0", "w1"]);
         assert!(shown[2].starts_with("n=64 p=2: 3 more"), "{shown:?}");
         assert_eq!(first_warnings(vec!["w".into()], &point()), ["w"]);
+    }
+
+    /// Two repetitions of a point whose recordings took 3.4 % and 6.8 % of tt (the
+    /// `dense_recording.pptrace` fixture at its stated 20 ns an event, then at 40): pp
+    /// warns about each, the campaign once, naming the worst; its records are unchanged.
+    #[test]
+    fn a_costly_recording_is_warned_about_once_per_campaign_with_the_worst_run() {
+        let dense = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dense_recording.pptrace"),
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut reps = Vec::new();
+        for (round, ns) in [(0, "20"), (1, "40")] {
+            let log = dir.path().join(format!("r{round}.pptrace"));
+            let text = dense.replace("event_cost_ns 20", &format!("event_cost_ns {ns}"));
+            std::fs::write(&log, text).unwrap();
+            reps.push(Repetition {
+                round,
+                seconds: 1e-5,
+                foreign: None,
+                quiet: true,
+                log: Some(log),
+            });
+        }
+        let point = Point {
+            values: vec![("n".into(), "64".into())],
+            p: 2,
+        };
+        let recs = records(&[point], &[PointTimes { reps }], &[], None).unwrap();
+        // The other warning: this point has no p = 1 point, so no baseline.
+        let costly: Vec<&String> = recs
+            .warnings
+            .iter()
+            .filter(|w| w.contains("recording"))
+            .collect();
+        assert_eq!(costly.len(), 1, "{:?}", recs.warnings);
+        assert_eq!(recs.warnings.len(), 2, "{:?}", recs.warnings);
+        let w = costly[0];
+        assert!(
+            w.starts_with(
+                "2 of 2 profiled runs spent more than 2% of tt recording; the worst, n=64 p=2 \
+                 round 1: the recording itself took 6.80% of tt (34 events at ~40.00 ns each"
+            ),
+            "{w}"
+        );
+        assert_eq!(recs.lines.len(), 2);
+        assert!(
+            recs.lines.iter().all(|l| l.ends_with(" tt=2e-5")),
+            "{:?}",
+            recs.lines
+        );
     }
 
     #[test]

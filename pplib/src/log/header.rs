@@ -4,7 +4,8 @@
 ///
 /// For a `.pptrace` text trace: `version` 1, `processors` from its `processors` line,
 /// `clock` `"unspecified"`, `counters` the names used by its `counters` events in order of
-/// first appearance, and an empty [`ProcessInfo`].
+/// first appearance, `event_cost_ps` from its `event_cost_ns` line (if any), and an empty
+/// [`ProcessInfo`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Header {
     /// Format version of the file (binary: [`crate::log::binary::VERSION`]; text: 1).
@@ -19,6 +20,14 @@ pub struct Header {
     pub counters: Vec<String>,
     /// The recorded process.
     pub process: ProcessInfo,
+    /// What recording one event cost on the machine that recorded the log, in picoseconds
+    /// (pplib measures it at the end of each session: docs/event-logs.md, "The cost of
+    /// recording"). `None` for a log that does not say: written before the field existed,
+    /// cut short before its session ended, or a text trace without an `event_cost_ns`
+    /// line. Given to a [`crate::log::binary::LogWriter`], `Some` writes the field (`Some(0)`:
+    /// not measured yet, to be filled in by
+    /// [`crate::log::binary::LogWriter::replace_event_cost`]), `None` leaves it out.
+    pub event_cost_ps: Option<u64>,
 }
 
 /// The recorded process (empty for text traces).

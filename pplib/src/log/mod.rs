@@ -261,6 +261,11 @@ impl LogReader {
         &self.header
     }
 
+    /// True for a `.pptrace` text trace, false for a binary log.
+    pub fn is_text(&self) -> bool {
+        matches!(self.source, Source::Text(_))
+    }
+
     /// The interned string for `id` (a fragment name or a wait kind). An id that is not in
     /// the string table gives `"<undefined>"` (streams report such ids as errors).
     pub fn name(&self, id: NameId) -> &str {

@@ -127,6 +127,7 @@ fn header(counters: usize) -> Header {
         clock: "test".to_owned(),
         counters: (0..counters).map(|i| format!("c{i}")).collect(),
         process: ProcessInfo::default(),
+        event_cost_ps: None,
     }
 }
 

@@ -3,6 +3,7 @@
 //! ```text
 //! pptrace 1                 # first non-comment line: format and version
 //! processors 4              # p (required before the first event)
+//! event_cost_ns 9.5         # optional: what recording one event cost (ns)
 //! <t_ns> <thread> <event> [args...]
 //! ```
 //!
@@ -331,6 +332,7 @@ struct Index<'a> {
     interner: Interner,
     seen_magic: bool,
     processors: Option<u32>,
+    event_cost_ps: Option<u64>,
     in_events: bool,
     threads: ThreadSet,
 }
@@ -400,11 +402,23 @@ impl Index<'_> {
             self.processors = Some(p);
             return Ok(());
         }
+        if head == "event_cost_ns" && !self.in_events {
+            if self.event_cost_ps.is_some() {
+                return Err(syntax(
+                    path,
+                    pos,
+                    "one `event_cost_ns` line",
+                    "a second one",
+                ));
+            }
+            self.event_cost_ps = Some(event_cost_ps(path, pos, f)?);
+            return Ok(());
+        }
         if !head.starts_with(|c: char| c.is_ascii_digit()) {
             let expected = if self.in_events {
                 "`<t_ns> <thread> <event>`"
             } else {
-                "`processors P` or `<t_ns> <thread> <event>`"
+                "`processors P`, `event_cost_ns NS` or `<t_ns> <thread> <event>`"
             };
             return Err(syntax(path, pos, expected, &quote(head)));
         }
@@ -424,6 +438,39 @@ impl Index<'_> {
         intern_line(head, f, &mut self.interner);
         Ok(())
     }
+}
+
+/// The most an `event_cost_ns` line may say (a second per event is no recording cost).
+const MAX_EVENT_COST_NS: f64 = 1e9;
+
+/// The value of an `event_cost_ns NS` line (the fields after its head) in picoseconds:
+/// a decimal number of nanoseconds, above 0 and at most [`MAX_EVENT_COST_NS`].
+fn event_cost_ps<'a>(
+    path: &Path,
+    pos: Position,
+    mut f: impl Iterator<Item = &'a str>,
+) -> Result<u64, LogError> {
+    let value = f.next();
+    let ns = value
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|ns| *ns > 0.0 && *ns <= MAX_EVENT_COST_NS)
+        .ok_or_else(|| {
+            syntax(
+                path,
+                pos,
+                "nanoseconds per event, above 0 and at most 1e9",
+                &value.map_or_else(|| "end of line".to_owned(), quote),
+            )
+        })?;
+    if let Some(extra) = f.next() {
+        return Err(syntax(
+            path,
+            pos,
+            "end of line after `event_cost_ns NS`",
+            &quote(extra),
+        ));
+    }
+    Ok(((ns * 1000.0).round() as u64).max(1))
 }
 
 /// The thread field of an event line.
@@ -460,6 +507,7 @@ pub(crate) fn open(
         },
         seen_magic: false,
         processors: None,
+        event_cost_ps: None,
         in_events: false,
         threads: ThreadSet::default(),
     };
@@ -494,6 +542,7 @@ pub(crate) fn open(
         clock: "unspecified".to_owned(),
         counters: interner.counter_list,
         process: ProcessInfo::default(),
+        event_cost_ps: index.event_cost_ps,
     };
     let threads: Vec<ThreadId> = index.threads.into_sorted();
     let log = TextLog {

@@ -121,6 +121,7 @@ mod tests {
                 start_unix_ns: 0,
                 start_clock_ns: 0,
             },
+            event_cost_ps: None,
         };
         // The header's length: a log with nothing but the header and END (5 bytes).
         let before = LogWriter::new(Vec::new(), &header)

@@ -13,12 +13,17 @@
 //! takes another, up to 32: the program does not wait on a writer that gets no processor
 //! for a while, and memory stays bounded).
 //!
+//! Cost: at its end a session measures what recording one event costs on this machine
+//! (bursts into a scratch buffer through the steps above, `event_cost`) and stores it in
+//! the log's header, for `pp` to say how much of the profile the recording took.
+//!
 //! Recovery: the session's end drains every thread's buffer; so does a process exit hook
 //! (`atexit`), which covers `std::process::exit` and a `main` that returns or unwinds
 //! without finishing its session. A thread that exits drains its own buffer.
 
 pub(crate) mod buffer;
 mod encode;
+mod event_cost;
 mod local;
 mod open;
 mod sched;
@@ -145,6 +150,8 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
             start_unix_ns,
             start_clock_ns,
         },
+        // Measured when the session ends (0 until then: a log cut short has none).
+        event_cost_ps: Some(0),
     };
     let create = |source| PplibError::Create {
         path: config.path.clone(),
@@ -310,6 +317,8 @@ impl Recorder {
             });
         }
         self.send_final_samples();
+        // After the session's last event, on the thread that ends it (see `event_cost`).
+        let event_cost_ps = event_cost::measure_ps();
         {
             let mut current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
             if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, self)) {
@@ -321,7 +330,11 @@ impl Recorder {
             path: self.path.clone(),
             source,
         };
-        if self.sender.send(Message::Finish(reply)).is_err() {
+        let finish = Message::Finish {
+            reply,
+            event_cost_ps,
+        };
+        if self.sender.send(finish).is_err() {
             return Err(write_error(std::io::Error::other(
                 "the writer thread is gone",
             )));

@@ -4,7 +4,9 @@
 //! stops recording, and from then on messages are consumed and dropped (so that threads
 //! never block on a dead writer). With the TSC as clock it also measures the time scale
 //! while it writes and after the session's last event, and rewrites the header's scale in
-//! place each time (`clock`'s module docs say when and how precisely).
+//! place each time (`clock`'s module docs say when and how precisely). When the session
+//! ends it writes the cost of recording one event, measured then by the thread that ends
+//! it (`event_cost`), into the header's field the same way.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -43,8 +45,12 @@ pub(crate) enum Message {
     },
     /// A full buffer handed off whole: encode it, then release it.
     Buffer(&'static ThreadBuffer),
-    /// Write `END`, flush and reply.
-    Finish(Sender<io::Result<()>>),
+    /// Write the measured cost of recording an event (picoseconds) into the header, then
+    /// `END`, flush and reply.
+    Finish {
+        reply: Sender<io::Result<()>>,
+        event_cost_ps: u64,
+    },
 }
 
 /// The log file, shared by the [`LogWriter`] (header, names, threads, end) and the
@@ -140,11 +146,16 @@ impl Writer {
                 }
                 Err(RecvTimeoutError::Disconnected) => return,
             };
-            if let Message::Finish(reply) = message {
+            if let Message::Finish {
+                reply,
+                event_cost_ps,
+            } = message
+            {
                 let result = match error.take() {
                     Some(e) => Err(e),
                     None => self
                         .final_time_scale()
+                        .and_then(|()| self.event_cost(event_cost_ps))
                         .and_then(|()| self.log.finish().map(drop)),
                 };
                 // Release buffers handed off after the end began (their records are dropped).
@@ -182,7 +193,7 @@ impl Writer {
                     });
                     result
                 }
-                Message::Finish(_) => Ok(()),
+                Message::Finish { .. } => Ok(()),
             };
             let result = result.and_then(|()| self.remeasured_time_scale());
             if let Err(e) = result {
@@ -204,6 +215,15 @@ impl Writer {
         match self.remeasure.as_ref().map(Remeasure::finish) {
             Some(scale) => self.replace_time_scale(scale),
             None => Ok(()),
+        }
+    }
+
+    /// Writes the measured event cost into the header's field; a log that cannot be
+    /// rewritten in place (a character device, which seeks nowhere) keeps 0 (not measured).
+    fn event_cost(&mut self, event_cost_ps: u64) -> io::Result<()> {
+        match self.log.replace_event_cost(event_cost_ps) {
+            Err(e) if e.raw_os_error() == Some(libc::ESPIPE) => Ok(()),
+            other => other,
         }
     }
 

@@ -29,6 +29,8 @@
 //!             uvarint start_clock_ns         the log clock at that instant
 //!             uvarint ref_raw, uvarint ref_ns, uvarint ns_per_raw_q32
 //!                                            the time scale (below)
+//!             uvarint event_cost_ps          optional: what recording one event cost, in
+//!                                            picoseconds (0: not measured; below)
 //!           (a reader ignores header bytes after these fields: later versions may add some)
 //! record  = u8 type, u32le length, then `length` payload bytes
 //! ```
@@ -70,6 +72,15 @@
 //! A reader needs nothing special: it reads the scale the file holds, which for a complete
 //! log is the final one and for a log cut short the last one written (measured up to about
 //! its last whole chunk).
+//!
+//! **The cost of recording one event.** `event_cost_ps` is optional: a header that ends
+//! after the time scale (every log written before the field existed) has none, and readers
+//! give [`crate::log::Header::event_cost_ps`] `None` for it, as for the value 0. pplib
+//! writes it padded to 10 bytes (as the replaceable scale), 0 at first, and rewrites it in
+//! place when the session ends with the cost it measured then ([`LogWriter::replace_event_cost`]):
+//! the fastest of several short bursts of events recorded into a scratch buffer, through
+//! the same steps as the recording hot path (docs/event-logs.md, "The cost of recording").
+//! A log cut short keeps 0.
 //!
 //! | code | event (docs/event-logs.md) | args |
 //! |---|---|---|

@@ -435,6 +435,12 @@ fn parse_header(path: &Path, body: &[u8]) -> Result<(Header, TimeScale), LogErro
         ref_ns: c.uvarint().map_err(|e| err("the time scale", e))?,
         ns_per_raw_q32: c.uvarint().map_err(|e| err("the time scale", e))?,
     };
+    // Optional (absent from logs written before it): 0 or absent, not measured.
+    let event_cost_ps = if c.at < body.len() {
+        Some(c.uvarint().map_err(|e| err("the event cost", e))?).filter(|ps| *ps > 0)
+    } else {
+        None
+    };
     let header = Header {
         version: VERSION,
         processors,
@@ -446,6 +452,7 @@ fn parse_header(path: &Path, body: &[u8]) -> Result<(Header, TimeScale), LogErro
             start_unix_ns,
             start_clock_ns,
         },
+        event_cost_ps,
     };
     Ok((header, scale))
 }

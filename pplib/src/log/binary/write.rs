@@ -18,6 +18,8 @@ pub struct LogWriter<W: Write> {
     record: Vec<u8>,
     /// Byte offset of the header's time scale, when written to be replaced.
     scale_at: Option<u64>,
+    /// Byte offset of the header's event cost, when written (always to be replaced).
+    cost_at: Option<u64>,
 }
 
 impl<W: Write> LogWriter<W> {
@@ -70,6 +72,11 @@ impl<W: Write> LogWriter<W> {
             put_uvarint(&mut body, scale.ref_ns);
             put_uvarint(&mut body, scale.ns_per_raw_q32);
         }
+        let cost_at = header.event_cost_ps.map(|ps| {
+            let at = (HEADER_START + body.len()) as u64;
+            body.extend_from_slice(&padded_uvarint(ps));
+            at
+        });
         let mut head = Vec::with_capacity(HEADER_START + body.len());
         head.extend_from_slice(&MAGIC);
         head.extend_from_slice(&VERSION.to_le_bytes());
@@ -81,6 +88,7 @@ impl<W: Write> LogWriter<W> {
             names: 0,
             record: Vec::new(),
             scale_at,
+            cost_at,
         })
     }
 
@@ -163,6 +171,26 @@ impl<W: Write> LogWriter<W> {
         Ok(())
     }
 
+    /// Rewrites the header's event cost (picoseconds per recorded event; 0: not measured)
+    /// in place, then goes back to the end of what was written. The header given to the
+    /// writer must have had an `event_cost_ps` (any other is an `InvalidInput` error).
+    pub fn replace_event_cost(&mut self, event_cost_ps: u64) -> io::Result<()>
+    where
+        W: Seek,
+    {
+        let at = self.cost_at.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the log's header has no event cost field",
+            )
+        })?;
+        let end = self.out.stream_position()?;
+        self.out.seek(SeekFrom::Start(at))?;
+        self.out.write_all(&padded_uvarint(event_cost_ps))?;
+        self.out.seek(SeekFrom::Start(end))?;
+        Ok(())
+    }
+
     /// Flushes the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
@@ -179,18 +207,24 @@ impl<W: Write> LogWriter<W> {
 /// Where the header's fields begin: after magic, version and the header's length.
 const HEADER_START: usize = 8 + 2 + 4;
 
-/// The time scale's three fields as uvarints padded to 10 bytes each (continuation bits
-/// on the first nine bytes): a fixed width, read like any uvarint.
+/// The time scale's three fields as uvarints padded to 10 bytes each: a fixed width, read
+/// like any uvarint.
 fn padded_time_scale(scale: &TimeScale) -> [u8; 30] {
     let mut out = [0u8; 30];
     for (field, value) in [scale.ref_raw, scale.ref_ns, scale.ns_per_raw_q32]
         .into_iter()
         .enumerate()
     {
-        let bytes = &mut out[10 * field..10 * field + 10];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = ((value >> (7 * i)) & 0x7f) as u8 | if i < 9 { 0x80 } else { 0 };
-        }
+        out[10 * field..10 * field + 10].copy_from_slice(&padded_uvarint(value));
+    }
+    out
+}
+
+/// `value` as a uvarint padded to 10 bytes (continuation bits on the first nine bytes).
+fn padded_uvarint(value: u64) -> [u8; 10] {
+    let mut out = [0u8; 10];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = ((value >> (7 * i)) & 0x7f) as u8 | if i < 9 { 0x80 } else { 0 };
     }
     out
 }
