@@ -298,7 +298,11 @@ fn lcm_compare_ranks_the_rows_first_at_two_processors() {
     let json: serde_json::Value = serde_json::from_str(&out).expect("lcm compare --json");
     let counts = &json["counts"];
     assert_eq!(
-        (counts["a"].as_u64(), counts["b"].as_u64(), counts["tie"].as_u64()),
+        (
+            counts["a"].as_u64(),
+            counts["b"].as_u64(),
+            counts["tie"].as_u64()
+        ),
         (Some(0), Some(5), Some(5)),
         "{out}"
     );
