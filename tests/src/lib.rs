@@ -26,6 +26,13 @@
 //!   source whose rule prices the recursion's extra joins with `join_s`), checked against
 //!   both versions' recorded runs on a loaded 2-core machine: ranking at every point,
 //!   processor time at p = 1 within 25 %. `-- --nocapture` prints the per-point table.
+//! - `mandelbrot_trial.rs`: a new user's trial on a load-imbalanced program, the
+//!   Mandelbrot set with its rows cut into p static blocks (measured) and dealt as single
+//!   items (predicted by a rule that keeps the work, replaces the imbalance by one average
+//!   row per extra thread and prices the items with the machine file), by the README's
+//!   commands; checked against both versions' recorded runs on a loaded 2-core machine:
+//!   `li` in the profile, ranking and ratio at p = 2, every point within 20 % (the
+//!   restructuring within 10 %), the range warnings beyond p = 4, `lcm compare`'s verdicts.
 //!
 //! `cargo test --release -p tests --test device16_2026_11_27 -- --nocapture` shows the
 //! tables.

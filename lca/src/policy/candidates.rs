@@ -4,7 +4,7 @@
 use super::heldout::Refit;
 use crate::dataset::{DataPoint, Dataset};
 use crate::expr::{BinOp, Expr, Func};
-use crate::fit::{fit_linear_scaled, FittedModel};
+use crate::fit::{fit_linear_scaled, round_sig, FittedModel};
 use crate::hypothesis::{Hypothesis, HypothesisKind};
 use crate::linear::{fit_columns_weighted, Quality};
 use crate::search::{auto_fit, SearchOptions, ZeroAt, EXPONENTS, LOG_POWERS};
@@ -380,6 +380,9 @@ pub fn shares_of_work(data: &Dataset, scale: &[f64], p: &str, work: &Expr) -> Ve
 }
 
 fn share_expr(p: &str, work: &Expr, c: f64, k: f64, fixed: bool) -> Expr {
+    // 6 significant digits, as every fitted model keeps (`crate::fit::round_sig`): the
+    // expression is printed in notes and models files.
+    let (c, k) = (round_sig(c, 6), round_sig(k, 6));
     let share = Expr::bin(BinOp::Mul, Expr::Num(k), work.clone());
     let inner = if fixed {
         Expr::bin(BinOp::Add, Expr::Num(c), share)
@@ -495,4 +498,48 @@ pub fn hypothesis(h: &Hypothesis, data: &Dataset, scale: &[f64]) -> Option<Candi
             HypothesisKind::Nonlinear { .. } => crate::fit::fit(&h, d).ok().map(|f| f.expr),
         }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::parse;
+
+    /// A share of the work is written with 6 significant digits, as every fitted model
+    /// (notes print it): `(p - 1)*(0.858014*(…))`, not `0.8580142439248235`.
+    #[test]
+    fn shares_of_the_work_keep_six_significant_digits() {
+        let work = parse("1.66e-8*n^2").unwrap();
+        let mut points = Vec::new();
+        let mut scale = Vec::new();
+        for n in [256.0f64, 512.0, 1024.0] {
+            for p in [1.0f64, 2.0] {
+                let w = 1.66e-8 * n * n;
+                let y = (p - 1.0) * 0.8580142439248235 * w * (1.0 + 1e-3 * n.ln());
+                points.push(DataPoint {
+                    x: vec![n, p],
+                    y,
+                    line: 0,
+                });
+                scale.push(w + y);
+            }
+        }
+        let data = Dataset {
+            source: "t".into(),
+            category: "li".into(),
+            variables: vec!["n".into(), "p".into()],
+            points,
+        };
+        let shares = shares_of_work(&data, &scale, "p", &work);
+        assert_eq!(shares.len(), 2);
+        for c in shares {
+            let text = c.model.expr.to_string();
+            let longest = text
+                .split(|ch: char| !(ch.is_ascii_digit() || ch == '.'))
+                .map(|t| t.chars().filter(char::is_ascii_digit).count())
+                .max()
+                .unwrap_or(0);
+            assert!(longest <= 7, "{text}");
+        }
+    }
 }

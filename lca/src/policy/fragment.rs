@@ -3,7 +3,7 @@
 
 use super::observations::Observations;
 use super::{category, growth, joint, sign};
-use super::{FragmentModels, PolicyError, PROCESSORS};
+use super::{FragmentModels, PolicyError, PROCESSORS, VANISHING};
 use crate::expr::Expr;
 use crate::extraction::Extraction;
 use crate::record::{Record, CATEGORY_KEYS};
@@ -84,6 +84,9 @@ pub fn fit_fragment(
         });
     }
     if has_p {
+        if let Some(note) = one_parallel_count_note(&out, &mine, &fragment) {
+            out.notes.push(note);
+        }
         if let Some(step) = joint::rebalance(&mut out, &mine, source, variables).map_err(rec_err)? {
             out.notes.push(joint::note(&fragment, &step));
             out.joint = Some(step);
@@ -149,6 +152,45 @@ fn keep_choice(
     Ok(())
 }
 
+/// The note for overheads fitted where the records hold a single processor count above 1
+/// (`p = 1, 2` on a 2-core machine): one p > 1 cannot show how an overhead grows with p,
+/// so the policy offers only forms whose growth in p is assumed (`(p − 1)·f`, a cost per
+/// extra processor, or a share of the work; [`super::candidates`]). The model matches
+/// the measured p and says nothing about any other: a load imbalance that falls with p
+/// and one that grows look the same there. None when two or more p > 1 were measured or
+/// no chosen overhead depends on p.
+fn one_parallel_count_note(
+    out: &FragmentModels,
+    records: &[&Record],
+    fragment: &str,
+) -> Option<String> {
+    let mut above_one: Vec<f64> = records
+        .iter()
+        .filter_map(|r| r.number_opt(PROCESSORS).ok().flatten())
+        .filter(|&p| p > 1.0)
+        .collect();
+    above_one.sort_by(f64::total_cmp);
+    above_one.dedup();
+    let [q] = above_one[..] else {
+        return None;
+    };
+    let in_p: Vec<&str> = out
+        .categories
+        .iter()
+        .filter(|c| VANISHING.contains(&c.category.as_str()))
+        .filter(|c| c.model.expr.variables().contains(PROCESSORS))
+        .map(|c| c.category.as_str())
+        .collect();
+    if in_p.is_empty() {
+        return None;
+    }
+    let q = crate::expr::format_number(q);
+    Some(format!(
+        "fragment {fragment}, categories {}: measured at one p > 1 (p = {q}): their growth in p is assumed (a cost per extra processor or a share of the work), not measured; at p other than 1 and {q} they extrapolate (measure two or more p > 1 to fit how they grow)",
+        in_p.join(", ")
+    ))
+}
+
 /// Fits every tagged fragment of `records` ([`fit_fragment`] for each tag, in order of
 /// first appearance).
 pub fn fit_fragments(
@@ -210,6 +252,36 @@ mod tests {
             (v / (15.0 * 2e-5) - 1.0).abs() < 0.1,
             "{} gives {v}",
             ip.model.expr
+        );
+        // ... and says that its growth in p is assumed, not measured.
+        assert!(
+            f.notes.iter().any(|n| n.starts_with("fragment (session), categories ip: measured at one p > 1 (p = 2): their growth in p is assumed")
+                && n.contains("at p other than 1 and 2 they extrapolate")),
+            "{:?}",
+            f.notes
+        );
+    }
+
+    /// Two or more p > 1 measured: the overheads' growth in p is fitted, and no note says
+    /// it is assumed.
+    #[test]
+    fn overheads_measured_at_several_p_get_no_assumed_growth_note() {
+        let mut text = String::new();
+        for n in [100.0f64, 200.0, 400.0, 800.0, 1600.0] {
+            let pc = 1e-6 * n;
+            for p in [1.0f64, 2.0, 4.0] {
+                let li = 1e-7 * n * (p - 1.0);
+                text += &format!("n={n} p={p} li={li} pc={pc} rt={pc} tt={}\n", pc + li);
+            }
+        }
+        let records = parse_records(&text).unwrap();
+        let vars = ["n".to_string(), "p".to_string()];
+        let f = fit_fragment(&records, "t", None, &vars, &Extraction::default()).unwrap();
+        assert!(f.category("li").is_some(), "{:?}", f.notes);
+        assert!(
+            !f.notes.iter().any(|n| n.contains("measured at one p > 1")),
+            "{:?}",
+            f.notes
         );
     }
 

@@ -106,6 +106,11 @@
 //! size) and the notes say so, with the local growth exponents: the model describes the
 //! measured range, and a prediction beyond it is not to be trusted.
 //!
+//! Where the records hold one processor count above 1 (p = 1, 2 on a 2-core machine), the
+//! overheads' candidates grow in p by assumption only (`(p − 1)·f`, a share of the work):
+//! one p > 1 cannot show how they grow, and the notes say so once per fragment, naming the
+//! overheads whose chosen model depends on p (at any other p they extrapolate).
+//!
 //! When the piecewise power law was chosen, the note says so instead: how far the best
 //! smooth form missed, the local exponents, the piece between whose measured points the
 //! regime changes (the model is uncertain inside it), and that beyond the first and last
