@@ -80,6 +80,21 @@ impl VarRange {
         let (low, high) = self.trusted();
         value < low || value > high
     }
+
+    /// True for a range of the processors `p` that holds at most one count above 1
+    /// (`p = 1..2`, `p = 1..1`): a model's growth in p is then assumed (the form `p − 1`,
+    /// or a share of the work), not measured, so every p above the range is an
+    /// extrapolation, not only those beyond twice it.
+    pub fn holds_one_parallel_count(&self) -> bool {
+        self.var == "p" && self.max <= 2.0
+    }
+
+    /// Whether a prediction at `value` is warned about: beyond 2x the range
+    /// ([`VarRange::is_beyond`]), or above it for a range of p with one count above 1
+    /// ([`VarRange::holds_one_parallel_count`]).
+    pub fn warns_at(&self, value: f64) -> bool {
+        self.is_beyond(value) || (self.holds_one_parallel_count() && value > self.max)
+    }
 }
 
 impl fmt::Display for VarRange {
@@ -158,6 +173,10 @@ impl RangeWarning {
                 "fragment `{fragment}` ({categories}): {var} = {values} lies beyond 2x where {held} {verb} measured ({at}): the value at {var} = {} stands in",
                 format_number(end)
             )
+        } else if range.holds_one_parallel_count() {
+            format!(
+                "fragment `{fragment}` ({categories}): p = {values} lies beyond the measured range {range}, {ONE_PARALLEL_COUNT}"
+            )
         } else {
             format!(
                 "fragment `{fragment}` ({categories}): {} = {values} lies beyond 2x the measured range {range}: the model extrapolates",
@@ -166,6 +185,11 @@ impl RangeWarning {
         }
     }
 }
+
+/// What a range warning adds for a range of p with one count above 1
+/// ([`VarRange::holds_one_parallel_count`]).
+pub const ONE_PARALLEL_COUNT: &str =
+    "which holds one processor count above 1: the models' growth in p is assumed there, not measured";
 
 impl fmt::Display for RangeWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -246,7 +270,7 @@ pub fn check(
         let Some(value) = value_of(&r.var) else {
             continue;
         };
-        if !r.is_beyond(value) {
+        if !r.warns_at(value) {
             continue;
         }
         let cats: Vec<String> = categories

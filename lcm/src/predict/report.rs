@@ -329,6 +329,16 @@ pub fn range_warning_lines(warnings: &[RangeWarning]) -> Vec<String> {
             } else {
                 ""
             };
+            let range = VarRange::new(&w.variable, w.min, w.max);
+            if range.holds_one_parallel_count() {
+                return format!(
+                    "warning: fragment `{}` ({}): p = {}{own} beyond the measured range {range}, {}",
+                    w.fragment,
+                    w.categories.join(", "),
+                    shown.join(", "),
+                    lca::range::ONE_PARALLEL_COUNT
+                );
+            }
             format!(
                 "warning: fragment `{}` ({}): {} = {}{own} beyond 2x the measured range {}: the model extrapolates",
                 w.fragment,
