@@ -155,8 +155,7 @@ pub fn calibrate(opts: &CalibrateOptions) -> Calibration {
 }
 
 /// Runs every kernel on `clock`, judging quiet with `probe`: each family of kernels in the
-/// order of the module docs ([`families`]), then the machine file and its warnings from
-/// their numbers ([`assemble`]).
+/// order of the module docs, then the machine file and its warnings from their numbers.
 pub fn calibrate_with(
     opts: &CalibrateOptions,
     clock: &dyn Clock,

@@ -4,10 +4,10 @@
 //! rules as the composition, so that
 //! `p * T_critical = sum(fragment work) + LI+ + pipeline waiting + idle + communication`.
 //!
-//! Files: [`totals`] (the sums a grid point needs), [`shape`] (equal subtrees found once per
-//! program), [`walker`] (the walk that evaluates a tree, fragment by fragment, with its
-//! memo), [`parallel`] (a parallel node's LI+ and idle processors), [`pipeline`] (a
-//! pipeline's stages, hand-offs and waiting), [`shares`] (what an accounting holds).
+//! Files: `totals` (the sums a grid point needs), `shape` (equal subtrees found once per
+//! program), `walker` (the walk that evaluates a tree, fragment by fragment, with its
+//! memo), `parallel` (a parallel node's LI+ and idle processors), `pipeline` (a pipeline's
+//! stages, hand-offs and waiting), `shares` (what an accounting holds).
 
 use super::env::Env;
 use super::error::PredictError;

@@ -1,4 +1,4 @@
-//! `lcm compare`'s output: the table, its JSON and its plot ([`plot`]).
+//! `lcm compare`'s output: the table, its JSON and its plot (in `compare_report/plot.rs`).
 
 use super::columns::{Column, Table};
 use super::compare::{Comparison, Verdict};
