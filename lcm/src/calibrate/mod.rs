@@ -36,8 +36,10 @@
 //! println!("{}", c.machine.to_text());
 //! ```
 
+mod assemble;
 pub mod channel_handoff;
 pub mod clock;
+mod families;
 pub mod handoff;
 pub mod lines;
 pub mod memory;
@@ -49,9 +51,11 @@ pub mod spin_window;
 pub mod wake_prices;
 mod warnings;
 
-use crate::predict::machine::{Costs, Machine};
+use crate::predict::machine::Machine;
+use assemble::Measured;
 use clock::{Clock, MonotonicClock};
-use quiet::{median_of_quiet, median_of_quiet_each, Kept, LoadProbe, ProcProbe};
+use families::Recorder;
+use quiet::{Kept, LoadProbe, ProcProbe};
 use std::collections::BTreeMap;
 
 /// What to measure and how long.
@@ -132,7 +136,6 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-use warnings::{handoff_warnings, line_against_spin, line_warning, wake_spread_warning};
 pub use warnings::{LINE_SPREAD_LIMIT, SPIN_HANDOFF_LIMIT_S};
 
 /// The result of a calibration: the machine file and how each number was kept.
@@ -151,238 +154,36 @@ pub fn calibrate(opts: &CalibrateOptions) -> Calibration {
     calibrate_with(opts, &MonotonicClock::new(), &ProcProbe)
 }
 
-/// Runs every kernel on `clock`, judging quiet with `probe`.
+/// Runs every kernel on `clock`, judging quiet with `probe`: each family of kernels in the
+/// order of the module docs, then the machine file and its warnings from their numbers.
 pub fn calibrate_with(
     opts: &CalibrateOptions,
     clock: &dyn Clock,
     probe: &dyn LoadProbe,
 ) -> Calibration {
-    let mut kept = BTreeMap::new();
-    let reps = opts.repetitions;
-    let mut keep = |key: String, k: Kept| -> f64 {
-        let v = k.value;
-        kept.insert(key, k);
-        v
+    let max_threads = opts.max_threads.max(1);
+    let mut rec = Recorder {
+        repetitions: opts.repetitions,
+        probe,
+        kept: BTreeMap::new(),
     };
-    let pmax = opts.max_threads.max(1);
-    let mut fork_join_by_p = Vec::new();
-    for q in 1..=pmax {
-        if let Some(pool) = pool::pool(q) {
-            let k = median_of_quiet(reps, probe, || {
-                pool::fork_join_once(clock, &pool, opts.fork_joins)
-            });
-            fork_join_by_p.push((q, keep(format!("fork_join_s_p{q}"), k)));
-        }
-    }
-    let (base, slope) = pool::fit_log2p(&fork_join_by_p);
-    let mut par_call_by_p = Vec::new();
-    for q in 1..=pmax {
-        if let Some(pool) = pool::pool(q) {
-            let k = median_of_quiet(reps, probe, || {
-                par_call::par_call_once(clock, &pool, opts.par_calls, par_call::ITEMS)
-            });
-            par_call_by_p.push((q, keep(format!("par_call_s_p{q}"), k)));
-        }
-    }
-    let (task_s, par_item_s) = match pool::pool(pmax) {
-        Some(pool) => (
-            keep(
-                "task_s".into(),
-                median_of_quiet(reps, probe, || pool::task_once(clock, &pool, opts.tasks)),
-            ),
-            keep(
-                "par_item_s".into(),
-                median_of_quiet(reps, probe, || pool::item_once(clock, &pool, opts.items)),
-            ),
-        ),
-        None => (f64::NAN, f64::NAN),
-    };
-    let join_s = match pool::pool(pmax) {
-        Some(pool) => keep(
-            "join_s".into(),
-            median_of_quiet(reps, probe, || {
-                pool::join_once(clock, &pool, opts.join_depth)
-            }),
-        ),
-        None => f64::NAN,
-    };
-    let spin = keep(
-        "handoff_spin_s".into(),
-        median_of_quiet(reps, probe, || handoff::spin_once(clock, opts.spin_trips)),
-    );
-    let window_delays = spin_window::default_delays();
-    let [window_k, notify_k, wake_k, one_way_k] = median_of_quiet_each(reps, probe, || {
-        let h = channel_handoff::handoffs_once(clock, &window_delays, opts.spin_window_trips);
-        let prices = wake_prices::wake_prices_of(&h);
-        [
-            spin_window::window_of(&spin_window::sweep_of(&h, &window_delays)),
-            prices.notify_s,
-            prices.wake_s,
-            prices.one_way_s,
-        ]
+    let pool = families::measure_pool(&mut rec, clock, opts, max_threads);
+    let handoffs = families::measure_handoffs(&mut rec, clock, opts);
+    let transfers = families::measure_transfers(&mut rec, clock, opts);
+    let lines = families::measure_lines(&mut rec, clock, opts, max_threads);
+    let memory = families::measure_memory(&mut rec, clock, opts, max_threads);
+    let (machine, warnings) = assemble::machine_of(Measured {
+        max_threads,
+        repetitions: opts.repetitions,
+        pool,
+        handoffs,
+        transfers,
+        lines,
+        memory,
     });
-    let spin_window = keep("handoff_spin_window_s".into(), window_k);
-    let notify = keep("handoff_notify_s".into(), notify_k);
-    let wake_spread = wake_spread_warning(&wake_k);
-    let wake = keep("handoff_wake_s".into(), wake_k);
-    let one_way = one_way_k.value;
-    let (mut transfer_by_bytes, mut local_read_by_bytes) = (Vec::new(), Vec::new());
-    for &b in &opts.transfer_bytes {
-        // At least 64 MiB read per repetition, at least 2 rounds.
-        let rounds = ((64usize << 20) / b.max(1)).clamp(2, 4096);
-        let k = median_of_quiet(reps, probe, || memory::transfer_once(clock, b, rounds));
-        transfer_by_bytes.push((b, keep(format!("transfer_s_{b}"), k)));
-        let k = median_of_quiet(reps, probe, || memory::local_read_once(clock, b, rounds));
-        local_read_by_bytes.push((b, keep(format!("local_read_s_{b}"), k)));
-    }
-    let mut warnings = Vec::new();
-    let mut line_bounce_by_k = Vec::new();
-    let mut rotation = 0usize;
-    for k in 2..=pmax.max(2) {
-        let key = if k == 2 {
-            "line_bounce_s".to_string()
-        } else {
-            format!("line_bounce_s_k{k}")
-        };
-        let updates = (opts.bounce_updates * 2 / k as u64).max(1);
-        let kk = median_of_quiet(reps, probe, || {
-            rotation += 1;
-            lines::line_bounce_once(clock, k, updates, rotation, lines::Updates::Overlapping)
-        });
-        let stand_in = if k == 2 {
-            "the file holds the least repetition of handoff_spin_s (the one-way trip of a line between two spinning threads, the one other load disturbed least) in its place"
-        } else {
-            "the key is left out"
-        };
-        warnings.extend(line_warning(&key, &kk, stand_in));
-        line_bounce_by_k.push((k, keep(key, kk)));
-    }
-    let line_bounce = line_bounce_by_k[0].1;
-    let line_bounce_per_thread = lines::per_thread_growth(&line_bounce_by_k);
-    // The whole trip of a line between two processors (updates chained): what an update
-    // pays when nothing overlaps it, beside line_bounce_s's overlapping updates.
-    let trip_updates = opts.bounce_updates.max(1);
-    let line_trip_k = median_of_quiet(reps, probe, || {
-        rotation += 1;
-        lines::line_bounce_once(clock, 2, trip_updates, rotation, lines::Updates::Chained)
-    });
-    warnings.extend(line_warning(
-        "line_trip_s",
-        &line_trip_k,
-        "the key is left out",
-    ));
-    let line_trip = keep("line_trip_s".into(), line_trip_k);
-    let mut seed = 0u64;
-    let bandwidth = keep(
-        "bandwidth_bytes_per_s".into(),
-        median_of_quiet(reps, probe, || {
-            seed += 1;
-            memory::copy_bandwidth_once(clock, opts.copy_bytes, seed)
-        }),
-    );
-    let mut mem_slowdown_by_k = vec![(1, 1.0)];
-    for k in 2..=pmax {
-        let kk = median_of_quiet(reps, probe, || {
-            memory::triad_slowdown_once(clock, k, opts.triad_len)
-        });
-        mem_slowdown_by_k.push((k, keep(format!("mem_slowdown_k{k}"), kk)));
-    }
-    let positive = |x: f64, floor: f64| if x.is_finite() && x > 0.0 { x } else { floor };
-    // A spinning partner that loses its processor (other load) hands off through the
-    // scheduler: such a hand-off is never dearer than the whole one-way hand-off to a
-    // parked receiver.
-    let spin = if one_way.is_finite() && one_way > 0.0 {
-        spin.min(one_way)
-    } else {
-        spin
-    };
-    warnings.extend(handoff_warnings(notify, spin_window, wake, spin));
-    warnings.extend(wake_spread);
-    let wake = wake_prices::wake_for_file(wake, spin);
-    warnings.extend(line_against_spin(line_trip, spin));
-    // Other load only lengthens a hand-off: the least repetition of the spinning hand-off
-    // is the closest to a line's trip, the stand-in for a line price no repetition
-    // measured.
-    let spin_least = kept.get("handoff_spin_s").map_or(f64::NAN, |k| k.low);
-    let line_stand_in = if spin_least.is_finite() && spin_least > 0.0 {
-        spin_least.min(spin)
-    } else {
-        spin
-    };
-    let mut values = BTreeMap::new();
-    for &(k, b) in &line_bounce_by_k[1..] {
-        if b.is_finite() {
-            values.insert(format!("line_bounce_s_k{k}"), b.max(0.0));
-        }
-    }
-    if line_bounce.is_finite() {
-        values.insert("line_bounce_per_thread_s".into(), line_bounce_per_thread);
-    }
-    if line_trip.is_finite() {
-        values.insert("line_trip_s".into(), line_trip.max(0.0));
-    }
-    if join_s.is_finite() {
-        values.insert("join_s".into(), join_s.max(0.0));
-    }
-    let machine = Machine {
-        latency_s: positive(spin, 1e-9),
-        bandwidth_bytes_per_s: positive(bandwidth, 1e9),
-        costs: Some(Costs {
-            fork_join_base_s: positive(base, 1e-9),
-            fork_join_log2p_s: if slope.is_finite() { slope } else { 0.0 },
-            fork_join_by_p: fork_join_by_p
-                .into_iter()
-                .map(|(q, t)| (q, positive(t, 1e-9)))
-                .collect(),
-            task_s: if task_s.is_finite() {
-                task_s.max(0.0)
-            } else {
-                0.0
-            },
-            par_item_s: if par_item_s.is_finite() {
-                par_item_s.max(0.0)
-            } else {
-                0.0
-            },
-            par_call_by_p: par_call_by_p
-                .into_iter()
-                .map(|(q, t)| (q, if t.is_finite() { t.max(0.0) } else { 0.0 }))
-                .collect(),
-            handoff_spin_s: positive(spin, 1e-9),
-            handoff_wake_s: positive(wake, 1e-9),
-            handoff_notify_s: (notify.is_finite() && notify > 0.0).then_some(notify),
-            handoff_spin_window_s: (spin_window.is_finite() && spin_window > 0.0)
-                .then_some(spin_window),
-            transfer_by_bytes: transfer_by_bytes
-                .into_iter()
-                .map(|(b, t)| (b, positive(t, 1e-12)))
-                .collect(),
-            local_read_by_bytes: local_read_by_bytes
-                .into_iter()
-                .map(|(b, t)| (b, positive(t, 1e-12)))
-                .collect(),
-            // With no repetition side by side (a loaded machine), the one-way trip of a
-            // line between two spinning threads, the same movement.
-            line_bounce_s: Some(if line_bounce.is_finite() {
-                line_bounce.max(0.0)
-            } else {
-                positive(line_stand_in, 1e-9)
-            }),
-            mem_slowdown_by_k: mem_slowdown_by_k
-                .into_iter()
-                .map(|(k, s)| (k, positive(s, 1.0)))
-                .collect(),
-            calibrated_p: pmax,
-        }),
-        origin: format!(
-            "lcm calibrate ({} threads; median of the quiet ones of {} repetitions per number)",
-            pmax, reps
-        ),
-        values,
-    };
     Calibration {
         machine,
-        kept,
+        kept: rec.kept,
         warnings,
     }
 }

@@ -395,6 +395,9 @@ pub(crate) fn affine(e: &Expr, i: &str) -> Option<(Expr, Expr)> {
     }
 }
 
+/// `op (index = lo, hi) { body }` simplified: an empty or one-point numeric range
+/// evaluated, a body without the index taken out (a sum as count times the body), then the
+/// rules of a sum ([`reduce_sum`]) or of a max or min ([`reduce_extreme`]).
 fn reduce(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
     // exact handling of empty numeric ranges
     if let (Some(a), Some(b)) = (lo.as_num(), hi.as_num()) {
@@ -411,118 +414,145 @@ fn reduce(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
             Reduction::Max | Reduction::Min => body,
         };
     }
-    let keep = |body: Expr| Expr::Reduce {
+    match op {
+        Reduction::Sum => reduce_sum(index, lo, hi, body),
+        Reduction::Max | Reduction::Min => reduce_extreme(op, index, lo, hi, body),
+    }
+}
+
+/// The reduction as it stands, no rule applying.
+fn kept_reduction(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
+    Expr::Reduce {
         op,
         index: index.to_string(),
-        lo: bx(lo.clone()),
-        hi: bx(hi.clone()),
+        lo: bx(lo),
+        hi: bx(hi),
         body: bx(body),
-    };
-    match op {
-        Reduction::Sum => {
-            // linearity
-            if let Expr::Add(terms) = &body {
-                return add(terms
-                    .iter()
-                    .map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone()))
-                    .collect());
-            }
-            if let Expr::Mul(f) = &body {
-                let (indep, dep): (Vec<Expr>, Vec<Expr>) =
-                    f.iter().cloned().partition(|x| !x.mentions(index));
-                if !indep.is_empty() {
-                    let inner = reduce(op, index, lo.clone(), hi.clone(), mul(dep));
-                    let mut all = indep;
-                    all.push(inner);
-                    return mul(all);
-                }
-            }
-            if let Expr::Div(p, q) = &body {
-                if !q.mentions(index) {
-                    return div(reduce(op, index, lo, hi, (**p).clone()), (**q).clone());
-                }
-            }
-            // sum of i and of i^2
-            match &body {
-                Expr::Var(v) if v == index => {
-                    // (lo + hi) * (hi - lo + 1) / 2
-                    return mul(vec![
-                        add(vec![lo.clone(), hi.clone()]),
-                        count(&lo, &hi),
-                        Expr::Num(0.5),
-                    ]);
-                }
-                Expr::Pow(b, e)
-                    if matches!(&**b, Expr::Var(v) if v == index) && e.as_num() == Some(2.0) =>
-                {
-                    let s2 = |n: Expr| {
-                        mul(vec![
-                            n.clone(),
-                            add(vec![n.clone(), Expr::Num(1.0)]),
-                            add(vec![mul(vec![Expr::Num(2.0), n]), Expr::Num(1.0)]),
-                            Expr::Num(1.0 / 6.0),
-                        ])
-                    };
-                    let lo1 = add(vec![lo.clone(), Expr::Num(-1.0)]);
-                    return add(vec![s2(hi.clone()), mul(vec![Expr::Num(-1.0), s2(lo1)])]);
-                }
-                _ => {}
-            }
-            // affine in the index: a*i + b
-            if let Some((a, b)) = affine(&body, index) {
-                if !matches!(body, Expr::Var(_)) {
-                    let si = reduce(
-                        op,
-                        index,
-                        lo.clone(),
-                        hi.clone(),
-                        Expr::Var(index.to_string()),
-                    );
-                    return add(vec![mul(vec![a, si]), mul(vec![count(&lo, &hi), b])]);
-                }
-            }
-            keep(body)
-        }
-        Reduction::Max | Reduction::Min => {
-            let is_max = op == Reduction::Max;
-            let f = if is_max { Func::Max } else { Func::Min };
-            if let Expr::Call(g, args) = &body {
-                if *g == f {
-                    return call(
-                        f,
-                        args.iter()
-                            .map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone()))
-                            .collect(),
-                    );
-                }
-            }
-            if let Expr::Add(terms) = &body {
-                let (indep, dep): (Vec<Expr>, Vec<Expr>) =
-                    terms.iter().cloned().partition(|x| !x.mentions(index));
-                if !indep.is_empty() {
-                    let mut all = indep;
-                    all.push(reduce(op, index, lo.clone(), hi.clone(), add(dep)));
-                    return add(all);
-                }
-            }
-            if let Expr::Mul(fs) = &body {
-                let (indep, dep): (Vec<Expr>, Vec<Expr>) = fs
-                    .iter()
-                    .cloned()
-                    .partition(|x| !x.mentions(index) && is_nonneg(x));
-                if !indep.is_empty() {
-                    let mut all = indep;
-                    all.push(reduce(op, index, lo.clone(), hi.clone(), mul(dep)));
-                    return mul(all);
-                }
-            }
-            if let Some((a, _)) = affine(&body, index) {
-                if let Some(a) = simplify(&a).as_num() {
-                    let at = if (a >= 0.0) == is_max { &hi } else { &lo };
-                    return simplify(&body.substitute(index, at));
-                }
-            }
-            keep(body)
+    }
+}
+
+/// A sum over `index` of a `body` that mentions it: spread over the terms of a sum, the
+/// factors and the divisor that do not mention the index taken out, the closed forms of the
+/// sums of the index and its square ([`sum_of_index_powers`]), an affine body `a*i + b` as
+/// `a * sum(i) + count * b`; else the sum as it stands.
+fn reduce_sum(index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
+    let op = Reduction::Sum;
+    // linearity
+    if let Expr::Add(terms) = &body {
+        return add(terms
+            .iter()
+            .map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone()))
+            .collect());
+    }
+    if let Expr::Mul(f) = &body {
+        let (indep, dep): (Vec<Expr>, Vec<Expr>) =
+            f.iter().cloned().partition(|x| !x.mentions(index));
+        if !indep.is_empty() {
+            let inner = reduce(op, index, lo.clone(), hi.clone(), mul(dep));
+            let mut all = indep;
+            all.push(inner);
+            return mul(all);
         }
     }
+    if let Expr::Div(p, q) = &body {
+        if !q.mentions(index) {
+            return div(reduce(op, index, lo, hi, (**p).clone()), (**q).clone());
+        }
+    }
+    if let Some(closed) = sum_of_index_powers(index, &lo, &hi, &body) {
+        return closed;
+    }
+    // affine in the index: a*i + b
+    if let Some((a, b)) = affine(&body, index) {
+        if !matches!(body, Expr::Var(_)) {
+            let si = reduce(
+                op,
+                index,
+                lo.clone(),
+                hi.clone(),
+                Expr::Var(index.to_string()),
+            );
+            return add(vec![mul(vec![a, si]), mul(vec![count(&lo, &hi), b])]);
+        }
+    }
+    kept_reduction(op, index, lo, hi, body)
+}
+
+/// The closed forms of the sum over `index` from `lo` to `hi` of the index itself and of its
+/// square (None for any other body).
+fn sum_of_index_powers(index: &str, lo: &Expr, hi: &Expr, body: &Expr) -> Option<Expr> {
+    match body {
+        Expr::Var(v) if v == index => {
+            // (lo + hi) * (hi - lo + 1) / 2
+            Some(mul(vec![
+                add(vec![lo.clone(), hi.clone()]),
+                count(lo, hi),
+                Expr::Num(0.5),
+            ]))
+        }
+        Expr::Pow(b, e)
+            if matches!(&**b, Expr::Var(v) if v == index) && e.as_num() == Some(2.0) =>
+        {
+            let s2 = |n: Expr| {
+                mul(vec![
+                    n.clone(),
+                    add(vec![n.clone(), Expr::Num(1.0)]),
+                    add(vec![mul(vec![Expr::Num(2.0), n]), Expr::Num(1.0)]),
+                    Expr::Num(1.0 / 6.0),
+                ])
+            };
+            let lo1 = add(vec![lo.clone(), Expr::Num(-1.0)]);
+            Some(add(vec![
+                s2(hi.clone()),
+                mul(vec![Expr::Num(-1.0), s2(lo1)]),
+            ]))
+        }
+        _ => None,
+    }
+}
+
+/// A max or min (`op`) over `index` of a `body` that mentions it: spread over the arguments
+/// of the same max or min, the terms of a sum and the nonnegative factors of a product that
+/// do not mention the index taken out, an affine body taken at the end of the range its
+/// slope picks; else the reduction as it stands.
+fn reduce_extreme(op: Reduction, index: &str, lo: Expr, hi: Expr, body: Expr) -> Expr {
+    let is_max = op == Reduction::Max;
+    let f = if is_max { Func::Max } else { Func::Min };
+    if let Expr::Call(g, args) = &body {
+        if *g == f {
+            return call(
+                f,
+                args.iter()
+                    .map(|t| reduce(op, index, lo.clone(), hi.clone(), t.clone()))
+                    .collect(),
+            );
+        }
+    }
+    if let Expr::Add(terms) = &body {
+        let (indep, dep): (Vec<Expr>, Vec<Expr>) =
+            terms.iter().cloned().partition(|x| !x.mentions(index));
+        if !indep.is_empty() {
+            let mut all = indep;
+            all.push(reduce(op, index, lo.clone(), hi.clone(), add(dep)));
+            return add(all);
+        }
+    }
+    if let Expr::Mul(fs) = &body {
+        let (indep, dep): (Vec<Expr>, Vec<Expr>) = fs
+            .iter()
+            .cloned()
+            .partition(|x| !x.mentions(index) && is_nonneg(x));
+        if !indep.is_empty() {
+            let mut all = indep;
+            all.push(reduce(op, index, lo.clone(), hi.clone(), mul(dep)));
+            return mul(all);
+        }
+    }
+    if let Some((a, _)) = affine(&body, index) {
+        if let Some(a) = simplify(&a).as_num() {
+            let at = if (a >= 0.0) == is_max { &hi } else { &lo };
+            return simplify(&body.substitute(index, at));
+        }
+    }
+    kept_reduction(op, index, lo, hi, body)
 }

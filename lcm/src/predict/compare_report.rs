@@ -1,8 +1,7 @@
-//! `lcm compare`'s output: the table, its JSON and its plot.
+//! `lcm compare`'s output: the table, its JSON and its plot (in `compare_report/plot.rs`).
 
 use super::columns::{Column, Table};
 use super::compare::{Comparison, Verdict};
-use super::error::PredictError;
 use super::grid::{Crossover, Grid};
 use super::negative::NegativeModel;
 use super::report::secs;
@@ -10,7 +9,9 @@ use lca::expr::format_number;
 use lca::range::RangeWarning;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-use std::path::Path;
+
+mod plot;
+pub use plot::compare_plot;
 
 /// What each version's prediction at a compared point rests on beyond its models'
 /// validity: the range warnings (beyond 2x the measured range, [`RangeWarning`]) and the
@@ -78,47 +79,8 @@ pub fn compare_table(
     let vars = grid.varying();
     let fixed: Vec<String> = grid.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let _ = writeln!(o, "lcm compare  a = {a}  b = {b}  {}", fixed.join(" "));
-    let mut columns = vec![Column::right().after(2); vars.len() + 5];
-    columns.push(Column::left().after(2));
-    let mut header: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
-    header.extend(["T_a (s)", "T_b (s)", "+-%", "better", "T_a/T_b", "note"].map(String::from));
-    let mut table = Table::new(columns, header);
-    let (mut any_beyond, mut any_negative) = (false, false);
-    for i in 0..cmp.points.len() {
-        let mut row: Vec<String> = vars
-            .iter()
-            .map(|v| format_number(cmp.points[i][v]))
-            .collect();
-        let (beyond, negative) = mark(cmp, marks, i);
-        any_beyond |= beyond;
-        any_negative |= negative;
-        let note = format!(
-            "{}{}",
-            if beyond { "*" } else { "" },
-            if negative { "!" } else { "" }
-        );
-        // A version with no prediction at the point (its error is on stderr) shows `-`, and
-        // so do the verdict and ratio of a point not compared.
-        let t = |x: f64| if x.is_finite() { secs(x) } else { "-".into() };
-        let (better, ratio) = if cmp.verdicts[i] == Verdict::NotCompared {
-            ("-".to_string(), "-".to_string())
-        } else {
-            (
-                cmp.verdicts[i].as_str().to_string(),
-                format!("{:.3}", cmp.ta[i] / cmp.tb[i]),
-            )
-        };
-        row.extend([
-            t(cmp.ta[i]),
-            t(cmp.tb[i]),
-            format!("{:.1}", 100.0 * cmp.uncertainty[i]),
-            better,
-            ratio,
-            note,
-        ]);
-        table.row(row);
-    }
-    o.push_str(&table.render());
+    let (table, any_beyond, any_negative) = points_table(&vars, cmp, marks);
+    o.push_str(&table);
     if any_beyond {
         let _ = writeln!(
             o,
@@ -131,47 +93,115 @@ pub fn compare_table(
             "! a model (or the time) is negative here (warnings on stderr): not to be trusted"
         );
     }
+    let _ = writeln!(o, "{}", verdict_counts(cmp));
+    if cmp.crossovers.is_empty() {
+        let _ = writeln!(o, "crossovers: none outside the uncertainty on this grid");
+    }
+    for c in &cmp.crossovers {
+        let _ = writeln!(o, "{}", crossover_line(cmp, marks, c));
+    }
+    o
+}
+
+/// The table's rows, one per point (the values of the grid's varying variables `vars`,
+/// both times, the uncertainty, the verdict, the ratio and the marks), rendered; and
+/// whether any point is marked beyond the measured range (`*`), and negative (`!`).
+fn points_table(vars: &[String], cmp: &Comparison, marks: &[PointMarks]) -> (String, bool, bool) {
+    let mut columns = vec![Column::right().after(2); vars.len() + 5];
+    columns.push(Column::left().after(2));
+    let mut header: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+    header.extend(["T_a (s)", "T_b (s)", "+-%", "better", "T_a/T_b", "note"].map(String::from));
+    let mut table = Table::new(columns, header);
+    let (mut any_beyond, mut any_negative) = (false, false);
+    for i in 0..cmp.points.len() {
+        let (beyond, negative) = mark(cmp, marks, i);
+        any_beyond |= beyond;
+        any_negative |= negative;
+        table.row(point_row(vars, cmp, i, beyond, negative));
+    }
+    (table.render(), any_beyond, any_negative)
+}
+
+/// The table's row of point `i`, its note the marks `beyond` (`*`) and `negative` (`!`).
+fn point_row(
+    vars: &[String],
+    cmp: &Comparison,
+    i: usize,
+    beyond: bool,
+    negative: bool,
+) -> Vec<String> {
+    let mut row: Vec<String> = vars
+        .iter()
+        .map(|v| format_number(cmp.points[i][v]))
+        .collect();
+    let note = format!(
+        "{}{}",
+        if beyond { "*" } else { "" },
+        if negative { "!" } else { "" }
+    );
+    // A version with no prediction at the point (its error is on stderr) shows `-`, and
+    // so do the verdict and ratio of a point not compared.
+    let t = |x: f64| if x.is_finite() { secs(x) } else { "-".into() };
+    let (better, ratio) = if cmp.verdicts[i] == Verdict::NotCompared {
+        ("-".to_string(), "-".to_string())
+    } else {
+        (
+            cmp.verdicts[i].as_str().to_string(),
+            format!("{:.3}", cmp.ta[i] / cmp.tb[i]),
+        )
+    };
+    row.extend([
+        t(cmp.ta[i]),
+        t(cmp.tb[i]),
+        format!("{:.1}", 100.0 * cmp.uncertainty[i]),
+        better,
+        ratio,
+        note,
+    ]);
+    row
+}
+
+/// The line that counts the points of each verdict.
+fn verdict_counts(cmp: &Comparison) -> String {
     let (wins_a, wins_b, ties) = cmp.counts();
     let not_compared = cmp.not_compared();
-    let _ = writeln!(
-        o,
+    format!(
         "a better at {wins_a} point(s), b better at {wins_b}, tie at {ties} (the two predictions differ by less than their uncertainty +-%){}",
         if not_compared > 0 {
             format!(", not compared at {not_compared} (a version has no prediction there, or a time that is not positive: -)")
         } else {
             String::new()
         }
-    );
-    if cmp.crossovers.is_empty() {
-        let _ = writeln!(o, "crossovers: none outside the uncertainty on this grid");
+    )
+}
+
+/// The line of crossover `c`: where it lies (to the digits its interval gives), between
+/// which values and at which values of the other variables, which version is better above
+/// it, and whether it lies among points marked `*` or `!`.
+fn crossover_line(cmp: &Comparison, marks: &[PointMarks], c: &Crossover) -> String {
+    let others: Vec<String> = c.others.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let (beyond, negative) = crossover_marks(cmp, marks, c);
+    let mut caveat = String::new();
+    if beyond {
+        caveat.push_str("; outside the measured range (*): extrapolated, not a finding");
     }
-    for c in &cmp.crossovers {
-        let others: Vec<String> = c.others.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let (beyond, negative) = crossover_marks(cmp, marks, c);
-        let mut caveat = String::new();
-        if beyond {
-            caveat.push_str("; outside the measured range (*): extrapolated, not a finding");
-        }
-        if negative {
-            caveat.push_str("; a model is negative there (!): not to be trusted");
-        }
-        let integral = !cmp
-            .points
-            .iter()
-            .any(|p| p.get(&c.variable).is_some_and(|v| v.fract() != 0.0));
-        let _ = writeln!(
-            o,
-            "crossover: {} ~ {} (between {} and {}{}{}): {} better above{caveat}",
-            c.variable,
-            crossover_position(c.at, c.between, integral),
-            format_number(c.between.0),
-            format_number(c.between.1),
-            if others.is_empty() { "" } else { ", " },
-            others.join(" "),
-            c.better_after
-        );
+    if negative {
+        caveat.push_str("; a model is negative there (!): not to be trusted");
     }
-    o
+    let integral = !cmp
+        .points
+        .iter()
+        .any(|p| p.get(&c.variable).is_some_and(|v| v.fract() != 0.0));
+    format!(
+        "crossover: {} ~ {} (between {} and {}{}{}): {} better above{caveat}",
+        c.variable,
+        crossover_position(c.at, c.between, integral),
+        format_number(c.between.0),
+        format_number(c.between.1),
+        if others.is_empty() { "" } else { ", " },
+        others.join(" "),
+        c.better_after
+    )
 }
 
 /// A crossover's position `at`, interpolated linearly between the grid values `between`,
@@ -266,147 +296,6 @@ pub fn compare_json(
         "counts": {"a": wins_a, "b": wins_b, "tie": ties, "not_compared": cmp.not_compared()},
         "crossovers": crossovers,
     }))
-}
-
-/// SVG plot of T against `x` for both versions (one line per combination of the other
-/// varying variables), each curve in a shaded band of half the relative uncertainty on
-/// either side (T·(1 ± u/2)): where the two bands overlap, the predictions differ by about
-/// less than their uncertainty, a tie.
-pub fn compare_plot(
-    out: &Path,
-    a: &str,
-    b: &str,
-    grid: &Grid,
-    cmp: &Comparison,
-    x: &str,
-) -> Result<(), PredictError> {
-    use plotters::prelude::*;
-    let (points, ta, tb) = (&cmp.points, &cmp.ta, &cmp.tb);
-    let err = |e: String| PredictError::Io {
-        path: out.display().to_string(),
-        source: std::io::Error::other(e),
-    };
-    if !points.iter().all(|p| p.contains_key(x)) {
-        return Err(PredictError::Usage(format!(
-            "--x {x}: not a variable of the grid"
-        )));
-    }
-    let xs: Vec<f64> = points.iter().map(|p| p[x]).collect();
-    let (xmin, xmax) = xs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-            (l.min(*v), h.max(*v))
-        });
-    plotfont::register().map_err(|e| err(e.to_string()))?;
-    let (scale, unit) = plotfont::seconds_unit(ta.iter().chain(tb).cloned().fold(0.0, f64::max));
-    let umax = cmp.uncertainty.iter().cloned().fold(0.0, f64::max);
-    let ymax = ta.iter().chain(tb).cloned().fold(0.0, f64::max) * scale * (1.0 + umax / 2.0) * 1.05;
-    let xmax = if xmax > xmin { xmax } else { xmin + 1.0 };
-    let others: Vec<String> = grid.varying().into_iter().filter(|v| v != x).collect();
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, p) in points.iter().enumerate() {
-        let key = others
-            .iter()
-            .map(|k| format!("{k}={}", p[k]))
-            .collect::<Vec<_>>()
-            .join(" ");
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(i),
-            None => groups.push((key, vec![i])),
-        }
-    }
-    // One colour a version and group; version a solid with circles, b dashed with triangles,
-    // so the two stay apart even where their curves meet.
-    let mut legend: Vec<(String, RGBColor)> = Vec::new();
-    for (g, (key, _)) in groups.iter().enumerate() {
-        for (which, name) in [(0, a), (1, b)] {
-            let label = match key.is_empty() {
-                true => format!("{}: {name}", ["a", "b"][which]),
-                false => format!("{}: {name} {key}", ["a", "b"][which]),
-            };
-            legend.push((label, version_color(g, which)));
-        }
-    }
-    let legend_w =
-        plotfont::legend_width(&legend.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>());
-    let root = SVGBackend::new(out, (720 + legend_w, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let (plot_area, legend_area) = root.split_horizontally(720);
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(12)
-        .caption("lcm compare: predicted run time", (plotfont::FAMILY, 22))
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(xmin..xmax, 0.0..ymax.max(1e-12))
-        .map_err(|e| err(e.to_string()))?;
-    chart
-        .configure_mesh()
-        .x_desc(x)
-        .y_desc(format!("T ({unit})"))
-        .x_label_formatter(&|v| plotfont::tick_label(*v))
-        .y_label_formatter(&|v| plotfont::tick_label(*v))
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
-    for (g, (_, mut idx)) in groups.into_iter().enumerate() {
-        idx.sort_by(|&i, &j| xs[i].total_cmp(&xs[j]));
-        for (which, ts) in [(0, ta), (1, tb)] {
-            let color = version_color(g, which);
-            let series: Vec<(f64, f64)> = idx.iter().map(|&i| (xs[i], ts[i] * scale)).collect();
-            let band = |sign: f64, i: usize| {
-                (
-                    xs[i],
-                    ts[i] * scale * (1.0 + sign * cmp.uncertainty[i] / 2.0),
-                )
-            };
-            let outline: Vec<(f64, f64)> = idx
-                .iter()
-                .map(|&i| band(1.0, i))
-                .chain(idx.iter().rev().map(|&i| band(-1.0, i)))
-                .filter(|(_, y)| y.is_finite())
-                .collect();
-            chart
-                .draw_series(std::iter::once(Polygon::new(
-                    outline,
-                    color.mix(0.15).filled(),
-                )))
-                .map_err(|e| err(e.to_string()))?;
-            let style = color.stroke_width(2);
-            let drawn = if which == 0 {
-                chart
-                    .draw_series(LineSeries::new(series.clone(), style))
-                    .map(|_| ())
-                    .and_then(|()| {
-                        chart
-                            .draw_series(series.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                            .map(|_| ())
-                    })
-            } else {
-                chart
-                    .draw_series(DashedLineSeries::new(series.clone(), 8, 5, style))
-                    .map(|_| ())
-                    .and_then(|()| {
-                        chart
-                            .draw_series(
-                                series
-                                    .iter()
-                                    .map(|&p| TriangleMarker::new(p, 4, color.filled())),
-                            )
-                            .map(|_| ())
-                    })
-            };
-            drawn.map_err(|e| err(e.to_string()))?;
-        }
-    }
-    plotfont::draw_legend(&legend_area, &legend).map_err(|e| err(e.to_string()))?;
-    root.present().map_err(|e| err(e.to_string()))?;
-    Ok(())
-}
-
-/// The colour of version `which` (0 = a, 1 = b) in group `g` of the compare plot.
-fn version_color(g: usize, which: usize) -> plotters::style::RGBColor {
-    use plotters::style::{Palette, Palette99};
-    let (r, gr, b) = Palette99::COLORS[(2 * g + which) % Palette99::COLORS.len()];
-    plotters::style::RGBColor(r, gr, b)
 }
 
 #[cfg(test)]

@@ -199,6 +199,8 @@ impl Parser {
         Ok(v)
     }
 
+    /// One equation: its keyword if any (`numeric`, `resource`, `process`), `parameter`,
+    /// its name and formals, then its right-hand side by its kind.
     fn decl(&mut self) -> R<Decl> {
         let span = self.span();
         let kw = match self.peek() {
@@ -218,8 +220,47 @@ impl Parser {
         };
         let name = self.ident("the name being defined")?;
         let params = self.formals()?;
-        match kw.as_deref() {
-            Some("numeric") if parameter => {
+        let kind = match kw.as_deref() {
+            Some(kw) if parameter => self.parameter_kind(kw, &name, &params, span)?,
+            Some("numeric") => {
+                self.expect(&Tok::Assign, "`=`")?;
+                DeclKind::Numeric {
+                    parameter: false,
+                    value: Some(self.expr()?),
+                }
+            }
+            Some("resource") => {
+                self.expect(&Tok::Assign, "`=`")?;
+                DeclKind::Resource(self.resdef()?)
+            }
+            Some(_) => {
+                self.expect(&Tok::Assign, "`=`")?;
+                DeclKind::Process(self.proc()?)
+            }
+            None => {
+                self.expect(&Tok::Assign, "`=`")?;
+                self.inferred_kind()?
+            }
+        };
+        Ok(Decl {
+            name,
+            params,
+            kind,
+            span,
+        })
+    }
+
+    /// The kind of a parameter declared with keyword `kw` (`numeric parameter`, which takes
+    /// no arguments, or `resource parameter`) named `name` with formals `params`.
+    fn parameter_kind(
+        &mut self,
+        kw: &str,
+        name: &str,
+        params: &[String],
+        span: Span,
+    ) -> R<DeclKind> {
+        match kw {
+            "numeric" => {
                 if !params.is_empty() {
                     return Err(PamelaError::parse(
                         span,
@@ -227,99 +268,53 @@ impl Parser {
                         format!("`{name}(...)`"),
                     ));
                 }
-                Ok(Decl {
-                    name,
-                    params,
-                    kind: DeclKind::Numeric {
-                        parameter: true,
-                        value: None,
-                    },
-                    span,
+                Ok(DeclKind::Numeric {
+                    parameter: true,
+                    value: None,
                 })
             }
-            Some("resource") if parameter => Ok(Decl {
-                name,
-                params,
-                kind: DeclKind::ResourceParameter,
-                span,
-            }),
-            Some(_) if parameter => self.err("`numeric parameter` or `resource parameter`"),
-            Some("numeric") => {
-                self.expect(&Tok::Assign, "`=`")?;
-                let value = self.expr()?;
-                Ok(Decl {
-                    name,
-                    params,
-                    kind: DeclKind::Numeric {
-                        parameter: false,
-                        value: Some(value),
-                    },
-                    span,
-                })
+            "resource" => Ok(DeclKind::ResourceParameter),
+            _ => self.err("`numeric parameter` or `resource parameter`"),
+        }
+    }
+
+    /// The kind of an equation written without a keyword, from its right-hand side: a
+    /// resource (`fcfs`, `ps`, `rho`), a process (a process keyword or a block), else a
+    /// numeric expression unless process operators follow it (then a process).
+    fn inferred_kind(&mut self) -> R<DeclKind> {
+        Ok(match self.peek() {
+            Tok::Ident(s) if matches!(s.as_str(), "fcfs" | "ps" | "rho") => {
+                DeclKind::Resource(self.resdef()?)
             }
-            Some("resource") => {
-                self.expect(&Tok::Assign, "`=`")?;
-                let def = self.resdef()?;
-                Ok(Decl {
-                    name,
-                    params,
-                    kind: DeclKind::Resource(def),
-                    span,
-                })
+            Tok::Ident(s)
+                if matches!(
+                    s.as_str(),
+                    "delay" | "use" | "wait" | "signal" | "seq" | "par"
+                ) =>
+            {
+                DeclKind::Process(self.proc()?)
             }
-            Some(_) => {
-                self.expect(&Tok::Assign, "`=`")?;
-                let body = self.proc()?;
-                Ok(Decl {
-                    name,
-                    params,
-                    kind: DeclKind::Process(body),
-                    span,
-                })
-            }
-            None => {
-                self.expect(&Tok::Assign, "`=`")?;
-                let kind = match self.peek() {
-                    Tok::Ident(s) if matches!(s.as_str(), "fcfs" | "ps" | "rho") => {
-                        DeclKind::Resource(self.resdef()?)
-                    }
-                    Tok::Ident(s)
-                        if matches!(
-                            s.as_str(),
-                            "delay" | "use" | "wait" | "signal" | "seq" | "par"
-                        ) =>
+            Tok::LBrace => DeclKind::Process(self.proc()?),
+            _ => {
+                // a numeric expression, unless followed by process operators
+                let save = self.pos;
+                match self.expr() {
+                    Ok(e)
+                        if !matches!(self.peek(), Tok::Semi | Tok::Par)
+                            || self.at_equation_start_after_semi() =>
                     {
-                        DeclKind::Process(self.proc()?)
-                    }
-                    Tok::LBrace => DeclKind::Process(self.proc()?),
-                    _ => {
-                        // a numeric expression, unless followed by process operators
-                        let save = self.pos;
-                        match self.expr() {
-                            Ok(e)
-                                if !matches!(self.peek(), Tok::Semi | Tok::Par)
-                                    || self.at_equation_start_after_semi() =>
-                            {
-                                DeclKind::Numeric {
-                                    parameter: false,
-                                    value: Some(e),
-                                }
-                            }
-                            _ => {
-                                self.pos = save;
-                                DeclKind::Process(self.proc()?)
-                            }
+                        DeclKind::Numeric {
+                            parameter: false,
+                            value: Some(e),
                         }
                     }
-                };
-                Ok(Decl {
-                    name,
-                    params,
-                    kind,
-                    span,
-                })
+                    _ => {
+                        self.pos = save;
+                        DeclKind::Process(self.proc()?)
+                    }
+                }
             }
-        }
+        })
     }
 
     fn at_equation_start_after_semi(&mut self) -> bool {

@@ -106,6 +106,9 @@ impl Recognizer<'_> {
         Ok(v)
     }
 
+    /// A method call: a parallel iterator chain ([`Recognizer::parallel_iterator`]) when one
+    /// of its methods starts one, else the receiver, then the runtime's calls it knows
+    /// ([`Recognizer::runtime_method`]) or the arguments and a followed method of `self`.
     pub(super) fn method_call(
         &mut self,
         m: &syn::ExprMethodCall,
@@ -125,105 +128,12 @@ impl Recognizer<'_> {
             .rev()
             .find(|c| PAR_METHODS.contains(&c.method.to_string().as_str()))
         {
-            let construct = chain
-                .iter()
-                .rev()
-                .skip_while(|c| c.method != par.method)
-                .map(|c| c.method.to_string())
-                .collect::<Vec<_>>()
-                .join("().");
-            let mut pre = self.expr(root, &Hint::default())?;
-            let mut bodies = Vec::new();
-            for c in chain.iter().rev() {
-                for a in &c.args {
-                    if let syn::Expr::Closure(cl) = a {
-                        self.splits += 1;
-                        let b = self.expr(&cl.body, &Hint::default());
-                        self.splits -= 1;
-                        let b = b?;
-                        bodies.push(
-                            Node::new(
-                                NodeKind::Serial {
-                                    label: "item".into(),
-                                },
-                                start_line(cl),
-                            )
-                            .with_children(b),
-                        );
-                    } else {
-                        pre.extend(self.expr(a, &Hint::default())?);
-                    }
-                }
-            }
-            if !bodies.iter().any(Node::has_fragment) {
-                self.warn(
-                    line,
-                    format!("parallel iterator `{construct}` outside any fragment: not modeled (put it in a fragment, or a fragment in its closure)"),
-                );
-                return Ok(pre);
-            }
-            let count = match self.item_count(hint, root, par, line) {
-                Some(c) => c,
-                None => {
-                    self.warn(
-                        line,
-                        format!("parallel iterator `{construct}` with fragments in its closure: item count unknown (use `// lcm: items = EXPR`); assumed p"),
-                    );
-                    Expr::Var("p".into())
-                }
-            };
-            let body: Vec<Node> = bodies.into_iter().filter(Node::has_fragment).collect();
-            pre.push(
-                Node::new(NodeKind::DataParallel { construct, count }, line).with_children(body),
-            );
-            return Ok(pre);
+            return self.parallel_iterator(&chain, root, par, hint, line);
         }
         let mut v = self.expr(&m.receiver, &Hint::default())?;
-        match (method.as_str(), m.args.len()) {
-            ("send", 1) => {
-                v.extend(self.expr(&m.args[0], &Hint::default())?);
-                v.push(Node::new(
-                    NodeKind::Sync(SyncOp::Send(self.chan_id(&m.receiver))),
-                    line,
-                ));
-                return Ok(v);
-            }
-            ("recv", 0) => {
-                v.push(Node::new(
-                    NodeKind::Sync(SyncOp::Recv(self.chan_id(&m.receiver))),
-                    line,
-                ));
-                return Ok(v);
-            }
-            ("wait", 0) => {
-                v.push(Node::new(
-                    NodeKind::Sync(SyncOp::Barrier(expr_name(&m.receiver))),
-                    line,
-                ));
-                return Ok(v);
-            }
-            ("spawn", 1) if matches!(m.args[0], syn::Expr::Closure(_)) => {
-                let mut t = self.task_arg(&m.args[0], SPAWN_LABEL.into())?;
-                t.kind = NodeKind::Serial {
-                    label: SPAWN_LABEL.into(),
-                };
-                v.push(t);
-                return Ok(v);
-            }
-            ("scope", 1) => {
-                if let syn::Expr::Closure(cl) = &m.args[0] {
-                    let body = self.expr(&cl.body, &Hint::default())?;
-                    v.extend(self.scope(format!("{}.scope", expr_name(&m.receiver)), body, line));
-                    return Ok(v);
-                }
-            }
-            ("install", 1) => {
-                if let syn::Expr::Closure(cl) = &m.args[0] {
-                    v.extend(self.install(&m.receiver, &cl.body, line)?);
-                    return Ok(v);
-                }
-            }
-            _ => {}
+        if let Some(sync) = self.runtime_method(m, &method, line)? {
+            v.extend(sync);
+            return Ok(v);
         }
         v.extend(self.exprs(m.args.iter())?);
         if matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"))
@@ -232,6 +142,123 @@ impl Recognizer<'_> {
             v.extend(self.follow(&method, line)?);
         }
         Ok(v)
+    }
+
+    /// The parallel iterator chain `chain` (outermost call first) on `root`, started by
+    /// `par` at `line`: what the root and the arguments that are not closures run first,
+    /// then one data-parallel node whose items run the closures' bodies, its item count
+    /// from [`Recognizer::item_count`] (p, with a warning, when unknown). A chain with no
+    /// fragment in its closures is not modeled (a warning says so).
+    fn parallel_iterator(
+        &mut self,
+        chain: &[&syn::ExprMethodCall],
+        root: &syn::Expr,
+        par: &syn::ExprMethodCall,
+        hint: &Hint,
+        line: usize,
+    ) -> Result<Vec<Node>, PredictError> {
+        let construct = chain
+            .iter()
+            .rev()
+            .skip_while(|c| c.method != par.method)
+            .map(|c| c.method.to_string())
+            .collect::<Vec<_>>()
+            .join("().");
+        let mut pre = self.expr(root, &Hint::default())?;
+        let mut bodies = Vec::new();
+        for c in chain.iter().rev() {
+            for a in &c.args {
+                if let syn::Expr::Closure(cl) = a {
+                    self.splits += 1;
+                    let b = self.expr(&cl.body, &Hint::default());
+                    self.splits -= 1;
+                    let b = b?;
+                    bodies.push(
+                        Node::new(
+                            NodeKind::Serial {
+                                label: "item".into(),
+                            },
+                            start_line(cl),
+                        )
+                        .with_children(b),
+                    );
+                } else {
+                    pre.extend(self.expr(a, &Hint::default())?);
+                }
+            }
+        }
+        if !bodies.iter().any(Node::has_fragment) {
+            self.warn(
+                line,
+                format!("parallel iterator `{construct}` outside any fragment: not modeled (put it in a fragment, or a fragment in its closure)"),
+            );
+            return Ok(pre);
+        }
+        let count = match self.item_count(hint, root, par, line) {
+            Some(c) => c,
+            None => {
+                self.warn(
+                    line,
+                    format!("parallel iterator `{construct}` with fragments in its closure: item count unknown (use `// lcm: items = EXPR`); assumed p"),
+                );
+                Expr::Var("p".into())
+            }
+        };
+        let body: Vec<Node> = bodies.into_iter().filter(Node::has_fragment).collect();
+        pre.push(Node::new(NodeKind::DataParallel { construct, count }, line).with_children(body));
+        Ok(pre)
+    }
+
+    /// The nodes of method call `m` (named `method`, at `line`) when it is one the runtime
+    /// gives a meaning: a channel's `send` (its argument first) and `recv`, a barrier's
+    /// `wait`, a `spawn` of a closure, a `scope` or an `install` with a closure. None for
+    /// any other call (and a `scope` or `install` without a closure).
+    fn runtime_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        method: &str,
+        line: usize,
+    ) -> Result<Option<Vec<Node>>, PredictError> {
+        let mut v = Vec::new();
+        match (method, m.args.len()) {
+            ("send", 1) => {
+                v.extend(self.expr(&m.args[0], &Hint::default())?);
+                v.push(Node::new(
+                    NodeKind::Sync(SyncOp::Send(self.chan_id(&m.receiver))),
+                    line,
+                ));
+            }
+            ("recv", 0) => v.push(Node::new(
+                NodeKind::Sync(SyncOp::Recv(self.chan_id(&m.receiver))),
+                line,
+            )),
+            ("wait", 0) => v.push(Node::new(
+                NodeKind::Sync(SyncOp::Barrier(expr_name(&m.receiver))),
+                line,
+            )),
+            ("spawn", 1) if matches!(m.args[0], syn::Expr::Closure(_)) => {
+                let mut t = self.task_arg(&m.args[0], SPAWN_LABEL.into())?;
+                t.kind = NodeKind::Serial {
+                    label: SPAWN_LABEL.into(),
+                };
+                v.push(t);
+            }
+            ("scope", 1) => {
+                let syn::Expr::Closure(cl) = &m.args[0] else {
+                    return Ok(None);
+                };
+                let body = self.expr(&cl.body, &Hint::default())?;
+                v.extend(self.scope(format!("{}.scope", expr_name(&m.receiver)), body, line));
+            }
+            ("install", 1) => {
+                let syn::Expr::Closure(cl) = &m.args[0] else {
+                    return Ok(None);
+                };
+                v.extend(self.install(&m.receiver, &cl.body, line)?);
+            }
+            _ => return Ok(None),
+        }
+        Ok(Some(v))
     }
 
     /// The item count of a parallel iterator chain starting at `line`: `// lcm: iterations
