@@ -59,7 +59,7 @@ fn the_fragment_time_holds_its_load_imbalance() {
 /// one (a line such as `load imbalance inside fragments (their li models): +0.07`), so
 /// that a user comparing two versions sees which loss the restructuring removed.
 #[test]
-#[ignore = "lcm predict's breakdown shows a fragment's time only, not its categories; the li inside a fragment is invisible (a fix for the report in lcm::predict, being reworked)"]
+
 fn the_breakdown_names_the_load_imbalance_inside_a_fragment() {
     let dir = fixture();
     let args = [

@@ -44,7 +44,8 @@ fn predict(dir: &Path, args: &[&str]) -> String {
 }
 
 /// The lines of the table that starts with the line starting with `header` and ends before
-/// the first line that starts with `end` (or at the end of the text).
+/// the first line that starts with `end` (or at the end of the text): the fragment table
+/// ends before the line of the categories inside the fragments.
 fn table_lines<'a>(text: &'a str, header: &str, end: &str) -> Vec<&'a str> {
     text.lines()
         .skip_while(|l| !l.starts_with(header))
@@ -74,7 +75,7 @@ fn the_fragment_table_takes_its_widths_from_the_names() {
         dir.path(),
         &["--set", "p=2", "--set", "ta=3e-5", "--set", "tb=1e-5"],
     );
-    let table = table_lines(&out, "fragment", "overheads");
+    let table = table_lines(&out, "fragment", "inside the fragments");
     // A header, the producer, the consumer, the scope's fork/join and two hand-offs.
     assert_eq!(table.len(), 6, "{out}");
     assert_aligned(&table);
@@ -99,7 +100,7 @@ fn a_stage_that_waits_past_the_window_parks_on_a_share_of_its_items() {
         out.contains("so stage 2 waits that long for each item from it; asleep (longer than the spin window, 5.0000e-6 s) on 46 % of the items, caught spinning on the others (stage 2 pays handoff_spin_s); on each it sleeps on, stage 1 pays handoff_notify_s to wake it and stage 2 pays handoff_wake_s"),
         "{out}"
     );
-    assert_aligned(&table_lines(&out, "fragment", "overheads"));
+    assert_aligned(&table_lines(&out, "fragment", "inside the fragments"));
     // The flow shop: fill (both stages) + 3 items of the producer, and the scope's
     // fork/join (2 us).
     let producer = 10e-6 + 3e-6 * 6.0 / 13.0;
@@ -181,7 +182,7 @@ fn a_fragment_called_from_several_places_says_where_each_row_is_called_from() {
     std::fs::copy(src, dir.path().join("calls.rs")).unwrap();
     let (code, out, err) = support::lcm(&["predict", "calls.rs", "--set", "p=1"], dir.path());
     assert_eq!(code, 0, "{err}");
-    let table = table_lines(&out, "fragment", "overheads");
+    let table = table_lines(&out, "fragment", "inside the fragments");
     assert_aligned(&table);
     let words: Vec<Vec<&str>> = table
         .iter()
@@ -245,7 +246,7 @@ fn without_calls_the_fragment_table_has_no_called_at_column() {
         dir.path(),
         &["--set", "p=2", "--set", "ta=3e-5", "--set", "tb=1e-5"],
     );
-    let table = table_lines(&out, "fragment", "overheads");
+    let table = table_lines(&out, "fragment", "inside the fragments");
     assert!(
         table[0].starts_with("fragment") && !table[0].contains("called at"),
         "{out}"

@@ -87,6 +87,8 @@ pub struct FragmentTerms {
     pub memory: Option<Expr>,
     /// Processors p_f.
     pub procs: Expr,
+    /// The categories `work` sums, each per execution: (record key, model).
+    pub categories: Vec<(String, Expr)>,
 }
 
 impl FragmentTerms {
@@ -144,10 +146,15 @@ pub fn fragment_terms(
         Some(k) => div(env.subst(&e), env.subst(k)),
         None => env.subst(&e),
     };
+    let categories = category::time::time_terms(|c| model(f, c).is_some())
+        .into_iter()
+        .filter_map(|c| Some((c.key().to_string(), per(model(f, c)?))))
+        .collect();
     Ok(FragmentTerms {
         work: per(work),
         memory: memory_expr(f).map(per),
         procs: env.p(),
+        categories,
     })
 }
 

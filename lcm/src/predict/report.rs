@@ -51,6 +51,7 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
         point_text(&pred.bindings)
     );
     o.push_str(&fragment_table(acc));
+    o.push_str(&fragment_categories(acc));
     let _ = writeln!(o, "overheads added by composition (seconds of T):");
     let li: f64 = acc.parallels.iter().map(|x| x.li_plus).sum();
     let _ = writeln!(
@@ -113,6 +114,54 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
         signed(c.contention_s)
     );
     let _ = writeln!(o, "predicted: T={}", pred.seconds);
+    o
+}
+
+/// The lost-cycles categories inside the fragments' own models, summed over the run's
+/// executions of every instance (machine costs, named `machine …`, left out): what the
+/// models hold, beside what the composition adds. One line of processor-seconds per
+/// category with its share of the fragments' work, then the load imbalance inside the
+/// fragments, which `LI+` (imbalance between fragments) does not count. Empty when no
+/// instance has categories.
+fn fragment_categories(acc: &super::account::Accounting) -> String {
+    let mut totals: Vec<(String, f64)> = Vec::new();
+    for f in acc
+        .fragments
+        .iter()
+        .filter(|f| !f.name.starts_with(super::overheads::PREFIX))
+    {
+        for (key, v) in &f.categories {
+            match totals.iter_mut().find(|(k, _)| k == key) {
+                Some((_, t)) => *t += f.executions * v,
+                None => totals.push((key.clone(), f.executions * v)),
+            }
+        }
+    }
+    // The work first, then the losses, in the order of the profile's columns.
+    const ORDER: [&str; 10] = ["pc", "rt", "ml", "cl", "rc", "li", "ip", "sl", "wc", "tt"];
+    let rank = |k: &str| ORDER.iter().position(|o| *o == k).unwrap_or(ORDER.len());
+    totals.sort_by_key(|(k, _)| rank(k));
+    let work: f64 = totals.iter().map(|(_, v)| v).sum();
+    if totals.is_empty() || work <= 0.0 {
+        return String::new();
+    }
+    let share = |v: f64| format!("{:.0} %", 100.0 * v / work);
+    let cells: Vec<String> = totals
+        .iter()
+        .map(|(k, v)| format!("{k} {} ({})", secs(*v), share(*v)))
+        .collect();
+    let mut o = format!(
+        "inside the fragments (their models, processor-s over the run): {}\n",
+        cells.join(", ")
+    );
+    if let Some((_, li)) = totals.iter().find(|(k, v)| k == "li" && *v > 0.0) {
+        let _ = writeln!(
+            o,
+            "  load imbalance inside fragments (their li models): {} processor-s, {} of their work (LI+ below is between fragments)",
+            secs(*li),
+            share(*li)
+        );
+    }
     o
 }
 

@@ -46,6 +46,7 @@ impl Walker<'_> {
                     time_s: h,
                     work,
                     comm_s: 0.0,
+                    categories: [("rt".to_string(), work)].into(),
                 });
             }
         }

@@ -3,6 +3,7 @@
 
 use lca::range::RangeWarning;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 use crate::predict::negative::NegativeModel;
 
@@ -41,6 +42,9 @@ pub struct FragmentShare {
     /// Communication seconds added before one execution (negative: removed): the move's
     /// seconds shared by the fragment's `procs` readers.
     pub comm_s: f64,
+    /// Processor-seconds of one execution by category (record keys: `pc`, `ml`, `li`, …),
+    /// the terms whose sum is `work`; a machine cost's row has its one `rt`.
+    pub categories: BTreeMap<String, f64>,
 }
 
 /// A parallel node's structural load imbalance.

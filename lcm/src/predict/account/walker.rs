@@ -247,6 +247,11 @@ impl<'a> Walker<'a> {
         let comm_s = comm / p;
         self.totals.comm += mult * comm;
         if self.instances {
+            let categories = terms
+                .categories
+                .iter()
+                .map(|(key, e)| Ok((key.clone(), self.val(e, &what)?)))
+                .collect::<Result<_, PredictError>>()?;
             self.acc.fragments.push(FragmentShare {
                 name: f.name.clone(),
                 line,
@@ -256,6 +261,7 @@ impl<'a> Walker<'a> {
                 time_s: time,
                 work,
                 comm_s,
+                categories,
             });
         }
         Ok(time + comm_s)
