@@ -197,31 +197,52 @@ impl fmt::Display for RangeWarning {
     }
 }
 
-/// The tables of the piecewise power laws `pw(VAR, x1, y1, …)` in `e` whose argument is a
-/// plain variable: the variable and the first and last breakpoint.
-fn piecewise_tables(e: &Expr, out: &mut Vec<(String, f64, f64)>) {
+/// A table `pw(VAR, x1, y1, …)` or `lin(VAR, x1, y1, …)` in a model whose argument is a
+/// plain variable: the variable, the first and last breakpoint and the values' names
+/// (their text where they are expressions).
+struct Table {
+    var: String,
+    min: f64,
+    max: f64,
+    values: Vec<String>,
+}
+
+/// The tables of function `func` (`pw` or `lin`) in `e` (see [`Table`]).
+fn tables(e: &Expr, func: Func, out: &mut Vec<Table>) {
     match e {
-        Expr::Call(Func::Pw, args) => {
-            let xs: Vec<f64> = args
-                .iter()
-                .skip(1)
-                .step_by(2)
-                .filter_map(|a| match a {
-                    Expr::Num(v) => Some(*v),
-                    _ => None,
-                })
-                .collect();
-            if let (Some(Expr::Var(v)), Some(lo), Some(hi)) = (args.first(), xs.first(), xs.last())
-            {
-                out.push((v.clone(), *lo, *hi));
+        Expr::Call(f, args) => {
+            if *f == func {
+                let xs: Vec<f64> = args
+                    .iter()
+                    .skip(1)
+                    .step_by(2)
+                    .filter_map(|a| match a {
+                        Expr::Num(v) => Some(*v),
+                        _ => None,
+                    })
+                    .collect();
+                if let (Some(Expr::Var(v)), Some(lo), Some(hi)) =
+                    (args.first(), xs.first(), xs.last())
+                {
+                    out.push(Table {
+                        var: v.clone(),
+                        min: *lo,
+                        max: *hi,
+                        values: args
+                            .iter()
+                            .skip(2)
+                            .step_by(2)
+                            .map(|y| y.to_string())
+                            .collect(),
+                    });
+                }
             }
-            args.iter().for_each(|a| piecewise_tables(a, out));
+            args.iter().for_each(|a| tables(a, func, out));
         }
-        Expr::Call(_, args) => args.iter().for_each(|a| piecewise_tables(a, out)),
-        Expr::Neg(a) => piecewise_tables(a, out),
-        Expr::Bin(_, a, b) => {
-            piecewise_tables(a, out);
-            piecewise_tables(b, out);
+        Expr::Neg(a) => tables(a, func, out),
+        Expr::Bin(_, x, y) => {
+            tables(x, func, out);
+            tables(y, func, out);
         }
         Expr::Num(_) | Expr::Var(_) => {}
     }
@@ -238,9 +259,15 @@ pub fn check(
 ) -> Vec<RangeWarning> {
     let mut out: Vec<RangeWarning> = Vec::new();
     for (cat, e) in categories {
-        let mut tables = Vec::new();
-        piecewise_tables(e, &mut tables);
-        for (var, lo, hi) in tables {
+        let mut found = Vec::new();
+        tables(e, Func::Pw, &mut found);
+        for Table {
+            var,
+            min: lo,
+            max: hi,
+            ..
+        } in found
+        {
             let Some(value) = value_of(&var).filter(|v| *v < lo || *v > hi) else {
                 continue;
             };
@@ -297,55 +324,6 @@ pub fn check(
     out
 }
 
-/// A straight-line table `lin(VAR, x1, y1, …)` in a model whose argument is a plain
-/// variable: the variable, the first and last breakpoint and the values' names (their text
-/// where they are expressions).
-struct LineTable {
-    var: String,
-    min: f64,
-    max: f64,
-    values: Vec<String>,
-}
-
-/// The straight-line tables of `e` (see [`LineTable`]).
-fn line_tables(e: &Expr, out: &mut Vec<LineTable>) {
-    match e {
-        Expr::Call(Func::Lin, args) => {
-            let xs: Vec<f64> = args
-                .iter()
-                .skip(1)
-                .step_by(2)
-                .filter_map(|a| match a {
-                    Expr::Num(v) => Some(*v),
-                    _ => None,
-                })
-                .collect();
-            if let (Some(Expr::Var(v)), Some(lo), Some(hi)) = (args.first(), xs.first(), xs.last())
-            {
-                out.push(LineTable {
-                    var: v.clone(),
-                    min: *lo,
-                    max: *hi,
-                    values: args
-                        .iter()
-                        .skip(2)
-                        .step_by(2)
-                        .map(|y| y.to_string())
-                        .collect(),
-                });
-            }
-            args.iter().for_each(|a| line_tables(a, out));
-        }
-        Expr::Call(_, args) => args.iter().for_each(|a| line_tables(a, out)),
-        Expr::Neg(a) => line_tables(a, out),
-        Expr::Bin(_, a, b) => {
-            line_tables(a, out);
-            line_tables(b, out);
-        }
-        Expr::Num(_) | Expr::Var(_) => {}
-    }
-}
-
 /// The warnings for the straight-line tables of one fragment's models whose variable lies
 /// beyond 2x their breakpoints at one point (one per table and variable, naming every
 /// category that uses it).
@@ -356,9 +334,9 @@ fn held_tables_beyond(
 ) -> Vec<RangeWarning> {
     let mut out: Vec<RangeWarning> = Vec::new();
     for (cat, e) in categories {
-        let mut tables = Vec::new();
-        line_tables(e, &mut tables);
-        for t in tables {
+        let mut found = Vec::new();
+        tables(e, Func::Lin, &mut found);
+        for t in found {
             let range = VarRange::new(&t.var, t.min, t.max);
             let Some(value) = value_of(&t.var).filter(|v| range.is_beyond(*v)) else {
                 continue;
