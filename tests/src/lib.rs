@@ -1,7 +1,8 @@
 //! End-to-end tests of the lost-cycles toolchain live in `tests/tests/`, each next to its
 //! fixture directory (of the same name), whose README says how it was made and what the
 //! test must give. This library holds what several of them share: [`replay`], the offline
-//! replay of a study measured elsewhere, and [`tools`](mod@tools), the workspace's binaries.
+//! replay of a study measured elsewhere, [`tools`](mod@tools), the workspace's binaries,
+//! and [`trial`], what the replays of new users' trials share.
 //!
 //! Replays of studies measured on other machines (library APIs only: `lca` fits the
 //! measured version's records, `lcm` predicts both versions from today's annotated sources
@@ -32,7 +33,7 @@
 //!   row per extra thread and prices the items with the machine file), by the README's
 //!   commands; checked against both versions' recorded runs on a loaded 2-core machine:
 //!   `li` in the profile, ranking and ratio at p = 2, every point within 20 % (the
-//!   restructuring within 10 %), the range warnings beyond p = 4, `lcm compare`'s verdicts.
+//!   restructuring within 10 %), the range warnings above p = 2, `lcm compare`'s verdicts.
 //!
 //! `cargo test --release -p tests --test device16_2026_11_27 -- --nocapture` shows the
 //! tables.
@@ -50,5 +51,6 @@
 
 pub mod replay;
 pub mod tools;
+pub mod trial;
 
 pub use tools::tools;

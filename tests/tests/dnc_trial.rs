@@ -10,30 +10,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use tests::trial::{median, predict_over_p, run};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dnc_trial")
-}
-
-/// Runs `exe ARGS` in `dir`: stdout and stderr (the test fails on a failure).
-fn run(exe: &Path, args: &[&str], dir: &Path) -> (String, String) {
-    let out = Command::new(exe)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("run {}: {e}", exe.display()));
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(
-        out.status.success(),
-        "{} {}: {stderr}",
-        exe.display(),
-        args.join(" ")
-    );
-    (stdout, stderr)
 }
 
 /// A measured point of `validation.pp`: the version, n and p.
@@ -62,17 +42,13 @@ fn measured() -> BTreeMap<Point, (f64, f64, u64)> {
         e.1.push((num("tt") - num("os")) / p * iters);
         e.2 = iters as u64;
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        let k = v.len();
-        (v[(k - 1) / 2] + v[k / 2]) / 2.0
-    };
     runs.into_iter()
         .map(|(k, (t, cpu, iters))| (k, (median(t), median(cpu), iters)))
         .collect()
 }
 
-/// `lcm predict SOURCE` at n and iters over `ps`: seconds by p, and stderr.
+/// `lcm predict SOURCE` at n and iters over `ps` with `coarse`'s models, the machine
+/// file and `coarse.rs` as the measured source: seconds by p, and stderr.
 fn predict(
     lcm: &Path,
     dir: &Path,
@@ -81,45 +57,7 @@ fn predict(
     iters: u64,
     ps: &[u64],
 ) -> (Vec<f64>, String) {
-    let grid = format!(
-        "p={}",
-        ps.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
-    );
-    let (set_n, set_iters) = (format!("n={n}"), format!("iters={iters}"));
-    let (out, err) = run(
-        lcm,
-        &[
-            "predict",
-            source,
-            "--models",
-            "coarse.models",
-            "--machine",
-            "machine.txt",
-            "--measured",
-            "coarse.rs",
-            "--set",
-            &set_n,
-            "--set",
-            &set_iters,
-            "--grid",
-            &grid,
-            "--json",
-        ],
-        dir,
-    );
-    let json: serde_json::Value = serde_json::from_str(&out).expect("lcm predict --json");
-    let points = json.as_array().expect("an array of points");
-    let seconds = ps
-        .iter()
-        .map(|&p| {
-            points
-                .iter()
-                .find(|pt| pt["bindings"]["p"].as_f64() == Some(p as f64))
-                .and_then(|pt| pt["seconds"].as_f64())
-                .unwrap_or_else(|| panic!("no prediction at p={p}: {out}"))
-        })
-        .collect();
-    (seconds, err)
+    predict_over_p(lcm, dir, source, "coarse", (n, iters), ps)
 }
 
 #[test]

@@ -11,33 +11,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use tests::trial::{median, predict_over_p, run};
 
 /// The campaigns' (n, iters) pairs.
 const SIZES: [(u64, u64); 5] = [(256, 8), (384, 4), (512, 2), (768, 1), (1024, 1)];
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mandelbrot_trial")
-}
-
-/// Runs `exe ARGS` in `dir`: stdout and stderr (the test fails on a failure).
-fn run(exe: &Path, args: &[&str], dir: &Path) -> (String, String) {
-    let out = Command::new(exe)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("run {}: {e}", exe.display()));
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert!(
-        out.status.success(),
-        "{} {}: {stderr}",
-        exe.display(),
-        args.join(" ")
-    );
-    (stdout, stderr)
 }
 
 /// The `key=value` tokens of a record line.
@@ -59,12 +39,6 @@ fn num(r: &BTreeMap<&str, &str>, k: &str) -> f64 {
     r.get(k)
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("{k} in {r:?}"))
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let k = v.len();
-    (v[(k - 1) / 2] + v[k / 2]) / 2.0
 }
 
 /// A measured point of `validation.pp`: the version, n and p.
@@ -93,7 +67,8 @@ fn measured() -> BTreeMap<Point, (f64, f64, usize)> {
         .collect()
 }
 
-/// `lcm predict SOURCE` at n and iters over `ps`: seconds by p, and stderr.
+/// `lcm predict SOURCE` at n and iters over `ps` with `blocks`'s models, the machine
+/// file and `blocks.rs` as the measured source: seconds by p, and stderr.
 fn predict(
     lcm: &Path,
     dir: &Path,
@@ -102,45 +77,7 @@ fn predict(
     iters: u64,
     ps: &[u64],
 ) -> (Vec<f64>, String) {
-    let grid = format!(
-        "p={}",
-        ps.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
-    );
-    let (set_n, set_iters) = (format!("n={n}"), format!("iters={iters}"));
-    let (out, err) = run(
-        lcm,
-        &[
-            "predict",
-            source,
-            "--models",
-            "blocks.models",
-            "--machine",
-            "machine.txt",
-            "--measured",
-            "blocks.rs",
-            "--set",
-            &set_n,
-            "--set",
-            &set_iters,
-            "--grid",
-            &grid,
-            "--json",
-        ],
-        dir,
-    );
-    let json: serde_json::Value = serde_json::from_str(&out).expect("lcm predict --json");
-    let points = json.as_array().expect("an array of points");
-    let seconds = ps
-        .iter()
-        .map(|&p| {
-            points
-                .iter()
-                .find(|pt| pt["bindings"]["p"].as_f64() == Some(p as f64))
-                .and_then(|pt| pt["seconds"].as_f64())
-                .unwrap_or_else(|| panic!("no prediction at p={p}: {out}"))
-        })
-        .collect();
-    (seconds, err)
+    predict_over_p(lcm, dir, source, "blocks", (n, iters), ps)
 }
 
 /// The fixture in a temporary directory with `blocks.models` fitted by the README's
