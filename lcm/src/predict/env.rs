@@ -87,8 +87,6 @@ pub struct FragmentTerms {
     pub memory: Option<Expr>,
     /// Processors p_f.
     pub procs: Expr,
-    /// The categories `work` sums, each per execution: (record key, model).
-    pub categories: Vec<(String, Expr)>,
 }
 
 impl FragmentTerms {
@@ -142,20 +140,30 @@ pub fn fragment_terms(
             f.name
         ),
     })?;
-    let per = |e: Expr| match &f.executions {
-        Some(k) => div(env.subst(&e), env.subst(k)),
-        None => env.subst(&e),
-    };
-    let categories = category::time::time_terms(|c| model(f, c).is_some())
-        .into_iter()
-        .filter_map(|c| Some((c.key().to_string(), per(model(f, c)?))))
-        .collect();
+    let per = |e: Expr| per_execution(f, env, &e);
     Ok(FragmentTerms {
         work: per(work),
         memory: memory_expr(f).map(per),
         procs: env.p(),
-        categories,
     })
+}
+
+/// The categories a fragment's work sums ([`work_expr`]), each per execution in `env`:
+/// (record key, model), for the breakdown of one point.
+pub fn fragment_categories(f: &Fragment, env: &Env) -> Vec<(String, Expr)> {
+    category::time::time_terms(|c| model(f, c).is_some())
+        .into_iter()
+        .filter_map(|c| Some((c.key().to_string(), per_execution(f, env, &model(f, c)?))))
+        .collect()
+}
+
+/// Model `e` of fragment `f` in `env`, per execution (a total over K executions, `//
+/// lcm: iterations = K` in the fragment's block, divided by K).
+fn per_execution(f: &Fragment, env: &Env, e: &Expr) -> Expr {
+    match &f.executions {
+        Some(k) => div(env.subst(e), env.subst(k)),
+        None => env.subst(e),
+    }
 }
 
 /// `max(a, b, …)` (a single argument is returned as is).

@@ -5,7 +5,7 @@
 use super::shape::{child, Shape};
 use super::totals::Totals;
 use super::{ev, Accounting, CallSite, FragmentShare};
-use crate::predict::env::{fragment_terms, Env};
+use crate::predict::env::{fragment_categories, fragment_terms, Env};
 use crate::predict::error::PredictError;
 use crate::predict::tree::{Fragment, Node, NodeKind};
 use lca::expr::{Bindings, Expr};
@@ -247,10 +247,9 @@ impl<'a> Walker<'a> {
         let comm_s = comm / p;
         self.totals.comm += mult * comm;
         if self.instances {
-            let categories = terms
-                .categories
-                .iter()
-                .map(|(key, e)| Ok((key.clone(), self.val(e, &what)?)))
+            let categories = fragment_categories(f, env)
+                .into_iter()
+                .map(|(key, e)| Ok((key, self.val(&e, &what)?)))
                 .collect::<Result<_, PredictError>>()?;
             self.acc.fragments.push(FragmentShare {
                 name: f.name.clone(),
