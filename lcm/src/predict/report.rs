@@ -137,9 +137,13 @@ fn fragment_categories(acc: &super::account::Accounting) -> String {
             }
         }
     }
-    // The work first, then the losses, in the order of the profile's columns.
-    const ORDER: [&str; 10] = ["pc", "rt", "ml", "cl", "rc", "li", "ip", "sl", "wc", "tt"];
-    let rank = |k: &str| ORDER.iter().position(|o| *o == k).unwrap_or(ORDER.len());
+    // In the order of the profile's records (category::Category::ALL).
+    let rank = |k: &str| {
+        category::Category::ALL
+            .iter()
+            .position(|c| c.key() == k)
+            .unwrap_or(category::Category::ALL.len())
+    };
     totals.sort_by_key(|(k, _)| rank(k));
     let work: f64 = totals.iter().map(|(_, v)| v).sum();
     if totals.is_empty() || work <= 0.0 {
