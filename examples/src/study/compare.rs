@@ -206,12 +206,31 @@ pub fn drift_line(points: &[PointResult], base: &str) -> Option<String> {
     let at_one = median(one).map_or(String::new(), |d| {
         format!(", median {:+.1}% at p = 1 (host speed alone)", 100.0 * d)
     });
+    let scaled = drift_scaled_mean_err_pct(points, mid).map_or(String::new(), |e| {
+        format!(
+            " (diagnostic, not a prediction: with every prediction scaled by that median the predicted version's mean |error| would be {e:.1}%, against {:.1}% unscaled; the rest is the models')",
+            Summary::of(points).mean_err_pct
+        )
+    });
     Some(format!(
-        "drift: {base} re-measured in the validation phase against its calibration: median {:+.1}% (range {:+.1}% to {:+.1}%){at_one}; the models carry the calibration phase's speed",
+        "drift: {base} re-measured in the validation phase against its calibration: median {:+.1}% (range {:+.1}% to {:+.1}%){at_one}; the models carry the calibration phase's speed{scaled}",
         100.0 * mid,
         100.0 * lo,
         100.0 * hi
     ))
+}
+
+/// The predicted version's mean |error|, percent, with every prediction multiplied by
+/// `1 + drift` (the phases' median drift): how much of the error the host's change of speed
+/// between the phases explains. A diagnostic for the report, never the study's score, which
+/// compares the predictions as they were made. None when no point has a finite error.
+pub fn drift_scaled_mean_err_pct(points: &[PointResult], drift: f64) -> Option<f64> {
+    let errs: Vec<f64> = points
+        .iter()
+        .map(|p| rel_err_pct(p.predicted * (1.0 + drift), p.measured))
+        .filter(|e| e.is_finite())
+        .collect();
+    (!errs.is_empty()).then(|| errs.iter().sum::<f64>() / errs.len() as f64)
 }
 
 /// The crossovers along n (at fixed p) and along p (at fixed n) of the better version, as
@@ -355,6 +374,16 @@ mod tests {
         let d = drift_line(&[pt(64, 1, 1.1, 1.0, 1.0, 1.0)], "dp").unwrap();
         assert!(d.contains("median +0.0%") && d.contains("at p = 1"), "{d}");
         assert!(drift_line(&[], "dp").is_none());
+        // Measured 10 % above a prediction that was right at the calibration's speed,
+        // with the base version 10 % slower too: the scaled error vanishes.
+        let slow = pt(64, 2, 1.1, 1.0, 1.1, 1.0);
+        assert!((drift_scaled_mean_err_pct(&[slow.clone()], 0.1).unwrap()).abs() < 1e-9);
+        assert!(
+            (slow.err_pct() - 100.0 / 11.0).abs() < 1e-9,
+            "{}",
+            slow.err_pct()
+        );
+        assert!(drift_scaled_mean_err_pct(&[], 0.1).is_none());
     }
 
     #[test]
