@@ -12,7 +12,8 @@
 //! (`cargo test -p lca --release --test 'policy_targets_*' -- --nocapture`).
 //!
 //! The test files, one per data set: `policy_targets_fft16.rs` (16-core FFT, first host),
-//! `policy_targets_fft16_host2.rs` (16-core FFT, second host), `policy_targets_2core.rs`
+//! `policy_targets_fft16_host2.rs` (16-core FFT, second host), `policy_targets_fft16_host3.rs`
+//! (16-core FFT, third host), `policy_targets_2core.rs`
 //! (2-core histogram and queens). This module holds the checks, the table, the readers of
 //! the data and the reasons that more than one FFT data set gives. Each test file uses a
 //! part of it, hence `dead_code` is allowed here.
