@@ -37,7 +37,8 @@ execution (pp-campaign --per-execution --iterations VAR, said in the file's # he
 multiplied back by their iterations: lcm predicts the whole run composed from --entry, so
 the measured time compared is the whole session, tt/p x VAR. The version is predicted at
 every measured point, and a compared point's u is the largest of |predicted - measured| /
-measured and the run-to-run spread (max - min) / median of the records at its nearest
+measured and the run-to-run spread of the records (interquartile range / median
+from four runs on, (max - min) / median for two or three) at its nearest
 measured point(s) (log distance over the shared variables, the iteration variable left
 out; 5% for a point measured once), at least --uncertainty when given; the readable output
 lists each measured point's error.

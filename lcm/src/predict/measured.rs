@@ -7,7 +7,8 @@
 //! Its numeric keys are the point's variables, except the categories and parts and the
 //! keys pp-campaign writes for its own bookkeeping ([`CAMPAIGN_KEYS`]: the repetition's
 //! round `rep` and its timed seconds `run_s`). Records with the same variables are one
-//! point: its time is their median, its spread (max − min) / median.
+//! point: its time is their median, its spread the interquartile range over the median
+//! from four runs on ((max − min) / median for two or three runs).
 //!
 //! # Records per execution
 //! `pp-campaign --per-execution --iterations VAR|N` divides each run's session record by
@@ -56,7 +57,8 @@ pub struct MeasuredPoint {
     pub measured_s: f64,
     /// Records at these bindings.
     pub runs: usize,
-    /// The run-to-run spread of their times, (max − min) / median; `None` for one run.
+    /// The run-to-run spread of their times over their median: the interquartile range from
+    /// four runs on, max − min for two or three; `None` for one run.
     pub spread: Option<f64>,
     /// 1-based lines of those records.
     pub lines: Vec<usize>,
@@ -229,6 +231,24 @@ pub fn measured_points(
     Ok(groups.into_iter().map(Group::point).collect())
 }
 
+/// The run-to-run spread of sorted run times, seconds: the interquartile range (quartiles
+/// interpolated linearly between order statistics) from four runs on, the range below.
+/// The range of many runs is set by the one or two a disturbance slowed (a point with no
+/// quiet repetition keeps them all: docs/campaigns.md), the interquartile range by the
+/// middle half, which is what the median's own uncertainty follows.
+fn run_spread(sorted: &[f64]) -> f64 {
+    let k = sorted.len();
+    if k < 4 {
+        return sorted[k - 1] - sorted[0];
+    }
+    let quantile = |q: f64| {
+        let at = q * (k - 1) as f64;
+        let (lo, frac) = (at.floor() as usize, at.fract());
+        sorted[lo] + frac * (sorted[(lo + 1).min(k - 1)] - sorted[lo])
+    };
+    quantile(0.75) - quantile(0.25)
+}
+
 /// The records of one measured point as they are read.
 struct Group {
     bindings: Bindings,
@@ -248,7 +268,7 @@ impl Group {
         } else {
             (ts[k / 2 - 1] + ts[k / 2]) / 2.0
         };
-        let spread = (k > 1 && median > 0.0).then(|| (ts[k - 1] - ts[0]) / median);
+        let spread = (k > 1 && median > 0.0).then(|| run_spread(&ts) / median);
         // Records of one point share their variables, the iteration variable included;
         // a count from the header may differ between sections: the largest is shown.
         let iterations = self.iterations.iter().cloned().fold(1.0, f64::max);
@@ -261,5 +281,36 @@ impl Group {
             iterations,
             iterations_variable: self.variable,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point_of(times: &[f64]) -> MeasuredPoint {
+        let text: String = times.iter().map(|t| format!("n=64 p=1 tt={t}\n")).collect();
+        let mut points = measured_points("runs.pp", &text, &[]).expect("the records parse");
+        assert_eq!(points.len(), 1);
+        points.remove(0)
+    }
+
+    #[test]
+    fn spread_is_the_range_below_four_runs() {
+        let p = point_of(&[1.0, 1.2, 1.1]);
+        assert!((p.spread.unwrap() - 0.2 / 1.1).abs() < 1e-12);
+        assert_eq!(point_of(&[1.0]).spread, None);
+    }
+
+    #[test]
+    fn two_slowed_runs_of_nine_do_not_set_the_spread() {
+        // Seven runs within 4 % and two a disturbance slowed 1.9x: the range would read
+        // 90 %, the interquartile range reads the middle half.
+        let p = point_of(&[1.00, 1.01, 1.02, 1.02, 1.03, 1.03, 1.04, 1.9, 1.9]);
+        let s = p.spread.unwrap();
+        assert!(s < 0.05, "{s}");
+        assert!((p.measured_s - 1.03).abs() < 1e-12);
+        // Quartiles interpolated between order statistics: 1.02 and 1.04 here.
+        assert!((s - 0.02 / 1.03).abs() < 1e-12, "{s}");
     }
 }
