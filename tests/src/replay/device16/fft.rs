@@ -64,5 +64,5 @@ pub fn fft_replay(day: &Day, bounds: &Bounds) {
             assert_eq!(v.base, r.base, "{}: dp moved", k.knob.name);
         }
     }
-    check(&r.score, bounds);
+    check(&r, bounds);
 }

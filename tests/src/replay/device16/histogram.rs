@@ -149,7 +149,7 @@ pub fn histogram_replay(day: &Day, bounds: &Bounds) {
     out += &loss_lines(&r, &loss);
     out += &report_end(&r, ("sharded", "locked"), "replay16-histogram");
     print!("{out}");
-    check(&r.score, bounds);
+    check(&r, bounds);
 }
 
 #[cfg(test)]

@@ -78,8 +78,14 @@ pub struct Bounds {
     pub base_mean_err_pct: f64,
 }
 
-/// Panics when the replay's score is worse than `b`.
-pub fn check(s: &super::score::Score, b: &Bounds) {
+/// Panics when the replay's score is worse than `b`, or when the drift diagnostic
+/// ([`drift::drift_scaled`]) is not finite where the points have calibration times.
+pub fn check(r: &replayed::Replayed, b: &Bounds) {
+    let s = &r.score;
+    if let Some(d) = drift::drift_scaled(&r.points, &r.other_s(), &r.base) {
+        let all = [d.median_ratio, d.other_mean_err_pct, d.base_mean_err_pct];
+        assert!(all.iter().all(|v| v.is_finite()), "{d:?}");
+    }
     assert!(s.mean_err_pct <= b.mean_err_pct, "{s:?}");
     assert!(s.max_err_pct <= b.max_err_pct, "{s:?}");
     assert!(s.ranking >= b.ranking_min, "{s:?}");

@@ -92,5 +92,5 @@ pub fn queens_replay(day: &Day, bounds: &Bounds) {
     let mut out = point_table(&r, ("tree", "loop"), "groups   span base_span", &extra);
     out += &report_end(&r, ("tree", "loop"), "replay16-queens");
     print!("{out}");
-    check(&r.score, bounds);
+    check(&r, bounds);
 }
