@@ -8,14 +8,18 @@
 //! measured version's records, `lcm` predicts both versions from today's annotated sources
 //! in `examples/src/`, and the predictions are scored against the measured times):
 //!
-//! - `device16_2026_11_27.rs`: the three studies (2D FFT, n-queens, histogram) run on a
-//!   16-core x86-64 host on 2026-11-27, with that host's calibrated machine files; the
-//!   fixture is in the repository, so they run everywhere. Each prints a per-point table
-//!   and last a line `replay16-PROGRAM: points=N mean_err_pct=X max_err_pct=Y
-//!   ranking_correct=K/N decisive=A/B`, and fails when a number is worse than the bounds
-//!   written at the top of the file (today's values with some 10 % room). The histogram's
-//!   table shows, per point, the processor time per key the sharded version lost beyond
-//!   its computation next to what its annotation's `ml` rule gives.
+//! - `device16_2026_11_27.rs` and `device16_2026_11_28.rs`: the three studies (2D FFT,
+//!   n-queens, histogram) run on a 16-core x86-64 host on 2026-11-27 and again on
+//!   2026-11-28, with that host's calibrated machine files; the fixtures are in the
+//!   repository, so they run everywhere. Each day's file names its fixture, the queens
+//!   board and histogram shard count the studies used and its bounds; the replay itself is
+//!   [`replay::device16`]. Each prints a per-point table, a diagnostic line with the host's
+//!   speed drift between the study's phases taken out of the errors, and last a line
+//!   `replay16-PROGRAM: points=N mean_err_pct=X max_err_pct=Y ranking_correct=K/N
+//!   decisive=A/B`, and fails when a number is worse than the bounds written at the top of
+//!   the file (the replayed values with some 10 % room). The histogram's table shows, per
+//!   point, the processor time per key the sharded version lost beyond its computation
+//!   next to what its annotation's `ml` rule gives.
 //! - `fft_16core_replay.rs`: an earlier 16-core FFT study, with a machine file derived by
 //!   hand (`fft_16core_machine.rs` checks the derivation); its data live beside the
 //!   repository, so it checks nothing where they are absent.
@@ -35,8 +39,8 @@
 //!   `li` in the profile, ranking and ratio at p = 2, every point within 20 % (the
 //!   restructuring within 10 %), the range warnings above p = 2, `lcm compare`'s verdicts.
 //!
-//! `cargo test --release -p tests --test device16_2026_11_27 -- --nocapture` shows the
-//! tables.
+//! `cargo test --release -p tests --test device16_2026_11_27 -- --nocapture` (or
+//! `device16_2026_11_28`) shows the tables.
 //!
 //! C and OpenMP programs (sources in `tests/c/`, each saying how it is built and what it
 //! must give; compiled by the tests, skipped where clang/libomp or gcc are missing):

@@ -4,11 +4,13 @@
 //! sources with those models and a machine file ([`Versions`]), and the predictions are
 //! scored against the times the study measured ([`score`]), point by point ([`points`]).
 //! [`fft`] adds the FFT's per-fragment stage table, [`sensitivity`] the replay at half and
-//! double of each machine key.
+//! double of each machine key. [`device16`] replays the three studies a 16-core host left
+//! on one day, from that day's fixture.
 //!
 //! Test support: a fixture that cannot be read or parsed panics with a message naming what
 //! was expected.
 
+pub mod device16;
 pub mod fft;
 pub mod points;
 pub mod score;

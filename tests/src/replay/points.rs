@@ -15,6 +15,9 @@ pub struct Point {
     pub other_s: f64,
     /// The measured version's seconds, timed round robin with the other (`base_measured_s`).
     pub base_s: f64,
+    /// The measured version's seconds in the calibration phase, the run its models were
+    /// fitted to (`base_calibrated_s`); None where the study's output has no such field.
+    pub base_calibrated_s: Option<f64>,
     /// The two measured closer than their run-to-run spread (`measured_tie`).
     pub tie: bool,
     /// The predicted version's |error| of the study's own prediction, percent (`err_pct`).
@@ -28,7 +31,7 @@ pub struct Point {
 /// The points of the JSON array in `text`: from the line that is exactly `[` to the line
 /// that is exactly `]` (a study's output has progress lines before it and summary lines
 /// after it; a file holding only the array works too). Panics, naming the field, when the
-/// array or a field is missing.
+/// array or a field is missing (`base_calibrated_s` may be missing).
 pub fn study_points(text: &str) -> Vec<Point> {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines
@@ -53,6 +56,7 @@ pub fn study_points(text: &str) -> Vec<Point> {
             iters: num(r, "iters") as u64,
             other_s: num(r, "measured_s"),
             base_s: num(r, "base_measured_s"),
+            base_calibrated_s: r["base_calibrated_s"].as_f64(),
             tie: r["measured_tie"]
                 .as_bool()
                 .expect("a boolean `measured_tie` in every point"),
@@ -71,13 +75,21 @@ mod tests {
     fn reads_the_array_between_progress_and_summary_lines() {
         let text = "[   1.0s] loop round 1 done\n[\n  {\"n\": 64, \"p\": 2, \"iters\": 5, \
             \"measured_s\": 0.1, \"base_measured_s\": 0.2, \"measured_tie\": false, \
-            \"err_pct\": 3.0, \"predicted_s\": 0.103, \"base_predicted_s\": 0.21}\n]\n\
-            study: points=1 mean_err_pct=3.0 max_err_pct=3.0 ranking_correct=1/1\n";
+            \"err_pct\": 3.0, \"predicted_s\": 0.103, \"base_predicted_s\": 0.21},\n  \
+            {\"n\": 64, \"p\": 3, \"iters\": 5, \"measured_s\": 0.1, \"base_measured_s\": 0.2, \
+            \"base_calibrated_s\": 0.19, \"measured_tie\": true, \"err_pct\": 3.0, \
+            \"predicted_s\": 0.103, \"base_predicted_s\": 0.21}\n]\n\
+            study: points=2 mean_err_pct=3.0 max_err_pct=3.0 ranking_correct=2/2\n";
         let pts = study_points(text);
-        assert_eq!(pts.len(), 1);
+        assert_eq!(pts.len(), 2);
+        assert_eq!(
+            (pts[1].p, pts[1].tie, pts[1].base_calibrated_s),
+            (3, true, Some(0.19))
+        );
         let pt = &pts[0];
         assert_eq!((pt.size, pt.p, pt.iters, pt.tie), (64, 2, 5, false));
         assert_eq!((pt.other_s, pt.base_s), (0.1, 0.2));
         assert_eq!((pt.study_other_s, pt.study_base_s), (0.103, 0.21));
+        assert_eq!(pt.base_calibrated_s, None);
     }
 }

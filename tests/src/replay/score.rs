@@ -94,6 +94,7 @@ mod tests {
             iters: 1,
             other_s,
             base_s,
+            base_calibrated_s: None,
             tie,
             study_err_pct: 0.0,
             study_other_s: other_s,

@@ -1,0 +1,96 @@
+//! The n-queens study's replay: the loop version measured, the tree version predicted,
+//! with the input's properties the study binds computed by `examples::queens`.
+
+use super::replayed::{point_table, replay, report_end, Program16};
+use super::{check, example_source, Bounds, Day};
+use crate::replay::bindings;
+use crate::replay::points::{study_points, Point};
+use crate::replay::read;
+use examples::queens;
+use lca::expr::Bindings;
+use std::collections::BTreeMap;
+
+/// The queens study's variables at a point: k, p, iters, the board n, the depth-1 groups
+/// holding the first k solutions (`groups`) and both versions' useful-work spans (`span`,
+/// `base_span`), properties of the input that `examples::queens` computes.
+pub struct QueensInputs {
+    /// The board.
+    board: u32,
+    /// Per k: the groups needed and the useful work of each depth-2 item.
+    by_k: BTreeMap<u64, (u64, Vec<u64>)>,
+    /// The depth-2 items per depth-1 group.
+    group_sizes: Vec<usize>,
+}
+
+impl QueensInputs {
+    /// The inputs of every k among `points` on the `board`×`board` board.
+    pub fn of(points: &[Point], board: u32) -> QueensInputs {
+        let mut by_k = BTreeMap::new();
+        for pt in points {
+            by_k.entry(pt.size).or_insert_with(|| {
+                (
+                    queens::groups_needed(board, pt.size),
+                    queens::useful_work_per_item(board, pt.size),
+                )
+            });
+        }
+        let group_sizes = queens::depth2_groups(board).iter().map(Vec::len).collect();
+        QueensInputs {
+            board,
+            by_k,
+            group_sizes,
+        }
+    }
+
+    /// The bindings at `pt` (its k must be one [`QueensInputs::of`] saw).
+    pub fn bindings(&self, pt: &Point) -> Bindings {
+        let (groups, work) = &self.by_k[&pt.size];
+        let p = pt.p as usize;
+        bindings(&[
+            ("k", pt.size as f64),
+            ("p", pt.p as f64),
+            ("iters", pt.iters as f64),
+            ("n", self.board as f64),
+            ("groups", *groups as f64),
+            ("span", queens::tree_span(work, p)),
+            ("base_span", queens::loop_span(work, &self.group_sizes, p)),
+        ])
+    }
+}
+
+/// Replays the day's queens study on its board, prints its report (the table shows
+/// `groups`, `span` and `base_span` per point; last `replay16-queens: …`) and panics when
+/// a number is worse than `bounds`.
+pub fn queens_replay(day: &Day, bounds: &Bounds) {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let points = study_points(&read(&day.file("queens", "points.json")));
+    let inputs = QueensInputs::of(&points, day.queens_board);
+    let bind = |pt: &Point| inputs.bindings(pt);
+    let r = replay(
+        day,
+        Program16 {
+            program: "queens",
+            records: "loop-per-execution.pp",
+            size_var: "k",
+            sources: (
+                example_source("queens", "tree.rs"),
+                example_source("queens", "loop_par.rs"),
+            ),
+            entry: "count",
+        },
+        &bind,
+        tmp.path(),
+    );
+    assert_eq!(r.points.len(), bounds.points, "the study's points");
+    let extra = |i: usize| {
+        let b = bind(&r.points[i]);
+        format!(
+            "{:>6} {:>6.3} {:>6.3}",
+            b["groups"], b["span"], b["base_span"]
+        )
+    };
+    let mut out = point_table(&r, ("tree", "loop"), "groups   span base_span", &extra);
+    out += &report_end(&r, ("tree", "loop"), "replay16-queens");
+    print!("{out}");
+    check(&r, bounds);
+}
