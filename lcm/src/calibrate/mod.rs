@@ -22,6 +22,11 @@
 //!   that finds the line in another processor's cache), K = 2 … p, each thread on a
 //!   processor of its own ([`placement`]), and how much each further processor adds.
 //!
+//! [`claim`] holds two kernels the calibration does not run: a write of a buffer another
+//! processor read last against one the writer read itself, with back-to-back and with
+//! computed stores. Their numbers are why lcm prices no write to data another processor
+//! read (the module's docs; `cargo run --release -p lcm --example claimbench` runs them).
+//!
 //! A calibration also says which of its numbers not to trust blindly
 //! ([`Calibration::warnings`]): a line price no repetition could measure (and what stands
 //! in for it), or one whose repetitions lie more than [`LINE_SPREAD_LIMIT`] times apart,
@@ -38,6 +43,7 @@
 
 mod assemble;
 pub mod channel_handoff;
+pub mod claim;
 pub mod clock;
 mod families;
 pub mod handoff;

@@ -22,6 +22,11 @@
 //! adds its cost before the reader; a move only in the measured version is subtracted from
 //! every execution of the reader fragment (its model paid for a transfer that no longer
 //! happens).
+//!
+//! Only receipts are priced. A fragment that writes afresh data another processor read last
+//! (`output X` without `input X`) pays nothing here: a writer that computes what it stores
+//! overlaps taking the lines back with its computation ([`crate::calibrate::claim`] has the
+//! measurements; docs/machine.md, "Data moved between processors").
 
 use super::machine::Machine;
 use super::tree::{add, mul, Node, NodeKind};
