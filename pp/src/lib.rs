@@ -100,6 +100,7 @@ pub(crate) mod baseline;
 pub mod campaign;
 pub mod category;
 pub(crate) mod checks;
+pub mod disturbance;
 pub(crate) mod error;
 pub mod lane;
 pub mod merge;
@@ -122,6 +123,7 @@ pub use analysis::{
     Analysis, Engine, Options,
 };
 pub use category::Category;
+pub use disturbance::Disturbance;
 pub use error::PpError;
 pub use profile::{Profile, ThreadProfile};
 pub use record::{format_record, format_seconds, parse_note, profile_record, ProfileRecord};
