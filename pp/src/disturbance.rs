@@ -143,7 +143,7 @@ impl Disturbance {
             "{n:.1} involuntary context switches during Busy time ({rate:.1} per Busy second"
         );
         let os = self.os_share.map_or_else(String::new, |s| {
-            format!(" (os, the time they waited, {:.2}% of tt)", s * 100.0)
+            format!("; they waited {:.2}% of tt for a processor (os)", s * 100.0)
         });
         if self.switches_disturbing() {
             let why = match self.os_share {
@@ -154,7 +154,7 @@ impl Disturbance {
                 None => "without cpu_ns counters their cost cannot be told",
             };
             return Some(format!(
-                "the run was disturbed: {counted}, more than {:.0}){os}: {why}; the OS took \
+                "the run was disturbed: {counted}, more than {:.0}): {why}{os}; the OS took \
                  Busy threads' processors for other processes, the kernel's threads or more \
                  of the program's threads than there were free cores; rerun with fewer \
                  threads than free cores or on a quieter machine",
@@ -168,10 +168,13 @@ impl Disturbance {
             ));
         }
         Some(format!(
-            "Busy threads were preempted: {counted}, more than {SWITCH_RATE_LIMIT:.0}){os}; \
-             briefly (by the kernel's threads, other processes' short wakeups or the \
-             program's own threads beyond the free cores): the run counts as disturbed above \
-             {DISTURBING_SWITCH_RATE:.0} per Busy second or {:.0}% os",
+            "Busy threads were preempted: {counted}, more than {SWITCH_RATE_LIMIT:.0}), \
+             briefly: they waited {:.2}% of tt for a processor (os), under {:.0}%; the \
+             kernel's threads, other processes' short wakeups or the program's own threads \
+             beyond the free cores took their processors; the run counts as disturbed above \
+             {DISTURBING_SWITCH_RATE:.0} switches per Busy second or {:.0}% os",
+            self.os_share.unwrap_or(0.0) * 100.0,
+            OS_SHARE_LIMIT * 100.0,
             OS_SHARE_LIMIT * 100.0
         ))
     }
@@ -210,7 +213,7 @@ mod tests {
             w[0]
         );
         assert!(
-            w[0].contains("(os, the time they waited, 0.30% of tt)"),
+            w[0].contains("briefly: they waited 0.30% of tt for a processor (os), under 2%"),
             "{}",
             w[0]
         );

@@ -53,7 +53,8 @@ pub fn records(
     order.sort_by_key(|&i| points[i].p != 1);
     let mut per_point: Vec<Vec<String>> = vec![Vec::new(); points.len()];
     let mut seen: std::collections::BTreeSet<String> = Default::default();
-    let mut checks = RunWarnings::default();
+    let cores = std::thread::available_parallelism().ok().map(|n| n.get());
+    let mut checks = RunWarnings::on_cores(cores);
     for i in order {
         let (point, t) = (&points[i], &times[i]);
         let division = per_execution.map(|d| d.at(point)).transpose()?;

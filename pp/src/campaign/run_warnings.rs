@@ -88,9 +88,20 @@ pub struct RunWarnings {
     pub warnings: Vec<RunWarning>,
     /// The largest p of the runs profiled.
     largest_p: usize,
+    /// The machine's cores, where known ([`RunWarnings::on_cores`]).
+    cores: Option<usize>,
 }
 
 impl RunWarnings {
+    /// Findings of runs made on a machine of `cores` processors (the advice then says
+    /// whether the runs that tripped had a free core).
+    pub fn on_cores(cores: Option<usize>) -> RunWarnings {
+        RunWarnings {
+            cores,
+            ..RunWarnings::default()
+        }
+    }
+
     /// Notes the run `a`, made `at`; returns its other warnings (those not told here, for
     /// the caller to show per run).
     pub fn add(&mut self, a: &Analysis, at: RunAt) -> Vec<String> {
@@ -209,30 +220,37 @@ impl RunWarnings {
 
     /// Where the runs `ws` gathered and what to do about them.
     fn advice(&self, ws: &[&RunWarning]) -> String {
-        let at_largest = ws.iter().filter(|w| w.p == self.largest_p).count();
+        let largest = self.largest_p;
+        let at_largest = ws.iter().filter(|w| w.p == largest).count();
         let quiet = ws.iter().filter(|w| w.quiet == Some(true)).count();
         let who = match (at_largest, ws.len()) {
             (_, 1) => "it".to_string(),
             (k, n) if k == n => format!("all {n}"),
             (k, n) => format!("{k} of the {n}"),
         };
-        let mut s = format!(
-            "{who} ran at p = {}, the largest p profiled",
-            self.largest_p
-        );
+        let full = self.cores.is_some_and(|c| largest >= c) && at_largest > 0;
+        let mut s = match self.cores {
+            Some(c) if full => format!(
+                "{who} ran at p = {largest} on {c} cores, where no core is free for anything else"
+            ),
+            _ if at_largest > 0 => format!("{who} ran at p = {largest}, the largest p profiled"),
+            _ => format!("none ran at p = {largest}, the largest p profiled"),
+        };
         if quiet > 0 {
             s.push_str(
-                ": with little other load, the processors went to the kernel's threads, other \
+                "; with little other load, the processors went to the kernel's threads, other \
                  processes' short wakeups, the host's hypervisor, or the program's own threads \
                  beyond its p workers (a calling thread, the recorder's writer, pool workers \
-                 spinning for work), which find no free core at p = the machine's cores; \
-                 measure up to one core fewer to leave them one",
+                 spinning for work)",
             );
+            if full {
+                s.push_str(": measure up to one core fewer than the machine has to leave them one");
+            }
         }
         if quiet < ws.len() {
             s.push_str(
-                "; where the gate saw other load, rerun with fewer threads than free cores or \
-                 on a quieter machine",
+                "; where the gate saw other load or could not tell, rerun with fewer threads \
+                 than free cores or on a quieter machine",
             );
         }
         s
@@ -264,7 +282,7 @@ fn gate_verdict(ws: &[&RunWarning]) -> String {
     }
     let unmeasured = match ws.len() - measured {
         0 => String::new(),
-        k => format!(" ({k} not measured)"),
+        k => format!(" ({k} too short to measure in the kernel's 10 ms ticks)"),
     };
     let them = if measured == 1 {
         "it".to_string()
@@ -321,10 +339,10 @@ mod tests {
         }
     }
 
-    /// Four runs: preempted 50 and 1500 times per Busy second with little os, one that
-    /// waited 10% of tt without a switch, one quiet.
+    /// Four runs on 4 cores: preempted 50 and 1500 times per Busy second with little os,
+    /// one that waited 10% of tt without a switch, one quiet.
     fn campaign() -> RunWarnings {
-        let mut rw = RunWarnings::default();
+        let mut rw = RunWarnings::on_cores(Some(4));
         let rest = rw.add(&run(20, 19.9, 1), at("n=64 p=2", 2, 0, Some(true)));
         assert!(rest.is_empty(), "{rest:?}");
         rw.add(&run(20, 19.9, 30), at("n=64 p=4", 4, 1, Some(true)));
@@ -366,7 +384,12 @@ mod tests {
             "{}",
             lines[1]
         );
-        assert!(lines[1].contains("1 of the 2 ran at p = 4"), "{}", lines[1]);
+        assert!(
+            lines[1].contains("1 of the 2 ran at p = 4 on 4 cores, where no core is free"),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with("to leave them one"), "{}", lines[1]);
     }
 
     #[test]
@@ -399,7 +422,7 @@ mod tests {
 
     #[test]
     fn an_unmeasured_gate_is_said() {
-        let mut rw = RunWarnings::default();
+        let mut rw = RunWarnings::on_cores(Some(2));
         rw.add(&run(20, 19.9, 30), at("n=1 p=1", 1, 0, None));
         let lines = rw.lines();
         assert!(
