@@ -9,8 +9,8 @@
 //! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`). Within `li` it reports
 //! the runtime's fork/join latency (`fj`: parallel work open, no thread running a task; the
 //! exact predicate is in [`category`]), so that fork and join costs are not read as uneven
-//! tasks. `checks` warns when p does not match the threads of the log, when other
-//! processes disturbed the run, or when the recording itself took more than 2 % of the
+//! tasks. `checks` warns when p does not match the threads of the log, when the scheduler
+//! disturbed the run or preempted its threads ([`disturbance`]), or when the recording itself took more than 2 % of the
 //! profiled time ([`recording`]: the events recorded times the cost of one event, which
 //! pplib measures at the end of each session).
 //!
