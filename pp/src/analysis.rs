@@ -8,7 +8,8 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use crate::baseline::command_line_differences;
-use crate::checks::{disturbance_warnings, recording_warnings, thread_count_warnings};
+use crate::checks::{recording_warnings, thread_count_warnings};
+use crate::disturbance::Disturbance;
 use crate::error::{shorten, PpError};
 use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
 use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
@@ -106,9 +107,11 @@ pub struct Analysis {
     /// The threads that appeared and recorded work (compared with p by
     /// `crate::checks`).
     pub thread_counts: ThreadCounts,
-    /// Whether the run was disturbed by other processes (see `crate::checks`; a warning
-    /// says how).
+    /// Whether the run was disturbed: its Busy threads lost too much time or were
+    /// preempted too often ([`crate::disturbance`]; a warning says how).
     pub disturbed: bool,
+    /// The measures behind [`Analysis::disturbed`] (`os` share, switches and their rate).
+    pub disturbance: Disturbance,
     /// What the recording itself cost, per thread and against the session's `tt`
     /// ([`crate::recording`]; a warning says when it is too much).
     pub recording: RecordingCost,
@@ -304,9 +307,8 @@ pub fn analyze_reader_with(
         .map(|w| Profile::from_window(&result, w, options.miss_latency_ns))
         .collect();
     warnings.extend(thread_count_warnings(header.processors, &result.threads));
-    let disturbance = disturbance_warnings(&profiles[0]);
-    let disturbed = !disturbance.is_empty();
-    warnings.extend(disturbance);
+    let disturbance = Disturbance::of(&profiles[0]);
+    warnings.extend(disturbance.warnings());
     let events_per_thread: Vec<_> = threads.iter().copied().zip(events_per_slot).collect();
     let recording = RecordingCost::new(&events_per_thread, event_cost(reader), &profiles[0]);
     warnings.extend(recording_warnings(&recording));
@@ -320,7 +322,8 @@ pub fn analyze_reader_with(
         profiles,
         warnings,
         thread_counts: result.threads,
-        disturbed,
+        disturbed: disturbance.disturbed(),
+        disturbance,
         recording,
     })
 }

@@ -9,32 +9,21 @@
 //!   thread ever used: their whole time is idle (`li`/`ip`), a loss of the set-up, not of
 //!   the program. Either way the fix is p = the number of threads the program really runs
 //!   (`PPLIB_PROCESSORS`, the rayon pool size, `OMP_NUM_THREADS`).
-//! - **Disturbance by other processes**, from the session profile: `os` (Busy wall time −
-//!   Busy CPU time, with `cpu_ns` counters) above [`OS_SHARE_LIMIT`] of `tt`, or more than
-//!   [`SWITCH_RATE_LIMIT`] involuntary context switches (`nivcsw` counters) per second of
-//!   Busy time. Time the OS gives to another process while a thread is Busy inflates `rt`
-//!   (or, when the thread is preempted in a wait or near a join, `sl` and `li`), so such a
-//!   run's categories describe the machine's load as much as the program.
+//! - **Disturbance**, from the session profile's scheduling counters: `os` over its limit
+//!   of `tt`, or involuntary context switches above a rate per Busy second
+//!   ([`crate::disturbance`], which says where the limits come from and when a run is
+//!   only preempted rather than disturbed).
 //! - **The recording's own cost** ([`crate::recording`]): the events recorded times the
 //!   cost of one event above [`RECORDING_SHARE_LIMIT`] of `tt`. The categories then
 //!   describe the recorded program as much as the program that will ship; the warning names
 //!   the threads that recorded most and how to record coarser.
 
-use crate::profile::Profile;
 use crate::recording::{percent, CostSource, RecordingCost};
 use crate::sweep::ThreadCounts;
 
-/// `os` above this share of `tt` marks a run as disturbed.
-pub const OS_SHARE_LIMIT: f64 = 0.02;
-
-/// More involuntary context switches than this per second of Busy time mark a run as
-/// disturbed (a processor-bound thread alone on its core is switched out a few times a
-/// second at most; one that shares its core with another runnable process, every few
-/// milliseconds).
-pub const SWITCH_RATE_LIMIT: f64 = 10.0;
-
 /// A recording that took more than this share of `tt` (its direct cost alone) is warned
-/// about. The same limit as other processes' disturbance ([`OS_SHARE_LIMIT`]): the
+/// about. The same limit as the time Busy threads wait for a processor
+/// ([`crate::disturbance::OS_SHARE_LIMIT`]): the
 /// time-dependent categories move by about as much between quiet repetitions, so a larger
 /// share changes what they say. And the estimate is a lower bound of the dilation (the
 /// cache lines and lost overlap a recording also costs are not in it), so that at 2 % the
@@ -80,35 +69,6 @@ pub fn thread_count_warnings(processors: u32, threads: &ThreadCounts) -> Vec<Str
              a thread and all their time counts as idle (li, ip); {SET_P}",
             threads.appeared
         ));
-    }
-    out
-}
-
-/// Warnings that the run was disturbed by other processes (empty when it was not, or when
-/// neither `cpu_ns` nor `nivcsw` was recorded), from the session profile.
-pub fn disturbance_warnings(session: &Profile) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(os) = session.os {
-        if session.tt > 0.0 && os > OS_SHARE_LIMIT * session.tt {
-            out.push(format!(
-                "the run was disturbed: other processes took {os:.6} s from Busy threads \
-                 (os = Busy wall time - Busy CPU time), {:.1}% of tt, more than {:.0}%; \
-                 rerun with fewer threads than free cores or on a quieter machine",
-                os / session.tt * 100.0,
-                OS_SHARE_LIMIT * 100.0
-            ));
-        }
-    }
-    if let (Some(n), Some(busy)) = (session.nivcsw, session.nivcsw_busy) {
-        if n >= 1.0 && busy > 0.0 && n / busy > SWITCH_RATE_LIMIT {
-            out.push(format!(
-                "the run was disturbed: {n:.1} involuntary context switches during Busy time \
-                 ({:.1} per Busy second, more than {SWITCH_RATE_LIMIT:.0}): the OS gave the \
-                 program's processors to other processes; rerun with fewer threads than free \
-                 cores or on a quieter machine",
-                n / busy
-            ));
-        }
     }
     out
 }

@@ -9,8 +9,8 @@
 //! (`os`), Communication Loss (`cl`) and Resource Contention (`rc`). Within `li` it reports
 //! the runtime's fork/join latency (`fj`: parallel work open, no thread running a task; the
 //! exact predicate is in [`category`]), so that fork and join costs are not read as uneven
-//! tasks. `checks` warns when p does not match the threads of the log, when other
-//! processes disturbed the run, or when the recording itself took more than 2 % of the
+//! tasks. `checks` warns when p does not match the threads of the log, when the scheduler
+//! disturbed the run or preempted its threads ([`disturbance`]), or when the recording itself took more than 2 % of the
 //! profiled time ([`recording`]: the events recorded times the cost of one event, which
 //! pplib measures at the end of each session).
 //!
@@ -100,6 +100,7 @@ pub(crate) mod baseline;
 pub mod campaign;
 pub mod category;
 pub(crate) mod checks;
+pub mod disturbance;
 pub(crate) mod error;
 pub mod lane;
 pub mod merge;
@@ -122,6 +123,7 @@ pub use analysis::{
     Analysis, Engine, Options,
 };
 pub use category::Category;
+pub use disturbance::Disturbance;
 pub use error::PpError;
 pub use profile::{Profile, ThreadProfile};
 pub use record::{format_record, format_seconds, parse_note, profile_record, ProfileRecord};

@@ -14,8 +14,11 @@
 //!       "thread_counts": {"appeared": 3,       threads with an event,
 //!                         "ran_tasks": 3,      threads that opened a task,
 //!                         "busy": 3},          threads ever Busy (the check of p)
-//!       "disturbed": false,                    whether the run was disturbed by other
-//!                                              processes (see the warnings)
+//!       "disturbed": false,                    whether the run was disturbed: os over
+//!                                              2% of tt, or more involuntary context
+//!                                              switches per Busy second than 1000 (10
+//!                                              without cpu_ns counters); see the
+//!                                              warnings and pp::disturbance
 //!       "recording": {                         what the recording itself cost
 //!         "events": 120000,                    events of all threads
 //!         "event_cost_ns": 9.48 | null,        ns per recorded event (null: unknown)
@@ -92,7 +95,7 @@ pub struct LogReport<'a> {
     pub warnings: &'a [String],
     /// The threads that appeared and recorded work (the check of p).
     pub thread_counts: crate::sweep::ThreadCounts,
-    /// Whether the run was disturbed by other processes.
+    /// Whether the run was disturbed ([`crate::disturbance`]).
     pub disturbed: bool,
     /// What the recording itself cost.
     pub recording: &'a RecordingCost,

@@ -532,3 +532,64 @@ fn help_shows_examples_with_their_placeholders_as_written() {
         }
     }
 }
+
+/// Every run copies `fixtures/preempted.pptrace` (one thread, 1 involuntary context switch
+/// in 20 ms of Busy time: 50 per Busy second, os 0.33% of tt): pp warns about each run on
+/// its own, the campaign once for all of them, and `--json` keeps each run's finding.
+#[test]
+fn preempted_runs_are_one_warning_line_and_each_a_json_entry() {
+    let trace =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/preempted.pptrace");
+    let script = format!("cat '{}' > \"$PPLIB_LOG\"; echo done", trace.display());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("toy.pp");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--grid", "n=1,2", "--p", "1", "--reps", "3", "--wait", "0.1", "-q", "-o",
+        ];
+        args.push(out.to_str().unwrap());
+        args.extend(extra);
+        let o = campaign(&args, &["sh", "-c", &script, "toy", "{n}"]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        o
+    };
+    let shown = text(&run(&[]).stdout);
+    let switch_lines: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains("involuntary") || l.contains("preempted"))
+        .collect();
+    assert_eq!(switch_lines.len(), 1, "{shown}");
+    let line = switch_lines[0];
+    assert!(line.starts_with("warning: "), "{line}");
+    let runs: usize = line["warning: ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        line.contains(&format!(
+            "{runs} of {runs} profiled runs had their Busy threads preempted"
+        )),
+        "{line}"
+    );
+    assert!(line.contains("0 of them count as disturbed"), "{line}");
+    let v: serde_json::Value = serde_json::from_slice(&run(&["--json"]).stdout).unwrap();
+    let per_run = v["run_warnings"].as_array().unwrap();
+    assert!(per_run.len() >= 2, "{v}");
+    for w in per_run {
+        assert_eq!(w["check"], "switches", "{w}");
+        assert_eq!(w["value"], 50.0, "{w}");
+        assert_eq!(w["disturbed"], false, "{w}");
+        for key in [
+            "point", "p", "round", "limit", "os_share", "quiet", "message",
+        ] {
+            assert!(w.get(key).is_some(), "{key}: {w}");
+        }
+    }
+    let aggregated = v["warnings"].as_array().unwrap();
+    let switch_warnings = aggregated
+        .iter()
+        .filter(|w| w.as_str().is_some_and(|s| s.contains("preempted")))
+        .count();
+    assert_eq!(switch_warnings, 1, "{v}");
+}

@@ -105,9 +105,9 @@ fn run(exe: &Path, mode: &str, threads: usize, log: &Path, env: &[(&str, &str)])
     out
 }
 
-/// The profile of `log`, with no warning but pp's warnings that other processes disturbed
-/// the run (they report the shared machine's load, which the workers' scheduling samples
-/// show, not the tool) and, where `serial_only` (a program that never opens a parallel
+/// The profile of `log`, with no warning but pp's warnings that the run was disturbed or
+/// its threads preempted (they report the shared machine's load, which the workers'
+/// scheduling samples show, not the tool) and, where `serial_only` (a program that never opens a parallel
 /// region, at a team size above 1), its warning that fewer threads than p appeared: the
 /// idle processors of that run are its point.
 fn profile(log: &Path, serial_only: bool) -> Analysis {
@@ -116,6 +116,7 @@ fn profile(log: &Path, serial_only: bool) -> Analysis {
         .warnings
         .iter()
         .filter(|w| !w.starts_with("the run was disturbed"))
+        .filter(|w| !w.starts_with("Busy threads were preempted"))
         .filter(|w| !(serial_only && w.contains("thread(s) appeared but p")))
         .collect();
     assert!(unexpected.is_empty(), "{unexpected:?}");

@@ -48,6 +48,7 @@ pub mod load;
 pub mod per_execution;
 pub mod records;
 pub mod rounds;
+pub mod run_warnings;
 pub mod runner;
 pub mod schedule;
 pub mod summary;
@@ -65,6 +66,7 @@ pub use per_execution::{
 };
 pub use records::Records;
 pub use rounds::{time_round_robin, KeepLogs, PointTimes, Repetition};
+pub use run_warnings::{RunAt, RunCheck, RunWarning, RunWarnings};
 pub use runner::{PointRunner, RunError};
 pub use schedule::Repeats;
 pub use summary::{LoadConditions, Summary};
@@ -189,7 +191,8 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         busy_windows: gate.busy_windows,
         probed: gate.available,
     };
-    let summary = Summary::of(&points, &times, recs.lines.len(), load, warnings);
+    let mut summary = Summary::of(&points, &times, recs.lines.len(), load, warnings);
+    summary.run_warnings = recs.run_warnings.clone();
     Ok(Outcome {
         points,
         times,

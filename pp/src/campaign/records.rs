@@ -20,9 +20,9 @@ use super::execution_counts::execution_count_warnings;
 use super::grid::Point;
 use super::per_execution::{per_execution_records, PerExecution, RunDivision};
 use super::rounds::{PointTimes, Repetition};
+use super::run_warnings::{RunAt, RunWarning, RunWarnings};
 use super::CampaignError;
 use crate::analysis::{analyze, Analysis, Options};
-use crate::checks::{recording_warnings, RECORDING_SHARE_LIMIT};
 use crate::record::format_seconds;
 
 /// The records of a campaign and what pp warned about on the way.
@@ -30,8 +30,11 @@ use crate::record::format_seconds;
 pub struct Records {
     /// Record lines, points in grid order, repetitions in round order.
     pub lines: Vec<String>,
-    /// pp's warnings, each prefixed by its point.
+    /// pp's warnings, each prefixed by its point, then one line per kind of the checks
+    /// every run gets ([`RunWarnings::lines`]).
     pub warnings: Vec<String>,
+    /// Those checks' findings, run by run.
+    pub run_warnings: Vec<RunWarning>,
 }
 
 /// Profiles the counted repetitions of every point (`times[i]` of `points[i]`, logs still
@@ -50,7 +53,8 @@ pub fn records(
     order.sort_by_key(|&i| points[i].p != 1);
     let mut per_point: Vec<Vec<String>> = vec![Vec::new(); points.len()];
     let mut seen: std::collections::BTreeSet<String> = Default::default();
-    let mut recording = CostliestRecording::default();
+    let cores = std::thread::available_parallelism().ok().map(|n| n.get());
+    let mut checks = RunWarnings::on_cores(cores);
     for i in order {
         let (point, t) = (&points[i], &times[i]);
         let division = per_execution.map(|d| d.at(point)).transpose()?;
@@ -74,10 +78,16 @@ pub fn records(
             if let Some(b) = &base {
                 a.apply_baseline(b);
             }
-            // The recording's cost is warned about once for the campaign (below).
-            let costly = recording.add(&a, point, rep.round);
-            for w in a.warnings.iter().filter(|w| !costly.contains(w)) {
-                pp_warnings.push(format!("{}: round {}: {w}", point.label(), rep.round));
+            // Disturbance and the recording's cost are told once for the campaign (below).
+            let label = point.label();
+            let at = RunAt {
+                point: &label,
+                p: point.p,
+                round: Some(rep.round),
+                quiet: rep.foreign.map(|_| rep.quiet),
+            };
+            for w in checks.add(&a, at) {
+                pp_warnings.push(format!("{label}: round {}: {w}", rep.round));
             }
             per_point[i].extend(lines_of(&a, &note_of(note, point, rep), division.as_ref()));
             seen.extend(a.profiles.iter().filter_map(|pr| pr.tag.clone()));
@@ -100,7 +110,8 @@ pub fn records(
             }
         }
     }
-    out.warnings.extend(recording.warning());
+    out.warnings.extend(checks.lines());
+    out.run_warnings = checks.warnings;
     out.lines = per_point.into_iter().flatten().collect();
     for tag in per_execution.map_or(&[][..], |d| &d.per_iteration[..]) {
         if !seen.contains(tag) {
@@ -126,49 +137,8 @@ pub fn lines_of(a: &Analysis, note: &[String], per_execution: Option<&RunDivisio
     }
 }
 
-/// The runs of a campaign whose recording took more than
-/// [`crate::checks::RECORDING_SHARE_LIMIT`] of `tt`: pp warns about each, the campaign once,
-/// with the worst.
-#[derive(Debug, Default)]
-struct CostliestRecording {
-    /// Runs profiled.
-    runs: usize,
-    /// Runs over the limit.
-    over: usize,
-    /// The largest share over the limit, with its point, round and pp's warning.
-    worst: Option<(f64, String, usize, String)>,
-}
-
-impl CostliestRecording {
-    /// Notes the run `a` (of `point`, round `round`); returns pp's recording warnings
-    /// about it (empty when its recording stayed under the limit).
-    fn add(&mut self, a: &Analysis, point: &Point, round: usize) -> Vec<String> {
-        self.runs += 1;
-        let warnings = recording_warnings(&a.recording);
-        let (Some(share), Some(first)) = (a.recording.share_of_tt, warnings.first()) else {
-            return warnings;
-        };
-        self.over += 1;
-        if self.worst.as_ref().is_none_or(|(w, ..)| share > *w) {
-            self.worst = Some((share, point.label(), round, first.clone()));
-        }
-        warnings
-    }
-
-    /// The campaign's warning, if some run's recording took more than the limit.
-    fn warning(&self) -> Option<String> {
-        let (_, label, round, warning) = self.worst.as_ref()?;
-        Some(format!(
-            "{} of {} profiled runs spent more than {:.0}% of tt recording; the worst, {label} \
-             round {round}: {warning}",
-            self.over,
-            self.runs,
-            RECORDING_SHARE_LIMIT * 100.0
-        ))
-    }
-}
-
-/// Most of pp's warnings shown per point (a disturbed machine warns at every repetition).
+/// Most of pp's other warnings shown per point (one that every repetition gets would
+/// otherwise repeat as often).
 pub const WARNINGS_PER_POINT: usize = 2;
 
 /// The first [`WARNINGS_PER_POINT`] of `warnings`, and how many more there were.

@@ -8,13 +8,20 @@
 //! (median counted seconds)`, spread` ((median − fastest) / fastest)`}`; `records` (record
 //! lines written); `load`: `{load_before, load_after` ([1, 5, 15]-minute load averages or
 //! null)`, waited_s` (seconds the gate slept waiting for quiet, at most the wait budget)`,
-//! busy_windows` (windows of 100 ms, the last of a wait cut shorter, found busy)`, probed` (whether other load could be measured)`}`; `warnings` (strings).
+//! busy_windows` (windows of 100 ms, the last of a wait cut shorter, found busy)`, probed` (whether other load could be measured)`}`; `warnings` (strings: pp's checks of
+//! every profiled run one line per kind); `run_warnings` (array: those checks' findings run
+//! by run, `{check` (`"os"`, `"switches"` or `"recording"`)`, point` (label)`, p, round,
+//! value` (`os`/`tt`, switches per Busy second, or the recording's share of `tt`)`, limit`
+//! (the limit it passed)`, disturbed` (whether pp counts the run disturbed)`, os_share`
+//! (`os`/`tt` or null)`, quiet` (the gate's verdict, null where not measured)`, message`
+//! (pp's warning about the run)`}`).
 
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 use super::grid::Point;
 use super::rounds::PointTimes;
+use super::run_warnings::RunWarning;
 
 /// How busy the machine was during a campaign.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -64,8 +71,10 @@ pub struct Summary {
     pub records: usize,
     /// Machine load.
     pub load: LoadConditions,
-    /// Warnings.
+    /// Warnings (pp's checks of every run one line per kind).
     pub warnings: Vec<String>,
+    /// pp's checks of every run, run by run (what the warnings count).
+    pub run_warnings: Vec<RunWarning>,
 }
 
 impl Summary {
@@ -108,6 +117,7 @@ impl Summary {
             records,
             load,
             warnings,
+            run_warnings: Vec::new(),
         }
     }
 
