@@ -17,6 +17,10 @@
 //! trips of the same line and the traffic of the others; [`per_thread_growth`] reads how
 //! much each further processor adds.
 //!
+//! With K = 2 the calibration times many distinct pairs of processors and keeps the mean of
+//! the pairs' prices ([`super::pairs`]): pairs may differ, and a program's threads use them
+//! all. With K > 2 each repetition draws its K processors anew and the median is kept.
+//!
 //! A repetition counts only if the K threads ran side by side ([`side_by_side`]): their
 //! timed intervals overlap by [`MIN_OVERLAP`] of the longest, and each thread ran on its
 //! processor for [`MIN_ON_CPU`] of its interval (a repetition tries up to [`ATTEMPTS`]
@@ -187,8 +191,20 @@ pub fn line_bounce_once<C: Clock + ?Sized>(
     if k < 2 || cpus.len() < k {
         return f64::NAN;
     }
+    line_bounce_tries(clock, &cpus, updates, how)
+}
+
+/// [`line_bounce_on`] tried up to [`ATTEMPTS`] times: the first price of a try whose
+/// threads ran side by side, NaN when none did. A repetition on given processors, as
+/// [`super::pairs`] times each pair.
+pub fn line_bounce_tries<C: Clock + ?Sized>(
+    clock: &C,
+    cpus: &[usize],
+    updates: u64,
+    how: Updates,
+) -> f64 {
     (0..ATTEMPTS)
-        .map(|_| line_bounce_on(clock, &cpus, updates, how))
+        .map(|_| line_bounce_on(clock, cpus, updates, how))
         .find(|x| !x.is_nan())
         .unwrap_or(f64::NAN)
 }

@@ -49,6 +49,7 @@ mod families;
 pub mod handoff;
 pub mod lines;
 pub mod memory;
+pub mod pairs;
 pub mod par_call;
 pub mod placement;
 pub mod pool;
