@@ -133,7 +133,8 @@ pub(super) fn pair_warning(
     spread_key: Option<&str>,
 ) -> Option<String> {
     let spread = over.pair_spread();
-    if over.kept.measured == 0 || !(spread > LINE_SPREAD_LIMIT) {
+    let pairs_apart = spread > LINE_SPREAD_LIMIT; // false for NaN: fewer than two pairs
+    if over.kept.measured == 0 || !pairs_apart {
         return line_warning(key, &over.kept, stand_in);
     }
     let priced = over.priced();
