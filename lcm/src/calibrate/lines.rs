@@ -347,8 +347,9 @@ mod tests {
         }
     }
 
-    /// Prints, per repetition on this machine, the price from two threads on two
-    /// processors, on one processor (unchecked), and left to the scheduler: run by hand
+    /// Prints, for each pair of processors the calibration visits ([`super::super::pairs`]),
+    /// the price from two threads on the pair and on its first processor alone (unchecked):
+    /// run by hand
     /// (`cargo test --release -p lcm --lib placement_report -- --ignored --nocapture`).
     #[test]
     #[ignore]
@@ -365,8 +366,8 @@ mod tests {
                 .collect();
             (a, bounce_price(a, t, runs.len()), side_by_side(&runs), on)
         };
-        for rep in 0..5 {
-            let two = cpus_for(&cpus, 2, rep);
+        for pair in super::super::pairs::distinct_pairs(&cpus, super::super::pairs::MAX_PAIRS, 1) {
+            let two = pair.to_vec();
             println!("two processors {two:?}: {:?}", unchecked(&two));
             println!(
                 "one processor {:?}: {:?}",

@@ -1,15 +1,17 @@
 //! What `lcm calibrate` says of numbers not to trust blindly
 //! ([`Calibration::warnings`](super::Calibration::warnings)): a line price no repetition
-//! measured or whose repetitions lie far apart, the two prices of a line's trip that
+//! measured or whose repetitions or pairs of processors lie far apart, transfers whose
+//! threads could not be pinned, the two prices of a line's trip that
 //! disagree, hand-off keys left out, stood in or clamped, and a spinning hand-off too slow
 //! to be one. One sentence each, naming its key.
 
 use super::pairs::OverPairs;
 use super::quiet::Kept;
 
-/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`) or of
-/// `handoff_wake_s` may lie apart, largest over least, before [`Calibration::warnings`](super::Calibration::warnings) says
-/// so.
+/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`,
+/// `line_trip_s`), the pairs' prices of a two-processor line price, or the repetitions of
+/// `handoff_wake_s` may lie apart, largest over least, before
+/// [`Calibration::warnings`](super::Calibration::warnings) says so.
 pub const LINE_SPREAD_LIMIT: f64 = 2.0;
 
 /// What to say when the whole trip of a line (`line_trip_s`) and the one-way hand-off to a
