@@ -7,8 +7,9 @@
 //! `cargo run --release -p lcm --example claimbench [REPS]` prints one line per size and
 //! pace: `claimbench: bytes=B pace=plain|computed claim_us=C local_write_us=L gap_us=C-L`,
 //! then `claimbench: bytes=B transfer_us=T local_read_us=R gap_us=T-R`. The writes of a
-//! repetition run on two processors drawn anew each time; the claim and the local write
-//! alternate, so that a change of the machine's speed touches both.
+//! repetition run on two processors drawn anew each time (the transfer's writer and reader
+//! too, and the local read on the transfer's reader processor); the claim and the local
+//! write alternate, so that a change of the machine's speed touches both.
 use lcm::calibrate::claim::{claim_once, local_write_once, WritePace};
 use lcm::calibrate::clock::MonotonicClock;
 use lcm::calibrate::memory::{local_read_once, transfer_once};
@@ -44,9 +45,9 @@ fn main() {
             );
         }
         let (mut transfer, mut read) = (Vec::new(), Vec::new());
-        for _ in 0..reps {
-            transfer.push(transfer_once(&clock, bytes, rounds));
-            read.push(local_read_once(&clock, bytes, rounds));
+        for rotation in 0..reps {
+            transfer.push(transfer_once(&clock, bytes, rounds, rotation).seconds);
+            read.push(local_read_once(&clock, bytes, rounds, rotation).seconds);
         }
         let (transfer, read) = (median(transfer) * 1e6, median(read) * 1e6);
         println!(

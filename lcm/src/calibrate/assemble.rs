@@ -5,7 +5,7 @@
 
 use super::families::{HandoffPrices, LinePrices, MemoryPrices, PoolPrices, TransferPrices};
 use super::wake_prices;
-use super::warnings::{handoff_warnings, line_against_spin};
+use super::warnings::{handoff_warnings, line_against_spin, transfer_unpinned_warning};
 use crate::predict::machine::{Costs, Machine};
 use std::collections::BTreeMap;
 
@@ -42,6 +42,9 @@ pub(super) fn machine_of(m: Measured) -> (Machine, Vec<String>) {
     ));
     warnings.extend(h.wake_spread_warning.clone());
     warnings.extend(line_against_spin(m.lines.trip_s, spin_s));
+    if m.transfers.unpinned {
+        warnings.push(transfer_unpinned_warning());
+    }
     let wake_s = wake_prices::wake_for_file(h.wake_s, spin_s);
     let values = optional_values(&m.pool, &m.lines);
     let line_stand_in_s = line_stand_in_s(h, spin_s);
@@ -99,7 +102,8 @@ fn line_stand_in_s(h: &HandoffPrices, spin_s: f64) -> f64 {
 }
 
 /// The file's keys beyond [`Costs`]' fields, each written only when measured: the line
-/// prices at K > 2, their growth per thread, the line's whole trip and `join_s`.
+/// prices at K > 2, their growth per thread, how far the pairs' prices of `line_bounce_s`
+/// lie apart (with two pairs or more), the line's whole trip and `join_s`.
 fn optional_values(pool: &PoolPrices, lines: &LinePrices) -> BTreeMap<String, f64> {
     let mut values = BTreeMap::new();
     for &(k, b) in &lines.bounce_by_k[1..] {
@@ -109,6 +113,9 @@ fn optional_values(pool: &PoolPrices, lines: &LinePrices) -> BTreeMap<String, f6
     }
     if lines.bounce_s().is_finite() {
         values.insert("line_bounce_per_thread_s".into(), lines.bounce_per_thread_s);
+    }
+    if lines.bounce_pair_spread.is_finite() {
+        values.insert("line_bounce_pair_spread".into(), lines.bounce_pair_spread);
     }
     if lines.trip_s.is_finite() {
         values.insert("line_trip_s".into(), lines.trip_s.max(0.0));
@@ -158,4 +165,41 @@ fn costs_of(m: &Measured, spin_s: f64, wake_s: f64, line_stand_in_s: f64) -> Cos
 /// `by` with `floor` applied to every value.
 fn floored(by: &[(usize, f64)], floor: impl Fn(f64) -> f64) -> Vec<(usize, f64)> {
     by.iter().map(|&(x, v)| (x, floor(v))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pair_spread_is_written_only_when_two_pairs_gave_a_price() {
+        let pool = PoolPrices {
+            fork_join_by_p: vec![],
+            fork_join_base_s: 1e-6,
+            fork_join_log2p_s: 0.0,
+            par_call_by_p: vec![],
+            task_s: 1e-6,
+            par_item_s: 1e-9,
+            join_s: f64::NAN,
+        };
+        let lines = |spread: f64| LinePrices {
+            bounce_by_k: vec![(2, 45e-9)],
+            bounce_pair_spread: spread,
+            bounce_per_thread_s: 0.0,
+            trip_s: f64::NAN,
+            warnings: vec![],
+        };
+        let values = optional_values(&pool, &lines(3.5));
+        assert_eq!(values["line_bounce_pair_spread"], 3.5);
+        let values = optional_values(&pool, &lines(f64::NAN));
+        assert!(
+            !values.contains_key("line_bounce_pair_spread"),
+            "{values:?}"
+        );
+        // The file's text reads back with the key.
+        let text = "latency_s = 1e-7\nbandwidth_bytes_per_s = 1e9\nline_bounce_pair_spread = 3.5\n";
+        let m = Machine::parse("m.txt", text).unwrap();
+        assert_eq!(m.values["line_bounce_pair_spread"], 3.5);
+        assert!(Machine::parse("m.txt", &text.replace("3.5", "0.5")).is_err());
+    }
 }

@@ -8,10 +8,10 @@
 
 use super::clock::Clock;
 use super::quiet::{median_of_quiet, median_of_quiet_each, Kept, LoadProbe};
-use super::warnings::{line_warning, wake_spread_warning};
+use super::warnings::{line_warning, pair_warning, wake_spread_warning};
 use super::{
-    channel_handoff, handoff, lines, memory, par_call, pool, spin_window, wake_prices,
-    CalibrateOptions,
+    channel_handoff, handoff, lines, memory, pairs, par_call, placement, pool, spin_window,
+    wake_prices, CalibrateOptions,
 };
 use std::collections::BTreeMap;
 
@@ -179,45 +179,62 @@ pub(super) struct TransferPrices {
     pub transfer_by_bytes: Vec<(usize, f64)>,
     /// Seconds to read a buffer this thread wrote, by its bytes.
     pub local_read_by_bytes: Vec<(usize, f64)>,
+    /// Whether some repetition could not pin writer and reader to two distinct processors.
+    pub unpinned: bool,
 }
 
 /// Cache-to-cache transfers and local reads at every size of
-/// [`CalibrateOptions::transfer_bytes`] ([`memory`]).
+/// [`CalibrateOptions::transfer_bytes`] ([`memory`]), each repetition on the next pair of
+/// processors (the local read on the same repetition's reader processor).
 pub(super) fn measure_transfers(
     rec: &mut Recorder,
     clock: &dyn Clock,
     opts: &CalibrateOptions,
 ) -> TransferPrices {
     let (mut transfer_by_bytes, mut local_read_by_bytes) = (Vec::new(), Vec::new());
+    let mut unpinned = false;
     for &b in &opts.transfer_bytes {
         // At least 64 MiB read per repetition, at least 2 rounds.
         let rounds = ((64usize << 20) / b.max(1)).clamp(2, 4096);
+        let mut rotation = 0usize;
         let t = rec.measure(format!("transfer_s_{b}"), || {
-            memory::transfer_once(clock, b, rounds)
+            rotation += 1;
+            let read = memory::transfer_once(clock, b, rounds, rotation);
+            unpinned |= !read.pinned;
+            read.seconds
         });
         transfer_by_bytes.push((b, t));
+        let mut rotation = 0usize;
         let t = rec.measure(format!("local_read_s_{b}"), || {
-            memory::local_read_once(clock, b, rounds)
+            rotation += 1;
+            let read = memory::local_read_once(clock, b, rounds, rotation);
+            unpinned |= !read.pinned;
+            read.seconds
         });
         local_read_by_bytes.push((b, t));
     }
     TransferPrices {
         transfer_by_bytes,
         local_read_by_bytes,
+        unpinned,
     }
 }
 
 /// The prices of a shared cache line, as measured.
 pub(super) struct LinePrices {
     /// Overlapping updates' line price by the processors K = 2 … p writing it (K = 2 is
-    /// `line_bounce_s`; the list is never empty).
+    /// `line_bounce_s`, the mean over pairs of processors; the list is never empty).
     pub bounce_by_k: Vec<(usize, f64)>,
+    /// How far the pairs' prices of `line_bounce_s` lie apart, largest over least (NaN with
+    /// fewer than two priced pairs).
+    pub bounce_pair_spread: f64,
     /// What each processor beyond two adds to the line price (fit over `bounce_by_k`).
     pub bounce_per_thread_s: f64,
-    /// The whole trip of a line between two processors (chained updates), seconds.
+    /// The whole trip of a line between two processors (chained updates; the mean over
+    /// pairs), seconds.
     pub trip_s: f64,
-    /// What to say of prices no repetition measured or whose repetitions lie far apart, in
-    /// the order of the keys above.
+    /// What to say of prices no repetition measured or whose repetitions or pairs lie far
+    /// apart, in the order of the keys above.
     pub warnings: Vec<String>,
 }
 
@@ -228,8 +245,12 @@ impl LinePrices {
     }
 }
 
-/// The line written by K = 2 … `max_threads` processors at once, then the chained trip
-/// between two ([`lines`]).
+/// What stands in for `line_bounce_s` when no repetition measured it (the warning's words).
+const BOUNCE_STAND_IN: &str = "the file holds the least repetition of handoff_spin_s (the one-way trip of a line between two spinning threads, the one other load disturbed least) in its place";
+
+/// The line written by two processors, over pairs of processors ([`pairs`]), then by
+/// K = 3 … `max_threads` at once, then the chained trip between two, over the same pairs
+/// ([`lines`]).
 pub(super) fn measure_lines(
     rec: &mut Recorder,
     clock: &dyn Clock,
@@ -237,39 +258,46 @@ pub(super) fn measure_lines(
     max_threads: usize,
 ) -> LinePrices {
     let mut warnings = Vec::new();
-    let mut bounce_by_k = Vec::new();
+    let allowed = placement::allowed_cpus();
+    let plan = pairs::plan_pairs(&allowed, rec.repetitions, opts.bounce_updates, 1);
+    let bounce = pairs::over_pairs(&plan, rec.probe, |pair, updates| {
+        lines::line_bounce_tries(clock, &pair, updates, lines::Updates::Overlapping)
+    });
+    let bounce_pair_spread = bounce.pair_spread();
+    warnings.extend(pair_warning(
+        "line_bounce_s",
+        &bounce,
+        BOUNCE_STAND_IN,
+        Some("line_bounce_pair_spread"),
+    ));
+    let mut bounce_by_k = vec![(2, rec.keep("line_bounce_s".into(), bounce.kept))];
     let mut rotation = 0usize;
-    for k in 2..=max_threads.max(2) {
-        let key = if k == 2 {
-            "line_bounce_s".to_string()
-        } else {
-            format!("line_bounce_s_k{k}")
-        };
+    for k in 3..=max_threads {
+        let key = format!("line_bounce_s_k{k}");
         let updates = (opts.bounce_updates * 2 / k as u64).max(1);
         let kk = median_of_quiet(rec.repetitions, rec.probe, || {
             rotation += 1;
             lines::line_bounce_once(clock, k, updates, rotation, lines::Updates::Overlapping)
         });
-        let stand_in = if k == 2 {
-            "the file holds the least repetition of handoff_spin_s (the one-way trip of a line between two spinning threads, the one other load disturbed least) in its place"
-        } else {
-            "the key is left out"
-        };
-        warnings.extend(line_warning(&key, &kk, stand_in));
+        warnings.extend(line_warning(&key, &kk, "the key is left out"));
         bounce_by_k.push((k, rec.keep(key, kk)));
     }
     let bounce_per_thread_s = lines::per_thread_growth(&bounce_by_k);
     // The whole trip of a line between two processors (updates chained): what an update
     // pays when nothing overlaps it, beside line_bounce_s's overlapping updates.
-    let trip_updates = opts.bounce_updates.max(1);
-    let trip_k = median_of_quiet(rec.repetitions, rec.probe, || {
-        rotation += 1;
-        lines::line_bounce_once(clock, 2, trip_updates, rotation, lines::Updates::Chained)
+    let trip = pairs::over_pairs(&plan, rec.probe, |pair, updates| {
+        lines::line_bounce_tries(clock, &pair, updates, lines::Updates::Chained)
     });
-    warnings.extend(line_warning("line_trip_s", &trip_k, "the key is left out"));
-    let trip_s = rec.keep("line_trip_s".into(), trip_k);
+    warnings.extend(pair_warning(
+        "line_trip_s",
+        &trip,
+        "the key is left out",
+        None,
+    ));
+    let trip_s = rec.keep("line_trip_s".into(), trip.kept);
     LinePrices {
         bounce_by_k,
+        bounce_pair_spread,
         bounce_per_thread_s,
         trip_s,
         warnings,

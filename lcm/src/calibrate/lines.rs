@@ -17,6 +17,10 @@
 //! trips of the same line and the traffic of the others; [`per_thread_growth`] reads how
 //! much each further processor adds.
 //!
+//! With K = 2 the calibration times many distinct pairs of processors and keeps the mean of
+//! the pairs' prices ([`super::pairs`]): pairs may differ, and a program's threads use them
+//! all. With K > 2 each repetition draws its K processors anew and the median is kept.
+//!
 //! A repetition counts only if the K threads ran side by side ([`side_by_side`]): their
 //! timed intervals overlap by [`MIN_OVERLAP`] of the longest, and each thread ran on its
 //! processor for [`MIN_ON_CPU`] of its interval (a repetition tries up to [`ATTEMPTS`]
@@ -187,8 +191,20 @@ pub fn line_bounce_once<C: Clock + ?Sized>(
     if k < 2 || cpus.len() < k {
         return f64::NAN;
     }
+    line_bounce_tries(clock, &cpus, updates, how)
+}
+
+/// [`line_bounce_on`] tried up to [`ATTEMPTS`] times: the first price of a try whose
+/// threads ran side by side, NaN when none did. A repetition on given processors, as
+/// [`super::pairs`] times each pair.
+pub fn line_bounce_tries<C: Clock + ?Sized>(
+    clock: &C,
+    cpus: &[usize],
+    updates: u64,
+    how: Updates,
+) -> f64 {
     (0..ATTEMPTS)
-        .map(|_| line_bounce_on(clock, &cpus, updates, how))
+        .map(|_| line_bounce_on(clock, cpus, updates, how))
         .find(|x| !x.is_nan())
         .unwrap_or(f64::NAN)
 }
@@ -331,8 +347,9 @@ mod tests {
         }
     }
 
-    /// Prints, per repetition on this machine, the price from two threads on two
-    /// processors, on one processor (unchecked), and left to the scheduler: run by hand
+    /// Prints, for each pair of processors the calibration visits ([`super::super::pairs`]),
+    /// the price from two threads on the pair and on its first processor alone (unchecked):
+    /// run by hand
     /// (`cargo test --release -p lcm --lib placement_report -- --ignored --nocapture`).
     #[test]
     #[ignore]
@@ -349,8 +366,8 @@ mod tests {
                 .collect();
             (a, bounce_price(a, t, runs.len()), side_by_side(&runs), on)
         };
-        for rep in 0..5 {
-            let two = cpus_for(&cpus, 2, rep);
+        for pair in super::super::pairs::distinct_pairs(&cpus, super::super::pairs::MAX_PAIRS, 1) {
+            let two = pair.to_vec();
             println!("two processors {two:?}: {:?}", unchecked(&two));
             println!(
                 "one processor {:?}: {:?}",

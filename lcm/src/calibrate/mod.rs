@@ -15,12 +15,18 @@
 //!   spends spinning (beyond it, a send wakes a parked thread), and [`wake_prices`], what a
 //!   send to a receiver parked for long costs the sender and how much later the receiver
 //!   runs than a spinning one;
-//! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), the
-//!   same read of a buffer the reader wrote itself, copy bandwidth, and the slowdown of a
-//!   STREAM triad when k of p threads run it at once;
+//! - [`memory`]: cache-to-cache transfer by size (L1 to beyond the last-level cache), its
+//!   writer and reader pinned to two distinct processors ([`placement`], a new pair each
+//!   repetition), the same read of a buffer the reader wrote itself on the reader's
+//!   processor, copy bandwidth, and the slowdown of a STREAM triad when k of p threads run
+//!   it at once;
 //! - [`lines`]: the price of a cache line written by K processors at once (an atomic update
 //!   that finds the line in another processor's cache), K = 2 … p, each thread on a
-//!   processor of its own ([`placement`]), and how much each further processor adds.
+//!   processor of its own ([`placement`]), and how much each further processor adds. At
+//!   K = 2 (`line_bounce_s`, and the whole trip `line_trip_s`) the kernel visits up to
+//!   [`pairs::MAX_PAIRS`] distinct pairs of processors and keeps the mean of the pairs'
+//!   medians ([`pairs`]): the pairs of one machine may differ, and a program's threads use
+//!   them all.
 //!
 //! [`claim`] holds two kernels the calibration does not run: a write of a buffer another
 //! processor read last against one the writer read itself, with back-to-back and with
@@ -29,8 +35,10 @@
 //!
 //! A calibration also says which of its numbers not to trust blindly
 //! ([`Calibration::warnings`]): a line price no repetition could measure (and what stands
-//! in for it), or one whose repetitions lie more than [`LINE_SPREAD_LIMIT`] times apart,
-//! and the same spread of `handoff_wake_s`'s repetitions.
+//! in for it), or one whose repetitions, or pairs of processors, lie more than
+//! [`LINE_SPREAD_LIMIT`] times apart (the pairs' spread is also the key
+//! `line_bounce_pair_spread`), transfers whose threads could not be pinned, and the same
+//! spread of `handoff_wake_s`'s repetitions.
 //!
 //! None of them runs a program's own code: they price the runtime and the machine, so one
 //! file serves every program. The clock is behind [`clock::Clock`] (tests drive the kernels'
@@ -49,6 +57,7 @@ mod families;
 pub mod handoff;
 pub mod lines;
 pub mod memory;
+pub mod pairs;
 pub mod par_call;
 pub mod placement;
 pub mod pool;

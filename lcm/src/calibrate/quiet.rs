@@ -90,6 +90,9 @@ pub struct Kept {
     pub low: f64,
     /// The largest number among the kept repetitions (NaN when none gave one).
     pub high: f64,
+    /// Pairs of processors whose prices `value` is the mean of ([`super::pairs`]); 0 when
+    /// `value` is the median of the repetitions themselves.
+    pub pairs: usize,
 }
 
 impl Kept {
@@ -165,6 +168,7 @@ pub fn median_of_quiet_each<const N: usize>(
             measured: xs.len(),
             low,
             high,
+            pairs: 0,
         }
     })
 }

@@ -1,14 +1,17 @@
 //! What `lcm calibrate` says of numbers not to trust blindly
 //! ([`Calibration::warnings`](super::Calibration::warnings)): a line price no repetition
-//! measured or whose repetitions lie far apart, the two prices of a line's trip that
+//! measured or whose repetitions or pairs of processors lie far apart, transfers whose
+//! threads could not be pinned, the two prices of a line's trip that
 //! disagree, hand-off keys left out, stood in or clamped, and a spinning hand-off too slow
 //! to be one. One sentence each, naming its key.
 
+use super::pairs::OverPairs;
 use super::quiet::Kept;
 
-/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`) or of
-/// `handoff_wake_s` may lie apart, largest over least, before [`Calibration::warnings`](super::Calibration::warnings) says
-/// so.
+/// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`,
+/// `line_trip_s`), the pairs' prices of a two-processor line price, or the repetitions of
+/// `handoff_wake_s` may lie apart, largest over least, before
+/// [`Calibration::warnings`](super::Calibration::warnings) says so.
 pub const LINE_SPREAD_LIMIT: f64 = 2.0;
 
 /// What to say when the whole trip of a line (`line_trip_s`) and the one-way hand-off to a
@@ -72,6 +75,12 @@ pub(super) fn handoff_warnings(
     out
 }
 
+/// What to say when some repetition of the transfer kernel could not pin its writer and
+/// reader to two distinct processors (fewer than two allowed, or the system refuses).
+pub(super) fn transfer_unpinned_warning() -> String {
+    "transfer_s_B: some repetitions could not pin the writer and the reader to two distinct processors (fewer than two allowed, or the system refuses pinning): they ran where the scheduler put them, and where they shared one processor no line moved, so transfer_s_B - local_read_s_B (what lcm predict charges for data moved between processors) may come out too small".to_string()
+}
+
 /// What to say of the line price `key` kept as `k` (None: nothing to say); `stand_in` says
 /// what the file holds when no repetition gave a number.
 pub(super) fn line_warning(key: &str, k: &Kept, stand_in: &str) -> Option<String> {
@@ -98,12 +107,60 @@ fn spread_warning(key: &str, k: &Kept, cause: &str) -> Option<String> {
     } else {
         format!("the least of them 0, so more than {LINE_SPREAD_LIMIT} times apart")
     };
+    let kept_as = if k.pairs > 0 {
+        format!(
+            "the mean over {} pairs of processors of each pair's median, {:.3e} s, is kept",
+            k.pairs, k.value
+        )
+    } else {
+        format!("the median {:.3e} s is kept", k.value)
+    };
     (spread > LINE_SPREAD_LIMIT).then(|| {
         format!(
-            "{key}: its repetitions disagree, {:.3e} to {:.3e} s ({apart}): {cause}; the median {:.3e} s is kept",
-            k.low, k.high, k.value
+            "{key}: its repetitions disagree, {:.3e} to {:.3e} s ({apart}): {cause}; {kept_as}",
+            k.low, k.high
         )
     })
+}
+
+/// What to say of the two-processor line price `key` measured over pairs of processors
+/// (None: nothing to say): no repetition measured (`stand_in` says what the file holds),
+/// the pairs' prices more than [`LINE_SPREAD_LIMIT`] times apart (the least and the
+/// dearest pair named, and `spread_key` when the file keeps the spread under a key), or
+/// else repetitions that far apart ([`line_warning`]).
+pub(super) fn pair_warning(
+    key: &str,
+    over: &OverPairs,
+    stand_in: &str,
+    spread_key: Option<&str>,
+) -> Option<String> {
+    let spread = over.pair_spread();
+    let pairs_apart = spread > LINE_SPREAD_LIMIT; // false for NaN: fewer than two pairs
+    if over.kept.measured == 0 || !pairs_apart {
+        return line_warning(key, &over.kept, stand_in);
+    }
+    let priced = over.priced();
+    let (least, dearest) = (priced[0], priced[priced.len() - 1]);
+    let apart = if spread.is_finite() {
+        format!("{spread:.1} times apart")
+    } else {
+        "the least of them 0".to_string()
+    };
+    let held = match spread_key {
+        Some(k) if spread.is_finite() => format!(" ({k} = {spread:.2} in the file)"),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{key}: the price depends on the pair of processors: {} pairs priced {:.3e} s (processors {} and {}) to {:.3e} s ({} and {}), {apart}, more than {LINE_SPREAD_LIMIT}{held}: the processors sit at different distances (cache slices, sockets, or on a virtual machine processors that share a host core), or the machine was busy; the file holds the mean over the pairs, {:.3e} s, what a program whose threads exchange lines over all pairs pays on average",
+        priced.len(),
+        least.kept.value,
+        least.pair[0],
+        least.pair[1],
+        dearest.kept.value,
+        dearest.pair[0],
+        dearest.pair[1],
+        over.kept.value
+    ))
 }
 
 /// What to say when the repetitions of `handoff_wake_s` (kept as `k`) disagree (see
@@ -130,6 +187,7 @@ mod tests {
             measured,
             low,
             high,
+            pairs: 0,
         };
         let none = line_warning("line_bounce_s", &kept(0, f64::NAN, f64::NAN), "stand-in");
         let none = none.unwrap();
@@ -170,6 +228,73 @@ mod tests {
             line_warning("line_bounce_s", &kept(1, 5e-8, 5e-8), ""),
             None
         );
+    }
+
+    #[test]
+    fn pairs_of_two_kinds_are_warned_about_with_their_spread_and_mean() {
+        use crate::calibrate::pairs::{over_pairs, plan_pairs};
+        use crate::calibrate::quiet::{CpuSample, LoadProbe};
+        struct NoProbe;
+        impl LoadProbe for NoProbe {
+            fn sample(&self) -> Option<CpuSample> {
+                None
+            }
+        }
+        // Sixteen processors in two halves: 20 ns within a half, 70 ns across (the two
+        // modes of line_bounce_s on one 16-core host: 20.7-23.8 ns and 67-76 ns).
+        let plan = plan_pairs(&(0..16).collect::<Vec<_>>(), 9, 2_000_000, 1);
+        let price = |[a, b]: [usize; 2]| if a / 8 == b / 8 { 20e-9 } else { 70e-9 };
+        let over = over_pairs(&plan, &NoProbe, |pair, _| price(pair));
+        let across = plan.pairs.iter().filter(|&&p| price(p) > 50e-9).count();
+        assert!(across > 0 && across < 12, "{:?}", plan.pairs);
+        let w = pair_warning("line_bounce_s", &over, "", Some("line_bounce_pair_spread")).unwrap();
+        assert!(
+            w.starts_with("line_bounce_s: the price depends on the pair of processors: 12 pairs priced 2.000e-8 s (processors "),
+            "{w}"
+        );
+        assert!(
+            w.contains("3.5 times apart, more than 2 (line_bounce_pair_spread = 3.50 in the file)"),
+            "{w}"
+        );
+        let mean = (across as f64 * 70e-9 + (12 - across) as f64 * 20e-9) / 12.0;
+        assert!(
+            w.contains(&format!(
+                "the file holds the mean over the pairs, {mean:.3e} s"
+            )),
+            "{w}"
+        );
+        // Without the spread key (line_trip_s) the sentence names none.
+        let trip = pair_warning("line_trip_s", &over, "", None).unwrap();
+        assert!(trip.contains("more than 2: the processors"), "{trip}");
+        // Pairs that agree, repetitions that agree: nothing to say.
+        let even = over_pairs(&plan, &NoProbe, |_, _| 20e-9);
+        assert_eq!(pair_warning("line_bounce_s", &even, "", None), None);
+        // Pairs that agree in their medians but repetitions that scatter: the repetitions'
+        // warning, naming the mean over pairs as what is kept.
+        let mut run = 0;
+        let scattered = over_pairs(&plan, &NoProbe, |_, _| {
+            run += 1;
+            if run % 3 == 0 {
+                90e-9
+            } else {
+                20e-9
+            }
+        });
+        let w = pair_warning("line_bounce_s", &scattered, "", None).unwrap();
+        assert!(
+            w.contains("its repetitions disagree, 2.000e-8 to 9.000e-8 s"),
+            "{w}"
+        );
+        assert!(
+            w.ends_with(
+                "the mean over 12 pairs of processors of each pair's median, 2.000e-8 s, is kept"
+            ),
+            "{w}"
+        );
+        // No pair measured: the stand-in is said.
+        let none = over_pairs(&plan, &NoProbe, |_, _| f64::NAN);
+        let w = pair_warning("line_bounce_s", &none, "stand-in", None).unwrap();
+        assert!(w.starts_with("line_bounce_s: no repetition of 36"), "{w}");
     }
 
     #[test]

@@ -178,7 +178,11 @@ STREAM triad when k threads run it at once (mem_slowdown_kK), and the price of a
 update of a line another processor wrote last with 2 threads (line_bounce_s) and K = 3..p
 threads (line_bounce_s_kK) updating 64 shared lines at once, each thread pinned to a
 processor of its own, with the growth per further thread (line_bounce_per_thread_s), and
-the whole trip of a line when each update's line depends on the last (line_trip_s).
+the whole trip of a line when each update's line depends on the last (line_trip_s). The
+transfer's writer and reader run pinned to two distinct processors, drawn anew each
+repetition. line_bounce_s and line_trip_s are priced on up to 12 distinct pairs of
+processors, each pair's median kept and their mean written (a program's threads use all
+pairs); line_bounce_pair_spread is the dearest pair's price over the cheapest.
 
 Every number is the median of the quiet repetitions of its kernel. A repetition is quiet
 when other processes (and a VM's host, steal time) took under 3% of all processors' time
@@ -188,14 +192,15 @@ judge). With no quiet repetition the median of all is
 kept and the summary says so; a number no repetition gave (a stand-in) is marked so. Writes
 the machine file lcm predict --machine reads (keys and units in its comments; with --json
 too). `warning:` lines on stderr (and --json's warnings) name: a line price that no
-repetition could measure (and what stands in), whose repetitions lie more than 2 times
-apart; line_trip_s more than 2 times from handoff_spin_s; handoff_notify_s or
+repetition could measure (and what stands in), whose repetitions or pairs of processors
+lie more than 2 times apart; transfers whose threads could not be pinned; line_trip_s more than 2 times from handoff_spin_s; handoff_notify_s or
 handoff_spin_window_s left out; handoff_wake_s standing in, clamped to 1 ns, or with
 repetitions more than 2 times apart; a handoff_spin_s over 10 us (a loaded machine); docs/machine.md says what each means. JSON
 (--json): {file, latency_s, bandwidth_bytes_per_s,
-keys{KEY: value}, kept{KEY: {repetitions, quiet, unknown, measured, low, high}},
+keys{KEY: value}, kept{KEY: {repetitions, quiet, unknown, measured, low, high, pairs}},
 warnings[]} (measured: kept repetitions that gave a number; low, high: the least and
-largest of them, null when none).";
+largest of them, null when none; pairs: the pairs of processors whose prices the value is
+the mean of, 0 for a median of repetitions).";
 
 /// Arguments of `lcm calibrate`.
 #[derive(Args, Debug)]
@@ -511,6 +516,7 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
                         "measured": v.measured,
                         "low": v.low.is_finite().then_some(v.low),
                         "high": v.high.is_finite().then_some(v.high),
+                        "pairs": v.pairs,
                     }),
                 )
             })
@@ -532,6 +538,10 @@ pub fn run_calibrate(a: CalibrateArgs) -> i32 {
                 Some(x) if x.measured == 0 => format!(
                     "  (no repetition of {} gave a number: a stand-in, see the warnings)",
                     x.repetitions
+                ),
+                Some(x) if x.pairs > 0 => format!(
+                    "  (mean over {} pairs of processors of each pair's median; {} quiet of {} repetitions)",
+                    x.pairs, x.quiet, x.repetitions
                 ),
                 Some(x) if x.quiet == 0 => {
                     format!("  (median of all {}: none quiet)", x.repetitions)

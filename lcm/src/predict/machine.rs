@@ -59,7 +59,8 @@
 //!   ([`super::handoff::HandoffRule`]). Without it lcm takes every wait as caught spinning
 //!   (`handoff_spin_s` per item, as files without the key were read before);
 //! - `transfer_s_B` (B bytes, a few sizes from L1 to beyond the last-level cache): seconds
-//!   for one thread to read a B-byte buffer another thread has just written;
+//!   for one thread to read a B-byte buffer another thread has just written (writer and
+//!   reader pinned to two distinct processors);
 //! - `local_read_s_B` (the same sizes; optional): seconds for one thread to read a B-byte
 //!   buffer it has just written itself; `transfer_s_B − local_read_s_B` is what the move
 //!   between processors adds ([`Costs::move_s`]);
@@ -67,9 +68,14 @@
 //!   increment) adds when another processor wrote the line last (two threads, each on a
 //!   processor of its own, updating random lines of 64 shared ones at once, against one
 //!   alone; the next line does not depend on the last update, so trips may overlap, as in
-//!   a program whose next key does not depend on its last update);
+//!   a program whose next key does not depend on its last update); the mean over up to 12
+//!   distinct pairs of processors of each pair's median, since a program's threads use
+//!   all pairs ([`crate::calibrate::pairs`]);
+//! - `line_bounce_pair_spread` (optional; a ratio, at least 1): the dearest pair's
+//!   `line_bounce_s` over the cheapest's, with two priced pairs or more;
 //! - `line_trip_s` (optional): the same with each update's line depending on the value the
-//!   previous one read, so that no trip overlaps another: a line's whole trip;
+//!   previous one read, so that no trip overlaps another: a line's whole trip (over the
+//!   same pairs);
 //! - `line_bounce_s_kK` (optional; K = 3 … `calibrated_p`): the same price with K threads
 //!   updating the lines at once (over the chance (K − 1)/K that another wrote the line last);
 //! - `line_bounce_per_thread_s` (optional): what each thread beyond two adds to that price,
@@ -85,7 +91,9 @@
 //!   alone (a ratio, 1 for K = 1);
 //! - `calibrated_p`: the threads the measurements went up to (this machine's processors).
 //!
-//! How each number is kept (the median of quiet repetitions) is in [`crate::calibrate`].
+//! How each number is kept (the median of quiet repetitions; for the two-processor line
+//! prices the mean over pairs of processors of each pair's median) is in
+//! [`crate::calibrate`].
 //!
 //! ```
 //! use lcm::predict::machine::Machine;

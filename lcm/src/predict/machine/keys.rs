@@ -35,6 +35,7 @@ pub(super) fn key_range(key: &str) -> Option<ValueRule> {
         | "line_trip_s"
         | "line_bounce_per_thread_s" => Some(non_negative),
         "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
+        "line_bounce_pair_spread" => Some(("a number >= 1", |x| x >= 1.0)),
         _ if matches!(family(key), Some(("par_call_s_p" | "line_bounce_s_k", _))) => {
             Some(non_negative)
         }
@@ -103,6 +104,10 @@ pub(super) fn describe(key: &str) -> String {
         }
         ("line_trip_s", _) => {
             "s, line_bounce_s with each update's line depending on the last: a whole trip".into()
+        }
+        ("line_bounce_pair_spread", _) => {
+            "ratio, the dearest pair of processors' line_bounce_s over the cheapest (line_bounce_s is their mean)"
+                .into()
         }
         ("line_bounce_per_thread_s", _) => {
             "s, what each thread beyond two adds to line_bounce_s (fit over line_bounce_s_kK; 0 when calibrated on 2 threads)"
