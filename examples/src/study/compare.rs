@@ -377,7 +377,9 @@ mod tests {
         // Measured 10 % above a prediction that was right at the calibration's speed,
         // with the base version 10 % slower too: the scaled error vanishes.
         let slow = pt(64, 2, 1.1, 1.0, 1.1, 1.0);
-        assert!((drift_scaled_mean_err_pct(&[slow.clone()], 0.1).unwrap()).abs() < 1e-9);
+        assert!(
+            (drift_scaled_mean_err_pct(std::slice::from_ref(&slow), 0.1).unwrap()).abs() < 1e-9
+        );
         assert!(
             (slow.err_pct() - 100.0 / 11.0).abs() < 1e-9,
             "{}",
