@@ -146,9 +146,11 @@ fn histogram_quick_study_predicts_every_point() {
         assert!(p.measured > 0.0, "not measured at {p:?}");
     }
     // Derived by the rules in sharded.rs from the locked version's models and the machine
-    // file: its memory loss is the machine's price of a line another processor wrote
-    // last (not the locked version's lock-line bouncing), its pure computation the
-    // locked version's.
+    // file: its memory loss is the trips of lines another processor wrote last, each at
+    // the price the locked version paid at p = 2 plus the machine's growth per further
+    // processor (not the locked version's lock-line bouncing at p), its load imbalance
+    // the locked version's scaled to the shorter items, its pure computation the locked
+    // version's.
     let fill = r.other_fits.iter().find(|f| f.name == "fill").unwrap();
     let model = |c: &str| {
         fill.categories
@@ -157,8 +159,13 @@ fn histogram_quick_study_predicts_every_point() {
             .map(|x| x.expr.to_string())
             .unwrap_or_default()
     };
-    assert!(model("ml").contains("line_bounce_s"), "{}", model("ml"));
+    assert!(
+        model("ml").contains("line_bounce_per_thread_s"),
+        "{}",
+        model("ml")
+    );
     assert!(model("sl").contains("shards"), "{}", model("sl"));
+    assert!(model("li").contains("shards"), "{}", model("li"));
 }
 
 #[test]

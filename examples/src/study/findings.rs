@@ -181,16 +181,19 @@ fn fft_method(r: &StudyResult) -> String {
 fn histogram_method(r: &StudyResult) -> String {
     let (base, other) = (r.case.base.name, r.case.other.name);
     format!(
-        "How {other} is predicted from {base}: {base}'s fitted models (load imbalance, \
+        "How {other} is predicted from {base}: {base}'s fitted models (fork/join, \
          insufficient parallelism, pure computation, the same loop), with the \
          synchronization loss (sl) divided by the {} shards (with keys spread evenly an \
          increment finds its shard's lock held 1/{} as often), and in place of {base}'s \
          memory loss (its one lock's line bouncing while the lock serializes the threads) \
          the lines the threads now write at once: per key, the shard's lock line and its \
          bucket line were last written by another processor with the chance (p − 1)/p, \
-         each such line priced by the machine file's `line_bounce_s` (`lcm calibrate`: two \
-         threads, each pinned to a processor of its own, updating lines picked at random \
-         among 64 shared ones at once, against one alone). Not \
+         each such trip priced at what {base} paid for one at p = 2 (its measured memory \
+         loss there over 1.5 trips per key: the lock line on every acquisition, the bucket \
+         line half the time), plus the machine file's `line_bounce_per_thread_s` for each \
+         processor beyond two (`lcm calibrate`: threads pinned to processors of their own \
+         updating shared lines at once); its load imbalance is {base}'s scaled by how much \
+         shorter an item now is. Not \
          modelled: the chance that an increment finds its shard's lock held while the \
          other thread is preempted (other load on the host), and that the price of a line \
          moving between the two processors changes during the study: on a virtual machine \

@@ -78,11 +78,13 @@
 //!   same pairs);
 //! - `line_bounce_s_kK` (optional; K = 3 … `calibrated_p`): the same price with K threads
 //!   updating the lines at once (over the chance (K − 1)/K that another wrote the line last);
-//! - `line_bounce_per_thread_s` (optional): what each thread beyond two adds to that price,
-//!   the least-squares slope of `line_bounce_s_kK` over K through `line_bounce_s` at K = 2,
-//!   at least 0, so that `line_bounce_s + line_bounce_per_thread_s * (K - 2)` prices a
-//!   bounce among K processors. A file with `line_bounce_s` but without this key (files
-//!   written before it) binds it as 0: the price of two processors at every K.
+//! - `line_bounce_per_thread_s` (optional): what each processor beyond two adds to a
+//!   bounce among three or more, the least-squares slope of `line_bounce_s_kK` over
+//!   K ≥ 3 (with one such K, the slope from `line_bounce_s` to it), at least 0
+//!   ([`crate::calibrate::lines::per_thread_growth`]: the K = 2 price, possibly a
+//!   stand-in, is not in the slope). lcm binds it from the file's family members beyond
+//!   K = 2 whenever there are any (files of earlier versions wrote a slope through K = 2,
+//!   or no key), else the file's value, else 0.
 //!   `line_bounce_s` is the family's K = 2 member and is bound as `line_bounce_s_k2` too,
 //!   so that `line_bounce_s_kp` (the family at the fragment's processors,
 //!   [`indexed`]) is `line_bounce_s` at p = 2, also in a file from a 2-processor machine;
@@ -251,16 +253,21 @@ impl Machine {
 
     /// The numeric keys as (name, value), as they are bound in predictions: the file's
     /// values, and for a machine built in code its known keys.
-    /// A file with `line_bounce_s` but without `line_bounce_per_thread_s` binds the latter
-    /// as 0, and binds `line_bounce_s` also as `line_bounce_s_k2`, the K = 2 member of the
-    /// `line_bounce_s_kK` family (see the module docs).
+    /// A file with `line_bounce_s` binds `line_bounce_per_thread_s` as `lcm calibrate`
+    /// computes it from the file's `line_bounce_s_kK` members beyond K = 2 (files of
+    /// earlier versions wrote a slope through K = 2, or no key), else the file's value, else
+    /// 0; and binds `line_bounce_s` also as `line_bounce_s_k2`, the K = 2 member of the
+    /// family (see the module docs).
     pub fn bindings(&self) -> BTreeMap<String, f64> {
         let mut b = self.values.clone();
         for (k, v) in self.key_values() {
             b.entry(k).or_insert(v);
         }
         if let Some(&two) = b.get("line_bounce_s") {
-            b.entry("line_bounce_per_thread_s".into()).or_insert(0.0);
+            match bounce_growth(two, &b) {
+                Some(growth) => b.insert("line_bounce_per_thread_s".into(), growth),
+                None => b.insert("line_bounce_per_thread_s".into(), 0.0),
+            };
             b.entry("line_bounce_s_k2".into()).or_insert(two);
         }
         b
@@ -352,6 +359,26 @@ impl Machine {
         }
         out
     }
+}
+
+/// What each thread beyond two adds to a line's bounce, from the `line_bounce_s_kK` members
+/// among `bindings` and the K = 2 price `two`, as `lcm calibrate` computes
+/// `line_bounce_per_thread_s` ([`crate::calibrate::lines::per_thread_growth`]).
+/// Without members beyond K = 2 the file's own `line_bounce_per_thread_s`, if any.
+fn bounce_growth(two: f64, bindings: &BTreeMap<String, f64>) -> Option<f64> {
+    let beyond: Vec<(usize, f64)> = bindings
+        .iter()
+        .filter_map(|(name, &v)| {
+            let k: usize = name.strip_prefix("line_bounce_s_k")?.parse().ok()?;
+            (k >= 3).then_some((k, v))
+        })
+        .collect();
+    if beyond.is_empty() {
+        return bindings.get("line_bounce_per_thread_s").copied();
+    }
+    let mut by_k = vec![(2, two)];
+    by_k.extend(beyond);
+    Some(crate::calibrate::lines::per_thread_growth(&by_k))
 }
 
 #[cfg(test)]
@@ -490,7 +517,7 @@ mod tests {
     }
 
     #[test]
-    fn line_prices_by_threads_round_trip_and_old_files_bind_no_growth() {
+    fn line_prices_by_threads_round_trip_and_the_growth_comes_from_the_family() {
         let mut m = full();
         m.values.insert("line_bounce_s_k3".into(), 9e-8);
         m.values.insert("line_bounce_per_thread_s".into(), 1e-8);
@@ -498,12 +525,32 @@ mod tests {
         assert!(text.contains("line_bounce_s_k3 = 0.00000009   # s, line_bounce_s with 3"));
         let back = Machine::parse("m.txt", &text).unwrap();
         assert_eq!(back.bindings()["line_bounce_s_k3"], 9e-8);
-        assert_eq!(back.bindings()["line_bounce_per_thread_s"], 1e-8);
+        // Bound from the family: the slope from line_bounce_s (80 ns) to K = 3 (90 ns).
+        let growth = back.bindings()["line_bounce_per_thread_s"];
+        assert!((growth - 1e-8).abs() < 1e-18, "{growth}");
+        assert!(back.to_text().contains("line_bounce_per_thread_s = 0.00000001 "));
         // Written back once, not twice.
         assert_eq!(back.to_text().matches("line_bounce_s_k3 =").count(), 1);
-        // A file without the growth (older versions) binds it as 0; one without
+        // A file without the growth (older versions) binds it from its family: 0 without
+        // members beyond K = 2, the slope over K >= 3 with two or more; one without
         // line_bounce_s binds neither.
         assert_eq!(full().bindings()["line_bounce_per_thread_s"], 0.0);
+        let mut family = full();
+        for k in 4..=16 {
+            let price = 55e-9 + 3e-9 * (k - 4) as f64;
+            family.values.insert(format!("line_bounce_s_k{k}"), price);
+        }
+        let growth = family.bindings()["line_bounce_per_thread_s"];
+        assert!((growth - 3e-9).abs() < 1e-15, "{growth}");
+        // The family decides over a file's own value (earlier versions wrote a slope through
+        // K = 2); without members beyond 2 the file's value stands.
+        family
+            .values
+            .insert("line_bounce_per_thread_s".into(), 7e-9);
+        assert!((family.bindings()["line_bounce_per_thread_s"] - 3e-9).abs() < 1e-15);
+        let mut own = full();
+        own.values.insert("line_bounce_per_thread_s".into(), 5e-9);
+        assert_eq!(own.bindings()["line_bounce_per_thread_s"], 5e-9);
         // line_bounce_s is the family's K = 2 member.
         assert_eq!(
             back.bindings()["line_bounce_s_k2"],

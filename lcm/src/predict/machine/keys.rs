@@ -110,7 +110,7 @@ pub(super) fn describe(key: &str) -> String {
                 .into()
         }
         ("line_bounce_per_thread_s", _) => {
-            "s, what each thread beyond two adds to line_bounce_s (fit over line_bounce_s_kK; 0 when calibrated on 2 threads)"
+            "s, what each thread beyond two adds to a bounce (slope of line_bounce_s_kK over K >= 3; 0 when calibrated on 2 threads)"
                 .into()
         }
         (_, Some(("mem_slowdown_k", k))) => {

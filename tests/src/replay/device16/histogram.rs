@@ -79,7 +79,7 @@ pub fn histogram_loss_per_key(r: &Replayed, shards: f64) -> Vec<LossPerKey> {
 }
 
 /// Least-squares lines of the measured loss per key over p = 2 … 16, per size and over
-/// all sizes, and the ceiling of the `ml` rule.
+/// all sizes, and what the `ml` rule gives at the largest p.
 pub fn loss_lines(r: &Replayed, loss: &[LossPerKey]) -> String {
     let mut out = String::new();
     let sizes: BTreeSet<u64> = r.points.iter().map(|pt| pt.size).collect();
@@ -100,12 +100,18 @@ pub fn loss_lines(r: &Replayed, loss: &[LossPerKey]) -> String {
         all.extend(xy);
     }
     let (a, b) = line_fit(&all);
-    let line_bounce_s = r.other_model.machine.bindings()["line_bounce_s"];
+    let top = r.points.iter().map(|pt| pt.p).max().unwrap_or(1);
+    let at_top: Vec<String> = r
+        .points
+        .iter()
+        .zip(loss)
+        .filter(|(pt, _)| pt.p == top)
+        .map(|(pt, l)| format!("{:.1} (n = {})", l.ml_rule_ns, pt.size))
+        .collect();
     let _ = writeln!(
         out,
-        "both sizes: ≈ {a:.0} + {b:.1}·p ns per key; the ml rule n·2(p - 1)/p·line_bounce_s \
-         saturates at 2·line_bounce_s = {:.1} ns per key",
-        2.0 * line_bounce_s * 1e9
+        "both sizes: ≈ {a:.0} + {b:.1}·p ns per key; the ml rule at p = {top}: {} ns per key",
+        at_top.join(", ")
     );
     out
 }
