@@ -185,10 +185,6 @@ impl Summary {
 /// [`PointResult::drift`] over the points, and the median over the p = 1 points (no
 /// contention there: host speed alone). None when no point has both times.
 pub fn drift_line(points: &[PointResult], base: &str) -> Option<String> {
-    let median = |mut v: Vec<f64>| -> Option<f64> {
-        v.sort_by(f64::total_cmp);
-        (!v.is_empty()).then(|| v[v.len() / 2])
-    };
     let all: Vec<f64> = points
         .iter()
         .map(PointResult::drift)
@@ -196,14 +192,9 @@ pub fn drift_line(points: &[PointResult], base: &str) -> Option<String> {
         .collect();
     let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let mid = median(all)?;
-    let one: Vec<f64> = points
-        .iter()
-        .filter(|p| p.p == 1)
-        .map(PointResult::drift)
-        .filter(|d| d.is_finite())
-        .collect();
-    let at_one = median(one).map_or(String::new(), |d| {
+    let mid = upper_median(all)?;
+    let one = points.iter().filter(|p| p.p == 1).map(PointResult::drift);
+    let at_one = upper_median(one).map_or(String::new(), |d| {
         format!(", median {:+.1}% at p = 1 (host speed alone)", 100.0 * d)
     });
     let scaled = drift_scaled_mean_err_pct(points, mid).map_or(String::new(), |e| {
@@ -225,9 +216,30 @@ pub fn drift_line(points: &[PointResult], base: &str) -> Option<String> {
 /// between the phases explains. A diagnostic for the report, never the study's score, which
 /// compares the predictions as they were made. None when no point has a finite error.
 pub fn drift_scaled_mean_err_pct(points: &[PointResult], drift: f64) -> Option<f64> {
-    let errs: Vec<f64> = points
-        .iter()
-        .map(|p| rel_err_pct(p.predicted * (1.0 + drift), p.measured))
+    scaled_mean_err_pct(
+        points.iter().map(|p| (p.predicted, p.measured)),
+        1.0 + drift,
+    )
+}
+
+/// The upper middle value of the finite ones among `values` (the middle one for an odd
+/// count), as the study takes the median of its drift; None without any.
+pub fn upper_median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then(|| v[v.len() / 2])
+}
+
+/// The mean |error|, percent, of predictions multiplied by `factor` against their
+/// measurements, over the `(predicted, measured)` pairs whose error is finite
+/// ([`rel_err_pct`]); None without any.
+pub fn scaled_mean_err_pct(
+    pairs: impl IntoIterator<Item = (f64, f64)>,
+    factor: f64,
+) -> Option<f64> {
+    let errs: Vec<f64> = pairs
+        .into_iter()
+        .map(|(predicted, measured)| rel_err_pct(predicted * factor, measured))
         .filter(|e| e.is_finite())
         .collect();
     (!errs.is_empty()).then(|| errs.iter().sum::<f64>() / errs.len() as f64)

@@ -528,7 +528,9 @@ mod tests {
         // Bound from the family: the slope from line_bounce_s (80 ns) to K = 3 (90 ns).
         let growth = back.bindings()["line_bounce_per_thread_s"];
         assert!((growth - 1e-8).abs() < 1e-18, "{growth}");
-        assert!(back.to_text().contains("line_bounce_per_thread_s = 0.00000001 "));
+        assert!(back
+            .to_text()
+            .contains("line_bounce_per_thread_s = 0.00000001 "));
         // Written back once, not twice.
         assert_eq!(back.to_text().matches("line_bounce_s_k3 =").count(), 1);
         // A file without the growth (older versions) binds it from its family: 0 without

@@ -11,7 +11,8 @@
 //! phase's measurements to correct the predictions, so they are no prediction.
 
 use super::super::points::Point;
-use super::super::score::{err_pct, Score};
+use super::super::score::Score;
+use examples::study::compare::{scaled_mean_err_pct, upper_median};
 
 /// The predictions' errors with the phase's median drift taken out.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,27 +34,24 @@ pub struct DriftScaled {
 /// (seconds, one per point) scaled by it. None when no point has a finite calibration time
 /// (`points.json` without `base_calibrated_s`).
 pub fn drift_scaled(points: &[Point], other: &[f64], base: &[f64]) -> Option<DriftScaled> {
-    let mut ratios: Vec<f64> = points
+    let ratios = points
         .iter()
-        .filter_map(|pt| pt.base_calibrated_s.map(|c| pt.base_s / c))
-        .filter(|r| r.is_finite())
-        .collect();
-    if ratios.is_empty() {
-        return None;
-    }
-    ratios.sort_by(f64::total_cmp);
-    let median_ratio = ratios[ratios.len() / 2];
-    let count = points.len() as f64;
+        .filter_map(|pt| pt.base_calibrated_s.map(|c| pt.base_s / c));
+    let median_ratio = upper_median(ratios)?;
+    let with_calibration = points
+        .iter()
+        .filter(|pt| {
+            pt.base_calibrated_s
+                .is_some_and(|c| (pt.base_s / c).is_finite())
+        })
+        .count();
     let mean_err = |pred: &[f64], meas: &dyn Fn(&Point) -> f64| {
-        points
-            .iter()
-            .zip(pred)
-            .map(|(pt, &s)| err_pct(s * median_ratio, meas(pt)).abs() / count)
-            .sum::<f64>()
+        let pairs = points.iter().zip(pred).map(|(pt, &s)| (s, meas(pt)));
+        scaled_mean_err_pct(pairs, median_ratio).unwrap_or(f64::NAN)
     };
     Some(DriftScaled {
         median_ratio,
-        points: ratios.len(),
+        points: with_calibration,
         other_mean_err_pct: mean_err(other, &|pt| pt.other_s),
         base_mean_err_pct: mean_err(base, &|pt| pt.base_s),
     })
