@@ -11,13 +11,15 @@ use lca::expr::Bindings;
 use std::collections::BTreeMap;
 
 /// The queens study's variables at a point: k, p, iters, the board n, the depth-1 groups
-/// holding the first k solutions (`groups`) and both versions' useful-work spans (`span`,
-/// `base_span`), properties of the input that `examples::queens` computes.
+/// holding the first k solutions (`groups`), both versions' useful-work spans (`span`,
+/// `base_span`) and the work items each starts per count (`walked`, `base_walked`),
+/// properties of the input that `examples::queens` computes.
 pub struct QueensInputs {
     /// The board.
     board: u32,
-    /// Per k: the groups needed and the useful work of each depth-2 item.
-    by_k: BTreeMap<u64, (u64, Vec<u64>)>,
+    /// Per k: the groups needed, the loop version's items started per count and the useful
+    /// work of each depth-2 item.
+    by_k: BTreeMap<u64, (u64, u64, Vec<u64>)>,
     /// The depth-2 items per depth-1 group.
     group_sizes: Vec<usize>,
 }
@@ -30,6 +32,7 @@ impl QueensInputs {
             by_k.entry(pt.size).or_insert_with(|| {
                 (
                     queens::groups_needed(board, pt.size),
+                    queens::loop_items_walked(board, pt.size),
                     queens::useful_work_per_item(board, pt.size),
                 )
             });
@@ -44,7 +47,7 @@ impl QueensInputs {
 
     /// The bindings at `pt` (its k must be one [`QueensInputs::of`] saw).
     pub fn bindings(&self, pt: &Point) -> Bindings {
-        let (groups, work) = &self.by_k[&pt.size];
+        let (groups, base_walked, work) = &self.by_k[&pt.size];
         let p = pt.p as usize;
         bindings(&[
             ("k", pt.size as f64),
@@ -54,12 +57,14 @@ impl QueensInputs {
             ("groups", *groups as f64),
             ("span", queens::tree_span(work, p)),
             ("base_span", queens::loop_span(work, &self.group_sizes, p)),
+            ("walked", queens::tree_items_walked(self.board) as f64),
+            ("base_walked", *base_walked as f64),
         ])
     }
 }
 
 /// Replays the day's queens study on its board, prints its report (the table shows
-/// `groups`, `span` and `base_span` per point; last `replay16-queens: …`) and panics when
+/// `groups`, `span`, `base_span` and `base_walked` per point; last `replay16-queens: …`) and panics when
 /// a number is worse than `bounds`.
 pub fn queens_replay(day: &Day, bounds: &Bounds) {
     let tmp = tempfile::tempdir().expect("a temporary directory");
@@ -85,11 +90,11 @@ pub fn queens_replay(day: &Day, bounds: &Bounds) {
     let extra = |i: usize| {
         let b = bind(&r.points[i]);
         format!(
-            "{:>6} {:>6.3} {:>6.3}",
-            b["groups"], b["span"], b["base_span"]
+            "{:>6} {:>6.3} {:>9.3} {:>11}",
+            b["groups"], b["span"], b["base_span"], b["base_walked"]
         )
     };
-    let mut out = point_table(&r, ("tree", "loop"), "groups   span base_span", &extra);
+    let mut out = point_table(&r, ("tree", "loop"), "groups   span base_span base_walked", &extra);
     out += &report_end(&r, ("tree", "loop"), "replay16-queens");
     print!("{out}");
     check(&r, bounds);
