@@ -347,7 +347,10 @@ mod tests {
         let var = |name: &str| vars.iter().find(|(k, _)| k == name).unwrap().1;
         assert_eq!(var(WALKED_VAR), 132.0);
         assert_eq!(var(BASE_WALKED_VAR), 11.0);
-        assert_eq!((var("groups"), var(SPAN_VAR), var(BASE_SPAN_VAR)), (1.0, 1.0, 1.0));
+        assert_eq!(
+            (var("groups"), var(SPAN_VAR), var(BASE_SPAN_VAR)),
+            (1.0, 1.0, 1.0)
+        );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("models.lcm");
         std::fs::write(&path, models(&["search"])).unwrap();

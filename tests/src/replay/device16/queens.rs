@@ -94,8 +94,73 @@ pub fn queens_replay(day: &Day, bounds: &Bounds) {
             b["groups"], b["span"], b["base_span"], b["base_walked"]
         )
     };
-    let mut out = point_table(&r, ("tree", "loop"), "groups   span base_span base_walked", &extra);
+    let mut out = point_table(
+        &r,
+        ("tree", "loop"),
+        "groups   span base_span base_walked",
+        &extra,
+    );
+    out += &ratio_line(&r.points, &r.other_s(), &r.base);
     out += &report_end(&r, ("tree", "loop"), "replay16-queens");
     print!("{out}");
     check(&r, bounds);
+}
+
+/// A diagnostic line: per k, the mean over p of |predicted tree/loop − measured tree/loop|
+/// in percentage points (both versions timed round robin), which judges the tree's rules
+/// apart from how well the loop version's own models follow its times.
+fn ratio_line(points: &[Point], tree_s: &[f64], loop_s: &[f64]) -> String {
+    let mut by_k: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    for ((pt, tree), base) in points.iter().zip(tree_s).zip(loop_s) {
+        let gap = (tree / base - pt.other_s / pt.base_s).abs() * 100.0;
+        by_k.entry(pt.size).or_default().push(gap);
+    }
+    let per_k: Vec<String> = by_k
+        .iter()
+        .map(|(k, gaps)| {
+            let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+            format!("k={k} {mean:.1}")
+        })
+        .collect();
+    format!(
+        "diagnostic, not a prediction: tree/loop predicted against measured, mean |difference| over p in percentage points: {}\n",
+        per_k.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(size: u64, p: u64, tree_s: f64, loop_s: f64) -> Point {
+        Point {
+            size,
+            p,
+            iters: 1,
+            other_s: tree_s,
+            base_s: loop_s,
+            base_calibrated_s: None,
+            tie: false,
+            study_err_pct: 0.0,
+            study_other_s: 0.0,
+            study_base_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_ratio_line_compares_the_versions_ratios_per_k() {
+        // k = 10: measured 1.2 and 1.0 times the loop, predicted 1.1 and 1.1: 10 points
+        // off at each p. k = 1000: predicted as measured, whatever the loop's own error.
+        let points = [
+            point(10, 1, 1.2, 1.0),
+            point(10, 2, 1.0, 1.0),
+            point(1000, 1, 3.0, 2.0),
+        ];
+        let line = ratio_line(&points, &[2.2, 1.1, 6.0], &[2.0, 1.0, 4.0]);
+        assert_eq!(
+            line,
+            "diagnostic, not a prediction: tree/loop predicted against measured, mean \
+             |difference| over p in percentage points: k=10 10.0, k=1000 0.0\n"
+        );
+    }
 }
