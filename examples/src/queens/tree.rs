@@ -36,15 +36,16 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // `base_walked` items of the groups it visits; each further item costs what a
         // parallel iterator adds per cheap item: `par_item_s` of processor time, and its
         // share of the scheduling of a small call at p threads (`par_call_s_pQ` prices a
-        // call of 1000 cheap items: splitting the range, stealing the pieces, joining them
-        // back, which grows with the threads), while all p processors wait for the count.
+        // call of `par_call_items` cheap items: splitting the range, stealing the pieces,
+        // joining them back, which grows with the threads), while all p processors wait for
+        // the count.
         // Not priced: the check itself (a few nanoseconds an item at one thread, the
         // program's own code, which the loop version runs too seldom for its models to
         // hold), and how far each speculating thread gets into its current item once the
         // quota is met, up to the search's next stop check.
         // lcm: like search
         // lcm: pc = search.pc - (groups - 1) * par_call_s_p1
-        // lcm: li = search.li / groups + (walked - base_walked) * (par_item_s + p * par_call_s_pp / 1000)
+        // lcm: li = search.li / groups + (walked - base_walked) * (par_item_s + p * par_call_s_pp / par_call_items)
         // lcm: ip = search.ip / groups
         // lcm: wc = search.pc * (p*span - 1)
         // lcm: ml = 0
