@@ -102,3 +102,22 @@ fn loop_span_splits_each_group_apart() {
     );
     assert_eq!(queens::loop_span(&all, &sizes, 1), 1.0);
 }
+
+#[test]
+fn items_walked_are_the_board_against_the_groups_visited() {
+    // The 8×8 board's depth-2 items: 6 below each corner column, 5 below the six others,
+    // 7 × 6 = 42 in all; the tree version starts every one of them each count.
+    let sizes: Vec<usize> = queens::depth2_groups(8).iter().map(Vec::len).collect();
+    assert_eq!(sizes, [6, 5, 5, 5, 5, 5, 5, 6]);
+    assert_eq!(queens::tree_items_walked(8), 42);
+    assert_eq!(queens::tree_items_walked(13), 12 * 11);
+    // The loop version starts the items of the groups it visits (the 8×8 board's
+    // solutions per first-row column, in order: 4 8 16 …): one group up to k = 4, two up
+    // to 12, every group for all 92.
+    assert_eq!(queens::loop_items_walked(8, 1), 6);
+    assert_eq!(queens::loop_items_walked(8, 4), 6);
+    assert_eq!(queens::loop_items_walked(8, 5), 11);
+    assert_eq!(queens::loop_items_walked(8, 12), 11);
+    assert_eq!(queens::loop_items_walked(8, 92), 42);
+    assert_eq!(queens::loop_items_walked(8, u64::MAX), 42);
+}

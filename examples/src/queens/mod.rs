@@ -170,6 +170,26 @@ pub fn groups_needed(n: u32, k: u64) -> u64 {
     n as u64
 }
 
+/// The work items [`tree`] starts in one count: every depth-2 node of the n×n board,
+/// (n − 1)(n − 2) of them (an item after the one that completes the quota only checks the
+/// quota and returns). A property of the input.
+pub fn tree_items_walked(n: u32) -> u64 {
+    depth2_groups(n).iter().map(|g| g.len() as u64).sum()
+}
+
+/// The work items [`loop_par`] starts in one count of the first k solutions: those of the
+/// [`groups_needed`] depth-1 groups it visits (each group's parallel loop starts all of its
+/// items, the speculative ones included). A property of the input, computed by a serial
+/// count.
+pub fn loop_items_walked(n: u32, k: u64) -> u64 {
+    let groups = groups_needed(n, k) as usize;
+    depth2_groups(n)
+        .iter()
+        .take(groups)
+        .map(|g| g.len() as u64)
+        .sum()
+}
+
 /// The depth-2 nodes of an n×n board in serial order, grouped by their depth-1 parent.
 pub fn depth2_groups(n: u32) -> Vec<Vec<Node>> {
     Node::root()

@@ -6,8 +6,10 @@
 //! (so that one run is long enough to time), each repetition one parallel loop. Its
 //! `search` derives from the loop version's measured `search` (`--models`; docs/models.md,
 //! "Derived models"), with variables `groups` (the depth-1 groups the loop version needed
-//! for the first k solutions, a property of the input) and `span` (the largest thread
-//! block's share of the useful work, [`super::tree_span`]).
+//! for the first k solutions, a property of the input), `span` (the largest thread
+//! block's share of the useful work, [`super::tree_span`]), and `walked` and
+//! `base_walked` (the work items this version and the loop version start per count,
+//! [`super::tree_items_walked`] and [`super::loop_items_walked`]).
 
 use super::{depth2_groups, search_item, Quota};
 use rayon::prelude::*;
@@ -23,21 +25,27 @@ pub fn count(n: u32, k: u64, iters: u64) -> u64 {
         // One parallel loop instead of one per group: its load imbalance and insufficient
         // parallelism are paid once, not `groups` times, and so is the call itself, whose
         // cost on one thread (`par_call_s_p1`, a machine key) the loop version's measured
-        // work holds once per group. Speculation: one thread per
-        // contiguous block of items; the processors' time beyond the useful work while the
-        // count waits for the longest block, in place of the loop version's wc. The loop
-        // version's measured ml is its speculative items that ended before the quota was
-        // known (the search shares no data: no memory-system loss), which this wc counts.
-        // Not priced, so where the first group holds the first k solutions (groups = 1,
-        // span = base_span) the two versions predict alike: every item after the quota is
-        // still walked and checks the quota (all (n-1)(n-2) items per count here, the
-        // needed groups' items in the loop version; pp counts that walk as fork/join
-        // latency), and once the quota is met each speculating thread still runs its
-        // current item up to the search's next stop check (a shorter tail here, where
-        // those items lie far from the needed ones, than in the loop version).
+        // work holds once per group. Speculation: one thread per contiguous block of items;
+        // the processors' time beyond the useful work while the count waits for the longest
+        // block, in place of the loop version's wc. The loop version's measured ml is its
+        // speculative items that ended before the quota was known (the search shares no
+        // data: no memory-system loss), which this wc counts.
+        // Every item is started, needed or not: one after the quota checks it and returns
+        // (no task is open, so pp counts that walk as fork/join latency, in li). This loop
+        // starts all `walked` items of the board each count, the loop version only the
+        // `base_walked` items of the groups it visits; each further item costs what a
+        // parallel iterator adds per cheap item: `par_item_s` of processor time, and its
+        // share of the scheduling of a small call at p threads (`par_call_s_pQ` prices a
+        // call of `par_call_items` cheap items: splitting the range, stealing the pieces,
+        // joining them back, which grows with the threads), while all p processors wait for
+        // the count.
+        // Not priced: the check itself (a few nanoseconds an item at one thread, the
+        // program's own code, which the loop version runs too seldom for its models to
+        // hold), and how far each speculating thread gets into its current item once the
+        // quota is met, up to the search's next stop check.
         // lcm: like search
         // lcm: pc = search.pc - (groups - 1) * par_call_s_p1
-        // lcm: li = search.li / groups
+        // lcm: li = search.li / groups + (walked - base_walked) * (par_item_s + p * par_call_s_pp / par_call_items)
         // lcm: ip = search.ip / groups
         // lcm: wc = search.pc * (p*span - 1)
         // lcm: ml = 0

@@ -34,6 +34,14 @@ pub const SPAN_VAR: &str = "span";
 /// ([`Case::base_span`]).
 pub const BASE_SPAN_VAR: &str = "base_span";
 
+/// Name of the variable that carries the work items the other version starts per count
+/// ([`Case::walked`]).
+pub const WALKED_VAR: &str = "walked";
+
+/// Name of the variable that carries the work items the base version starts per count
+/// ([`Case::base_walked`]).
+pub const BASE_WALKED_VAR: &str = "base_walked";
+
 /// Memoized per-item useful work of the study's n-queens board at k.
 fn queens_items(k: u64) -> Vec<u64> {
     use std::collections::BTreeMap;
@@ -78,6 +86,14 @@ pub struct Case {
     /// The base version's useful-work span at (size, p) (n-queens' loop version, per group:
     /// [`crate::queens::loop_span`]), bound as [`BASE_SPAN_VAR`].
     pub base_span: Option<fn(u64, usize) -> f64>,
+    /// The work items the other version's parallel loops start per iteration at a size,
+    /// needed or not (n-queens' tree version: all of the board's depth-2 items,
+    /// [`crate::queens::tree_items_walked`]), bound as [`WALKED_VAR`].
+    pub walked: Option<fn(u64) -> f64>,
+    /// The work items the base version's parallel loops start per iteration (n-queens'
+    /// loop version: those of the groups it visits, [`crate::queens::loop_items_walked`]),
+    /// bound as [`BASE_WALKED_VAR`].
+    pub base_walked: Option<fn(u64) -> f64>,
 }
 
 /// n-queens board size the queens study uses: 73712 solutions, found in 13 depth-1 groups
@@ -125,6 +141,8 @@ impl Case {
                 groups: None,
                 span: None,
                 base_span: None,
+                walked: None,
+                base_walked: None,
             },
             ProgramKind::Queens => Case {
                 program,
@@ -166,6 +184,8 @@ impl Case {
                         .collect();
                     queens::loop_span(&queens_items(k), &sizes, p)
                 }),
+                walked: Some(|_| queens::tree_items_walked(QUEENS_BOARD) as f64),
+                base_walked: Some(|k| queens::loop_items_walked(QUEENS_BOARD, k) as f64),
             },
             ProgramKind::Histogram => Case {
                 program,
@@ -201,6 +221,8 @@ impl Case {
                 groups: None,
                 span: None,
                 base_span: None,
+                walked: None,
+                base_walked: None,
             },
         }
     }
@@ -223,6 +245,12 @@ impl Case {
         }
         if let Some(s) = self.base_span {
             v.push((BASE_SPAN_VAR.to_string(), s(size, p)));
+        }
+        if let Some(w) = self.walked {
+            v.push((WALKED_VAR.to_string(), w(size)));
+        }
+        if let Some(w) = self.base_walked {
+            v.push((BASE_WALKED_VAR.to_string(), w(size)));
         }
         v
     }
@@ -303,5 +331,39 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// n-queens binds the items each version starts per count (the 13×13 board's 132
+    /// depth-2 items; the loop version's first group holds the first 10 solutions, 11
+    /// items), and where both versions' rules agree otherwise (one group, `span` =
+    /// `base_span` = 1 at p = 2) the tree version is predicted slower by exactly its
+    /// further items' walk: 121 items of `par_item_s` plus p/1000 of `par_call_s_p2`
+    /// processor-seconds each (1 ns + 4 ns in [`MACHINE`]), over p = 2 processors, for
+    /// each of the 3 counts.
+    #[test]
+    fn the_tree_version_pays_the_items_it_walks_beyond_the_loop_version() {
+        let case = Case::of(ProgramKind::Queens);
+        let vars = case.bindings(10, 2, 3);
+        let var = |name: &str| vars.iter().find(|(k, _)| k == name).unwrap().1;
+        assert_eq!(var(WALKED_VAR), 132.0);
+        assert_eq!(var(BASE_WALKED_VAR), 11.0);
+        assert_eq!(
+            (var("groups"), var(SPAN_VAR), var(BASE_SPAN_VAR)),
+            (1.0, 1.0, 1.0)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("models.lcm");
+        std::fs::write(&path, models(&["search"])).unwrap();
+        let machine = dir.path().join("machine.txt");
+        std::fs::write(&machine, MACHINE).unwrap();
+        let seconds = |v: Version| {
+            Predictor::new(v.file, v.source, case.entry, &path, Some(&machine), None)
+                .unwrap()
+                .seconds(&vars)
+                .unwrap()
+        };
+        let extra = seconds(case.other) - seconds(case.base);
+        let walk = 3.0 * 121.0 * (1e-9 + 2.0 * 2e-6 / 1000.0) / 2.0;
+        assert!((extra - walk).abs() < 1e-6 * walk, "{extra} against {walk}");
     }
 }

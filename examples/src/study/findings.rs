@@ -211,8 +211,8 @@ fn queens_method(r: &StudyResult) -> String {
         "How {other} is predicted from {base}: {base}'s models per count, divided by its trip count `groups` for {base}'s own loop; \
          {other} is one parallel loop over all groups' items, so the load imbalance and \
          insufficient parallelism paid at the end of each of {base}'s loops are paid once. \
-         Why the two versions' predictions coincide where nothing more is modelled: at \
-         p = 1 both do exactly the serial search (same pc, every overhead vanishes), and \
+         Why the two versions' predictions lie close: at p = 1 both do the serial \
+         search (same pc, the overheads of parallel execution vanish), and \
          where the first group holds the first k solutions (groups = 1) {base} is one \
          parallel loop too. What differs, and is modelled: {other}'s speculation. Its \
          parallel loop hands each thread a contiguous block of the items (rayon's halving); \
@@ -221,9 +221,12 @@ fn queens_method(r: &StudyResult) -> String {
          block's useful work: `span` (that share of the useful work, from the serial \
          search's work per item; 1 at p = 2 until the first half of the items is needed) \
          gives {other}'s `wc = pc * (p * span - 1)` in place of {base}'s (speculation \
-         within one group). Not modelled: {other}'s fixed cost per count for the items it \
-         passes over (all of the board's, against the needed groups' in {base}), which \
-         shows at small k."
+         within one group). {other} also starts every item of the board each count \
+         (`walked`), needed or not, where {base} starts those of the groups it visits \
+         (`base_walked`): each further item pays a parallel iterator's price of a cheap \
+         item at p threads (`par_item_s` and its share of `par_call_s_pQ`, machine keys). \
+         Not modelled: the check each such item runs (a few nanoseconds on one thread, \
+         {other}'s own code), which shows at small k and p = 1."
     )
 }
 

@@ -103,9 +103,13 @@ fn line_stand_in_s(h: &HandoffPrices, spin_s: f64) -> f64 {
 
 /// The file's keys beyond [`Costs`]' fields, each written only when measured: the line
 /// prices at K > 2, their growth per thread, how far the pairs' prices of `line_bounce_s`
-/// lie apart (with two pairs or more), the line's whole trip and `join_s`.
+/// lie apart (with two pairs or more), the line's whole trip, `join_s`, and with the
+/// parallel-iterator calls the items of each (`par_call_items`).
 fn optional_values(pool: &PoolPrices, lines: &LinePrices) -> BTreeMap<String, f64> {
     let mut values = BTreeMap::new();
+    if !pool.par_call_by_p.is_empty() {
+        values.insert("par_call_items".into(), super::par_call::ITEMS as f64);
+    }
     for &(k, b) in &lines.bounce_by_k[1..] {
         if b.is_finite() {
             values.insert(format!("line_bounce_s_k{k}"), b.max(0.0));
@@ -191,6 +195,8 @@ mod tests {
         };
         let values = optional_values(&pool, &lines(3.5));
         assert_eq!(values["line_bounce_pair_spread"], 3.5);
+        // No parallel-iterator calls measured: no item count for them.
+        assert!(!values.contains_key("par_call_items"), "{values:?}");
         let values = optional_values(&pool, &lines(f64::NAN));
         assert!(
             !values.contains_key("line_bounce_pair_spread"),

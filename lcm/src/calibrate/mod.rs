@@ -233,6 +233,7 @@ mod tests {
         assert_eq!(costs.transfer_by_bytes[0].0, 4096);
         assert_eq!(costs.local_read_by_bytes[0].0, 4096);
         assert!(back.values["join_s"] >= 0.0);
+        assert_eq!(back.values["par_call_items"], par_call::ITEMS as f64);
         for key in [
             "fork_join_s_p1",
             "par_call_s_p2",

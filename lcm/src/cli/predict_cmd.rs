@@ -165,7 +165,8 @@ q = 1..p threads (fork_join_s_pQ, fitted as fork_join_base_s + fork_join_log2p_s
 the cost of a task spawned in a scope (task_s), of a rayon::join in a recursion (join_s:
 a binary join tree with empty leaves, processor-seconds per join beyond plain calls) and of
 a parallel-iterator item (par_item_s, processor-seconds beyond a serial loop), the cost of one small parallel-iterator call issued
-from inside a pool of q = 1..p threads beyond its items' work (par_call_s_pQ), hand-off
+from inside a pool of q = 1..p threads beyond its items' work (par_call_s_pQ, a call of
+par_call_items = 1000 items), hand-off
 latency between two threads caught spinning (handoff_spin_s = latency_s), how much later a
 channel receiver parked 1 ms or more runs after the send than a spinning one
 (handoff_wake_s), what that wake-up adds to the send (handoff_notify_s), the longest wait a channel's receiver still

@@ -32,6 +32,10 @@
 //!   steals and the reduction tree's joins that one call pays beyond a fork/join; lcm
 //!   charges it, in place of the fork/join, on every parallel-iterator call
 //!   ([`Costs::par_call_s_expr`]); a file without it charges the fork/join;
+//! - `par_call_items` (optional; a count): the items of each call `par_call_s_pQ` prices,
+//!   so that a rule can name one item's share of a small call's scheduling,
+//!   `par_call_s_pp / par_call_items`. A file with `par_call_s_pQ` keys but without it
+//!   binds it as 1000, the count all of them were measured with;
 //! - `task_s`: processor-seconds per task spawned in a `rayon::scope` (100 000 empty tasks on
 //!   a pool of `calibrated_p` threads: time times threads over tasks);
 //! - `join_s` (optional): processor-seconds per `rayon::join` of a recursive divide and
@@ -257,11 +261,19 @@ impl Machine {
     /// computes it from the file's `line_bounce_s_kK` members beyond K = 2 (files of
     /// earlier versions wrote a slope through K = 2, or no key), else the file's value, else
     /// 0; and binds `line_bounce_s` also as `line_bounce_s_k2`, the K = 2 member of the
-    /// family (see the module docs).
+    /// family (see the module docs). A file with `par_call_s_pQ` keys but without
+    /// `par_call_items` binds it as the calibration's [`crate::calibrate::par_call::ITEMS`],
+    /// the count every such file was measured with.
     pub fn bindings(&self) -> BTreeMap<String, f64> {
         let mut b = self.values.clone();
         for (k, v) in self.key_values() {
             b.entry(k).or_insert(v);
+        }
+        if b.keys()
+            .any(|k| matches!(family(k), Some(("par_call_s_p", _))))
+        {
+            b.entry("par_call_items".into())
+                .or_insert(crate::calibrate::par_call::ITEMS as f64);
         }
         if let Some(&two) = b.get("line_bounce_s") {
             match bounce_growth(two, &b) {
@@ -410,6 +422,26 @@ mod tests {
             origin: "test".into(),
             values: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn par_call_items_is_the_files_or_the_calibrations_count() {
+        // A file with parallel-iterator call prices but without their item count (files
+        // written before the key) binds the count they were all measured with.
+        let m = full();
+        assert_eq!(m.bindings()["par_call_items"], 1000.0);
+        let text = m.to_text() + "par_call_items = 500\n";
+        let back = Machine::parse("m.txt", &text).unwrap();
+        assert_eq!(back.bindings()["par_call_items"], 500.0);
+        assert!(back.to_text().contains("par_call_items = 500   # items"));
+        // Not a whole number of items: an error naming the line.
+        let bad = m.to_text() + "par_call_items = 0.5\n";
+        let err = Machine::parse("m.txt", &bad).unwrap_err().to_string();
+        assert!(err.contains("par_call_items"), "{err}");
+        // Without call prices nothing is bound.
+        let mut none = full();
+        none.costs.as_mut().unwrap().par_call_by_p.clear();
+        assert!(!none.bindings().contains_key("par_call_items"));
     }
 
     #[test]

@@ -34,7 +34,9 @@ pub(super) fn key_range(key: &str) -> Option<ValueRule> {
         | "line_bounce_s"
         | "line_trip_s"
         | "line_bounce_per_thread_s" => Some(non_negative),
-        "calibrated_p" => Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0)),
+        "calibrated_p" | "par_call_items" => {
+            Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0))
+        }
         "line_bounce_pair_spread" => Some(("a number >= 1", |x| x >= 1.0)),
         _ if matches!(family(key), Some(("par_call_s_p" | "line_bounce_s_k", _))) => {
             Some(non_negative)
@@ -91,6 +93,7 @@ pub(super) fn describe(key: &str) -> String {
             "s, longest wait a channel's receiver still spends spinning".into()
         }
         (_, Some(("fork_join_s_p", q))) => format!("s, measured fork/join of {q} thread(s)"),
+        ("par_call_items", _) => "items of the call each par_call_s_pQ prices".into(),
         (_, Some(("par_call_s_p", q))) => {
             format!("s, one small parallel-iterator call from inside a pool of {q} thread(s)")
         }
