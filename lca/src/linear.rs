@@ -76,23 +76,16 @@ pub fn fit_columns(columns: &[Vec<f64>], y: &[f64]) -> Result<LinearFit, LinearE
     fit_columns_weighted(columns, y, &vec![1.0; y.len()])
 }
 
-/// Weighted least squares: minimizes `Σ_i ((y_i − Σ_j c_j · columns[j][i]) / scale_i)²`.
-/// Half-widths assume noise proportional to `scale`; LOO predictions are exact for the
-/// weighted fit.
-pub fn fit_columns_weighted(
+/// The weighted design matrix of `m` rows with every column scaled to unit norm
+/// (`a[(i, j)] = columns[j][i] / scale_i / norm_j`) and the norms; a zero or non-finite
+/// column is an error. Unit columns keep the SVD's rank test independent of the columns'
+/// units.
+fn normalized_design(
     columns: &[Vec<f64>],
-    y: &[f64],
     scale: &[f64],
-) -> Result<LinearFit, LinearError> {
-    let m = y.len();
+    m: usize,
+) -> Result<(DMatrix<f64>, Vec<f64>), LinearError> {
     let k = columns.len();
-    if m < k + 1 || k == 0 {
-        return Err(LinearError::TooFewPoints {
-            needed: k + 1,
-            coefficients: k,
-            got: m,
-        });
-    }
     let mut scales = Vec::with_capacity(k);
     let mut a = DMatrix::<f64>::zeros(m, k);
     for (j, col) in columns.iter().enumerate() {
@@ -113,6 +106,27 @@ pub fn fit_columns_weighted(
             a[(i, j)] = col[i] / scale[i] / norm;
         }
     }
+    Ok((a, scales))
+}
+
+/// Weighted least squares: minimizes `Σ_i ((y_i − Σ_j c_j · columns[j][i]) / scale_i)²`.
+/// Half-widths assume noise proportional to `scale`; LOO predictions are exact for the
+/// weighted fit.
+pub fn fit_columns_weighted(
+    columns: &[Vec<f64>],
+    y: &[f64],
+    scale: &[f64],
+) -> Result<LinearFit, LinearError> {
+    let m = y.len();
+    let k = columns.len();
+    if m < k + 1 || k == 0 {
+        return Err(LinearError::TooFewPoints {
+            needed: k + 1,
+            coefficients: k,
+            got: m,
+        });
+    }
+    let (a, scales) = normalized_design(columns, scale, m)?;
     let svd = a.clone().svd(true, true);
     let (Some(u), Some(v_t)) = (svd.u.as_ref(), svd.v_t.as_ref()) else {
         return Err(LinearError::Singular {

@@ -193,55 +193,75 @@ fn linear_split(t: &Expr, params: &[String]) -> Option<(String, Expr)> {
     ))
 }
 
-/// Starting points from one branch: linear parameters by least squares over a grid of the
-/// nonlinear ones. Returns (params, branch SSE) candidates.
-fn branch_starts(
-    branch: &Expr,
-    dropped: &BTreeMap<String, bool>,
-    params: &[String],
-    data: &Dataset,
-    y: &[f64],
-) -> Vec<Vec<f64>> {
-    let ymin = y.iter().copied().fold(f64::INFINITY, f64::min);
-    let ymax = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let xmax = data
-        .points
-        .iter()
-        .flat_map(|p| p.x.iter())
-        .fold(1e-300f64, |a, v| a.max(v.abs()));
-    let present = branch.variables();
-    let terms = branch.additive_terms();
-    let mut lin: Vec<(String, f64, Expr)> = Vec::new();
-    let mut offset_terms: Vec<(f64, Expr)> = Vec::new();
-    for (sign, t) in &terms {
-        match linear_split(t, params) {
-            Some((k, rest)) if !lin.iter().any(|(n, ..)| *n == k) => {
-                lin.push((k, *sign, rest));
+/// A branch's additive terms sorted by how their parameters get starting values.
+struct BranchTerms {
+    /// Terms linear in one parameter: (parameter, sign, the term without that parameter);
+    /// these parameters come from least squares.
+    lin: Vec<(String, f64, Expr)>,
+    /// The other terms: (sign, term), a fixed offset once the nonlinear parameters are set.
+    offset_terms: Vec<(f64, Expr)>,
+    /// The branch's parameters that are not linear ones: set from a grid.
+    nonlin: Vec<String>,
+}
+
+impl BranchTerms {
+    /// Sorts `branch`'s terms: the first term linear in a parameter makes that parameter
+    /// linear; every other term is an offset.
+    fn split(branch: &Expr, params: &[String]) -> Self {
+        let present = branch.variables();
+        let terms = branch.additive_terms();
+        let mut lin: Vec<(String, f64, Expr)> = Vec::new();
+        let mut offset_terms: Vec<(f64, Expr)> = Vec::new();
+        for (sign, t) in &terms {
+            match linear_split(t, params) {
+                Some((k, rest)) if !lin.iter().any(|(n, ..)| *n == k) => {
+                    lin.push((k, *sign, rest));
+                }
+                _ => offset_terms.push((*sign, t.clone())),
             }
-            _ => offset_terms.push((*sign, t.clone())),
+        }
+        let nonlin: Vec<String> = params
+            .iter()
+            .filter(|p| present.contains(*p) && !lin.iter().any(|(n, ..)| n == *p))
+            .cloned()
+            .collect();
+        BranchTerms {
+            lin,
+            offset_terms,
+            nonlin,
         }
     }
-    let nonlin: Vec<String> = params
-        .iter()
-        .filter(|p| present.contains(*p) && !lin.iter().any(|(n, ..)| n == *p))
-        .cloned()
-        .collect();
-    let grid: Vec<f64> = [-3.0, -1.0, -0.3, 0.0, 0.3, 1.0, 3.0]
-        .iter()
-        .map(|g| g / xmax)
-        .collect();
-    let combos: Vec<Vec<f64>> = match nonlin.len() {
-        0 => vec![vec![]],
-        1 => grid.iter().map(|&a| vec![a]).collect(),
-        2 => grid
+
+    /// The combinations of nonlinear parameter values to try: a grid of 7 values scaled by
+    /// the largest |x| for one or two of them, the middle of the y range for more.
+    fn combinations(&self, xmax: f64, ymin: f64, ymax: f64) -> Vec<Vec<f64>> {
+        let grid: Vec<f64> = [-3.0, -1.0, -0.3, 0.0, 0.3, 1.0, 3.0]
             .iter()
-            .flat_map(|&a| grid.iter().map(move |&b| vec![a, b]))
-            .collect(),
-        n => vec![vec![(ymin + ymax) / 2.0; n]],
-    };
-    let mut scored: Vec<(f64, Vec<f64>)> = Vec::new();
-    for combo in combos {
-        let mut subst: BTreeMap<String, Expr> = nonlin
+            .map(|g| g / xmax)
+            .collect();
+        match self.nonlin.len() {
+            0 => vec![vec![]],
+            1 => grid.iter().map(|&a| vec![a]).collect(),
+            2 => grid
+                .iter()
+                .flat_map(|&a| grid.iter().map(move |&b| vec![a, b]))
+                .collect(),
+            n => vec![vec![(ymin + ymax) / 2.0; n]],
+        }
+    }
+
+    /// Values for the nonlinear parameters (`combo`) and for the parameters of dropped
+    /// branches (the y minimum for those dropped at their maximum, else the y maximum).
+    fn substitution(
+        &self,
+        combo: &[f64],
+        dropped: &BTreeMap<String, bool>,
+        params: &[String],
+        ymin: f64,
+        ymax: f64,
+    ) -> BTreeMap<String, Expr> {
+        let mut subst: BTreeMap<String, Expr> = self
+            .nonlin
             .iter()
             .cloned()
             .zip(combo.iter().map(|&v| Expr::Num(v)))
@@ -251,9 +271,18 @@ fn branch_starts(
                 subst.insert(k.clone(), Expr::Num(if *from_max { ymin } else { ymax }));
             }
         }
+        subst
+    }
+
+    /// The offset and each linear parameter's column at every data point under `subst`;
+    /// `None` when any value is not finite.
+    fn columns(
+        &self,
+        data: &Dataset,
+        subst: &BTreeMap<String, Expr>,
+    ) -> Option<(Vec<f64>, Vec<Vec<f64>>)> {
         let mut offset = vec![0.0; data.len()];
-        let mut cols = vec![vec![0.0; data.len()]; lin.len()];
-        let mut ok = true;
+        let mut cols = vec![vec![0.0; data.len()]; self.lin.len()];
         for i in 0..data.len() {
             let b = bindings(data, i);
             let look = |n: &str| {
@@ -262,10 +291,10 @@ fn branch_starts(
                     _ => None,
                 })
             };
-            for (s, t) in &offset_terms {
+            for (s, t) in &self.offset_terms {
                 offset[i] += s * t.eval_with(&look).unwrap_or(f64::NAN);
             }
-            for (j, (_, s, rest)) in lin.iter().enumerate() {
+            for (j, (_, s, rest)) in self.lin.iter().enumerate() {
                 cols[j][i] = s * rest.eval_with(&look).unwrap_or(f64::NAN);
             }
         }
@@ -274,18 +303,30 @@ fn branch_starts(
             .chain(cols.iter().flatten())
             .any(|v| !v.is_finite())
         {
-            ok = false;
+            return None;
         }
-        if !ok {
-            continue;
-        }
+        Some((offset, cols))
+    }
+
+    /// One start under `subst`: the linear parameters by least squares on y minus the
+    /// offset, the others from `subst`. Returns (branch SSE, params); `None` when the
+    /// columns are not finite or the least squares fails.
+    fn start(
+        &self,
+        subst: &BTreeMap<String, Expr>,
+        params: &[String],
+        data: &Dataset,
+        y: &[f64],
+    ) -> Option<(f64, Vec<f64>)> {
+        let lin = &self.lin;
+        let (offset, cols) = self.columns(data, subst)?;
         let resid: Vec<f64> = y.iter().zip(&offset).map(|(a, b)| a - b).collect();
         let coef = if lin.is_empty() {
             Some(vec![])
         } else {
             fit_columns(&cols, &resid).ok().map(|f| f.coefficients)
         };
-        let Some(coef) = coef else { continue };
+        let coef = coef?;
         let mut k = vec![0.0; params.len()];
         for (i, p) in params.iter().enumerate() {
             if let Some(j) = lin.iter().position(|(n, ..)| n == p) {
@@ -300,8 +341,35 @@ fn branch_starts(
                 (f - y[i]).powi(2)
             })
             .sum();
-        scored.push((sse, k));
+        Some((sse, k))
     }
+}
+
+/// Starting points from one branch: linear parameters by least squares over a grid of the
+/// nonlinear ones. Returns the two candidates with the lowest branch SSE.
+fn branch_starts(
+    branch: &Expr,
+    dropped: &BTreeMap<String, bool>,
+    params: &[String],
+    data: &Dataset,
+    y: &[f64],
+) -> Vec<Vec<f64>> {
+    let ymin = y.iter().copied().fold(f64::INFINITY, f64::min);
+    let ymax = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let xmax = data
+        .points
+        .iter()
+        .flat_map(|p| p.x.iter())
+        .fold(1e-300f64, |a, v| a.max(v.abs()));
+    let terms = BranchTerms::split(branch, params);
+    let mut scored: Vec<(f64, Vec<f64>)> = terms
+        .combinations(xmax, ymin, ymax)
+        .iter()
+        .filter_map(|combo| {
+            let subst = terms.substitution(combo, dropped, params, ymin, ymax);
+            terms.start(&subst, params, data, y)
+        })
+        .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     scored.into_iter().take(2).map(|(_, k)| k).collect()
 }

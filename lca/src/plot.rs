@@ -60,6 +60,16 @@ fn panels(data: &Dataset) -> Vec<(String, Vec<usize>)> {
         .collect()
 }
 
+/// One panel's data points: their row indices, x and y values and the x range drawn.
+struct PanelPoints<'a> {
+    label: &'a str,
+    rows: &'a [usize],
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    x_range: (f64, f64),
+}
+
+/// Draws every panel: the data and model curves on top, the residuals below.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &Dataset,
@@ -75,100 +85,150 @@ where
         let (top, bottom) = area.split_vertically(area.dim_in_pixel().1 * 2 / 3);
         let xs: Vec<f64> = rows.iter().map(|&i| data.points[i].x[0]).collect();
         let ys: Vec<f64> = rows.iter().map(|&i| data.points[i].y).collect();
-        let (x0, x1) = range(&xs);
-        let grid: Vec<f64> = (0..=100)
-            .map(|k| x0 + (x1 - x0) * k as f64 / 100.0)
-            .collect();
-        let others = &data.points[rows[0]].x[1..];
-        let curves: Vec<Vec<(f64, f64)>> = models
-            .iter()
-            .map(|m| {
-                grid.iter()
-                    .filter_map(|&x| {
-                        let mut b: BTreeMap<String, f64> = BTreeMap::new();
-                        b.insert(data.variables[0].clone(), x);
-                        for (v, o) in data.variables[1..].iter().zip(others) {
-                            b.insert(v.clone(), *o);
-                        }
-                        m.expr.eval(&b).ok().map(|y| (x, y))
-                    })
-                    .collect()
-            })
-            .collect();
-        let all_y: Vec<f64> = ys
-            .iter()
-            .copied()
-            .chain(curves.iter().flatten().map(|p| p.1))
-            .collect();
-        let (y0, y1) = range(&all_y);
-        let title = if label.is_empty() {
-            format!("{} vs {}", data.category, data.variables[0])
-        } else {
-            format!("{} vs {} ({label})", data.category, data.variables[0])
+        let x_range = range(&xs);
+        let panel = PanelPoints {
+            label,
+            rows,
+            xs,
+            ys,
+            x_range,
         };
-        let mut chart = ChartBuilder::on(&top)
-            .margin(10)
-            .caption(title, (plotfont::FAMILY, 16))
-            .x_label_area_size(30)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
+        draw_fit(&top, data, models, &panel)?;
+        draw_residuals(&bottom, data, models, &panel)?;
+    }
+    Ok(())
+}
+
+/// Each model's curve over the panel's x range (101 points), the other variables at the
+/// panel's values; points where a model does not evaluate are left out.
+fn model_curves(
+    data: &Dataset,
+    models: &[FittedModel],
+    panel: &PanelPoints,
+) -> Vec<Vec<(f64, f64)>> {
+    let (x0, x1) = panel.x_range;
+    let grid: Vec<f64> = (0..=100)
+        .map(|k| x0 + (x1 - x0) * k as f64 / 100.0)
+        .collect();
+    let others = &data.points[panel.rows[0]].x[1..];
+    models
+        .iter()
+        .map(|m| {
+            grid.iter()
+                .filter_map(|&x| {
+                    let mut b: BTreeMap<String, f64> = BTreeMap::new();
+                    b.insert(data.variables[0].clone(), x);
+                    for (v, o) in data.variables[1..].iter().zip(others) {
+                        b.insert(v.clone(), *o);
+                    }
+                    m.expr.eval(&b).ok().map(|y| (x, y))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The upper chart of a panel: caption, data points, each model's curve and a legend.
+fn draw_fit<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &Dataset,
+    models: &[FittedModel],
+    panel: &PanelPoints,
+) -> PlotResult
+where
+    DB::ErrorType: 'static,
+{
+    let (x0, x1) = panel.x_range;
+    let (xs, ys, label) = (&panel.xs, &panel.ys, panel.label);
+    let curves = model_curves(data, models, panel);
+    let all_y: Vec<f64> = ys
+        .iter()
+        .copied()
+        .chain(curves.iter().flatten().map(|p| p.1))
+        .collect();
+    let (y0, y1) = range(&all_y);
+    let title = if label.is_empty() {
+        format!("{} vs {}", data.category, data.variables[0])
+    } else {
+        format!("{} vs {} ({label})", data.category, data.variables[0])
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .caption(title, (plotfont::FAMILY, 16))
+        .x_label_area_size(30)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_label_formatter(&|v| plotfont::tick_label(*v))
+        .y_label_formatter(&|v| plotfont::tick_label(*v))
+        .draw()?;
+    chart.draw_series(
+        xs.iter()
+            .zip(ys)
+            .map(|(&x, &y)| Circle::new((x, y), 4, BLACK.filled())),
+    )?;
+    for (k, (c, m)) in curves.iter().zip(models).enumerate() {
+        let color = COLORS[k % COLORS.len()];
         chart
-            .configure_mesh()
-            .x_label_formatter(&|v| plotfont::tick_label(*v))
-            .y_label_formatter(&|v| plotfont::tick_label(*v))
+            .draw_series(LineSeries::new(c.iter().copied(), color.stroke_width(2)))?
+            .label(format!("{}: {}", k + 1, m.expr))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    if !models.is_empty() {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
             .draw()?;
-        chart.draw_series(
-            xs.iter()
-                .zip(&ys)
-                .map(|(&x, &y)| Circle::new((x, y), 4, BLACK.filled())),
+    }
+    Ok(())
+}
+
+/// The lower chart of a panel: each model's residuals at the data points, and zero.
+fn draw_residuals<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &Dataset,
+    models: &[FittedModel],
+    panel: &PanelPoints,
+) -> PlotResult
+where
+    DB::ErrorType: 'static,
+{
+    let (x0, x1) = panel.x_range;
+    let res: Vec<Vec<(f64, f64)>> = models
+        .iter()
+        .map(|m| {
+            panel
+                .rows
+                .iter()
+                .map(|&i| (data.points[i].x[0], data.points[i].y - m.fitted[i]))
+                .collect()
+        })
+        .collect();
+    let all_r: Vec<f64> = res.iter().flatten().map(|p| p.1).chain([0.0]).collect();
+    let (r0, r1) = range(&all_r);
+    let mut rc = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, r0..r1)?;
+    rc.configure_mesh()
+        .y_desc("residual")
+        .x_desc(data.variables[0].as_str())
+        .x_label_formatter(&|v| plotfont::tick_label(*v))
+        .y_label_formatter(&|v| plotfont::tick_label(*v))
+        .draw()?;
+    rc.draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK))?;
+    for (k, r) in res.iter().enumerate() {
+        let color = COLORS[k % COLORS.len()];
+        rc.draw_series(
+            r.iter()
+                .map(|&(x, y)| Cross::new((x, y), 4, color.stroke_width(2))),
         )?;
-        for (k, (c, m)) in curves.iter().zip(models).enumerate() {
-            let color = COLORS[k % COLORS.len()];
-            chart
-                .draw_series(LineSeries::new(c.iter().copied(), color.stroke_width(2)))?
-                .label(format!("{}: {}", k + 1, m.expr))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-        }
-        if !models.is_empty() {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()?;
-        }
-        // Residuals of each model at the data points.
-        let res: Vec<Vec<(f64, f64)>> = models
-            .iter()
-            .map(|m| {
-                rows.iter()
-                    .map(|&i| (data.points[i].x[0], data.points[i].y - m.fitted[i]))
-                    .collect()
-            })
-            .collect();
-        let all_r: Vec<f64> = res.iter().flatten().map(|p| p.1).chain([0.0]).collect();
-        let (r0, r1) = range(&all_r);
-        let mut rc = ChartBuilder::on(&bottom)
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, r0..r1)?;
-        rc.configure_mesh()
-            .y_desc("residual")
-            .x_desc(data.variables[0].as_str())
-            .x_label_formatter(&|v| plotfont::tick_label(*v))
-            .y_label_formatter(&|v| plotfont::tick_label(*v))
-            .draw()?;
-        rc.draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK))?;
-        for (k, r) in res.iter().enumerate() {
-            let color = COLORS[k % COLORS.len()];
-            rc.draw_series(
-                r.iter()
-                    .map(|&(x, y)| Cross::new((x, y), 4, color.stroke_width(2))),
-            )?;
-        }
     }
     Ok(())
 }

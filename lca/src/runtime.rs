@@ -98,18 +98,8 @@ impl RuntimeModel {
     }
 }
 
-/// Fits the run-time model of fragment `tag` (or of untagged records) from the records
-/// that match `extraction`, every category by the fitting policy ([`crate::policy`]).
-/// `p` must be among `variables` or present in every record. `options` is not used: the
-/// policy sets the search's limits from the data.
-pub fn fit_runtime(
-    records: &[Record],
-    source: &str,
-    tag: Option<&str>,
-    variables: &[String],
-    extraction: &Extraction,
-    options: &SearchOptions,
-) -> Result<RuntimeModel, ModelError> {
+/// The records of fragment `tag` (or the untagged ones) that match `extraction`.
+fn fragment_records(records: &[Record], tag: Option<&str>, extraction: &Extraction) -> Vec<Record> {
     let mut x = extraction.clone();
     if let Some(t) = tag {
         let c = Comparison {
@@ -123,11 +113,59 @@ pub fn fit_runtime(
             x.any_of.iter_mut().for_each(|all| all.push(c.clone()));
         }
     }
-    let selected: Vec<Record> = records
+    records
         .iter()
         .filter(|r| x.matches(r) && (tag.is_some() || r.tag().is_none()))
         .cloned()
-        .collect();
+        .collect()
+}
+
+/// The model `total` against each selected record's measured time (`time`, from `tt` and
+/// `p`); `p` comes from the record when it is not among `variables`.
+fn prediction_rows(
+    selected: &[Record],
+    source: &str,
+    variables: &[String],
+    total: &Expr,
+) -> Result<Vec<PredictionRow>, ModelError> {
+    let time = Dataset::from_records(selected, source, "time", variables, &Extraction::default())?;
+    let mut rows = Vec::new();
+    for (pt, r) in time
+        .points
+        .iter()
+        .zip(selected.iter().filter(|r| r.has("tt")))
+    {
+        let mut b: Bindings = time.bindings(pt);
+        if !b.contains_key("p") {
+            if let Ok(p) = r.number("p") {
+                b.insert("p".into(), p);
+            }
+        }
+        let predicted = total.eval_with(&|n| b.get(n).copied()).unwrap_or(f64::NAN);
+        rows.push(PredictionRow {
+            x: pt.x.clone(),
+            measured: pt.y,
+            predicted,
+            relative_error: (predicted - pt.y).abs() / pt.y.abs().max(1e-300),
+            line: pt.line,
+        });
+    }
+    Ok(rows)
+}
+
+/// Fits the run-time model of fragment `tag` (or of untagged records) from the records
+/// that match `extraction`, every category by the fitting policy ([`crate::policy`]).
+/// `p` must be among `variables` or present in every record. `options` is not used: the
+/// policy sets the search's limits from the data.
+pub fn fit_runtime(
+    records: &[Record],
+    source: &str,
+    tag: Option<&str>,
+    variables: &[String],
+    extraction: &Extraction,
+    options: &SearchOptions,
+) -> Result<RuntimeModel, ModelError> {
+    let selected = fragment_records(records, tag, extraction);
     if !selected.iter().any(|r| {
         CATEGORY_KEYS
             .iter()
@@ -157,28 +195,7 @@ pub fn fit_runtime(
         })
         .collect();
     let total = fitted.time();
-    let time = Dataset::from_records(&selected, source, "time", variables, &Extraction::default())?;
-    let mut rows = Vec::new();
-    for (pt, r) in time
-        .points
-        .iter()
-        .zip(selected.iter().filter(|r| r.has("tt")))
-    {
-        let mut b: Bindings = time.bindings(pt);
-        if !b.contains_key("p") {
-            if let Ok(p) = r.number("p") {
-                b.insert("p".into(), p);
-            }
-        }
-        let predicted = total.eval_with(&|n| b.get(n).copied()).unwrap_or(f64::NAN);
-        rows.push(PredictionRow {
-            x: pt.x.clone(),
-            measured: pt.y,
-            predicted,
-            relative_error: (predicted - pt.y).abs() / pt.y.abs().max(1e-300),
-            line: pt.line,
-        });
-    }
+    let rows = prediction_rows(&selected, source, variables, &total)?;
     let mean_relative_error =
         rows.iter().map(|r| r.relative_error).sum::<f64>() / rows.len().max(1) as f64;
     Ok(RuntimeModel {

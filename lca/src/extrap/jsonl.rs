@@ -31,110 +31,162 @@ fn finite(v: &Value) -> Option<f64> {
     v.as_f64().filter(|x| x.is_finite())
 }
 
+/// One measurement line of a JSON Lines file, checked: its coordinate (in the order of
+/// `names`), callpath, metric and repeated values.
+struct MeasurementLine {
+    names: Vec<String>,
+    coordinate: Vec<f64>,
+    callpath: Option<String>,
+    metric: String,
+    values: Vec<f64>,
+}
+
+/// The text of one line and its number, to build errors that point into it.
+struct LineAt<'a> {
+    text: &'a str,
+    lineno: usize,
+}
+
+impl LineAt<'_> {
+    /// An error at the first occurrence of `needle` in the line (column 1 when absent).
+    fn err(&self, needle: &str, message: String) -> ExtrapError {
+        ExtrapError {
+            line: self.lineno,
+            column: column_of(self.text, needle),
+            message,
+        }
+    }
+}
+
+/// Parses one non-blank line into a measurement line: a JSON object whose `params` have
+/// the names of the first line (`params` remembers them), finite coordinates, string
+/// `callpath` and `metric` (a valid record key, `time` when absent) and a finite `value`
+/// or non-empty array of them.
+fn measurement_line(
+    at: &LineAt,
+    params: &mut Option<Vec<String>>,
+) -> Result<MeasurementLine, ExtrapError> {
+    let value: Value = serde_json::from_str(at.text).map_err(|e| ExtrapError {
+        line: at.lineno,
+        column: e.column().max(1),
+        message: format!("expected a JSON object on this line: {e}"),
+    })?;
+    let Value::Object(obj) = value else {
+        return Err(at.err(
+            "",
+            "expected a JSON object, found another JSON value".into(),
+        ));
+    };
+    let (names, coordinate) = line_params(at, &obj, params)?;
+    let text_field = |key: &str| -> Result<Option<&str>, ExtrapError> {
+        match obj.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(other) => Err(at.err(
+                &format!("\"{key}\""),
+                format!("expected a string for `{key}`, found {other}"),
+            )),
+        }
+    };
+    let callpath =
+        text_field("callpath")?.map(|c| c.split_whitespace().collect::<Vec<_>>().join("_"));
+    let metric = text_field("metric")?.unwrap_or("time").to_string();
+    if !valid_key(&metric) || metric == "tag" || names.contains(&metric) {
+        return Err(at.err(
+            "\"metric\"",
+            format!("expected a metric name usable as a record key (a letter or `_`, then letters, digits, `_ . -`; not a parameter or `tag`), found `{metric}`"),
+        ));
+    }
+    let values: Vec<f64> = match obj.get("value") {
+        Some(Value::Array(vs)) if !vs.is_empty() => vs.iter().map(finite).collect::<Option<_>>(),
+        Some(v) => finite(v).map(|x| vec![x]),
+        None => None,
+    }
+    .ok_or_else(|| {
+        at.err(
+            "\"value\"",
+            "expected `\"value\"`: a finite number or a non-empty array of them".into(),
+        )
+    })?;
+    Ok(MeasurementLine {
+        names,
+        coordinate,
+        callpath,
+        metric,
+        values,
+    })
+}
+
+/// The parameter names and coordinate of a line's `params` object; the names must be those
+/// of the first line (remembered in `params`) and valid, the values finite.
+fn line_params(
+    at: &LineAt,
+    obj: &Map<String, Value>,
+    params: &mut Option<Vec<String>>,
+) -> Result<(Vec<String>, Vec<f64>), ExtrapError> {
+    let Some(Value::Object(ps)) = obj.get("params") else {
+        return Err(at.err(
+            "\"params\"",
+            "expected `\"params\": {NAME: NUMBER, ...}`".into(),
+        ));
+    };
+    let names: Vec<String> = ps.keys().cloned().collect();
+    let known = params.get_or_insert_with(|| names.clone());
+    if *known != names {
+        return Err(at.err(
+            "\"params\"",
+            format!(
+                "expected the parameters of the first line ({}), found {}",
+                known.join(", "),
+                names.join(", ")
+            ),
+        ));
+    }
+    check_params(known).map_err(|m| at.err("\"params\"", m))?;
+    let mut coordinate = Vec::with_capacity(names.len());
+    for (k, v) in ps {
+        coordinate.push(finite(v).ok_or_else(|| {
+            at.err(
+                &format!("\"{k}\""),
+                format!("expected a finite number for parameter `{k}`, found {v}"),
+            )
+        })?);
+    }
+    Ok((names, coordinate))
+}
+
 /// Reads a JSON Lines file into records. Errors name line and column.
 pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
     let mut params: Option<Vec<String>> = None;
     let mut builder: Option<RecordBuilder> = None;
     let mut repetitions: HashMap<(Option<String>, String, Vec<u64>), usize> = HashMap::new();
     for (i, line) in text.lines().enumerate() {
-        let lineno = i + 1;
         if line.trim().is_empty() {
             continue;
         }
-        let err = |needle: &str, message: String| ExtrapError {
-            line: lineno,
-            column: column_of(line, needle),
-            message,
+        let at = LineAt {
+            text: line,
+            lineno: i + 1,
         };
-        let value: Value = serde_json::from_str(line).map_err(|e| ExtrapError {
-            line: lineno,
-            column: e.column().max(1),
-            message: format!("expected a JSON object on this line: {e}"),
-        })?;
-        let Value::Object(obj) = value else {
-            return Err(err(
-                "",
-                "expected a JSON object, found another JSON value".into(),
-            ));
-        };
-        let Some(Value::Object(ps)) = obj.get("params") else {
-            return Err(err(
-                "\"params\"",
-                "expected `\"params\": {NAME: NUMBER, ...}`".into(),
-            ));
-        };
-        let names: Vec<String> = ps.keys().cloned().collect();
-        let known = params.get_or_insert_with(|| names.clone());
-        if *known != names {
-            return Err(err(
-                "\"params\"",
-                format!(
-                    "expected the parameters of the first line ({}), found {}",
-                    known.join(", "),
-                    names.join(", ")
-                ),
-            ));
-        }
-        check_params(known).map_err(|m| err("\"params\"", m))?;
-        let mut coordinate = Vec::with_capacity(names.len());
-        for (k, v) in ps {
-            coordinate.push(finite(v).ok_or_else(|| {
-                err(
-                    &format!("\"{k}\""),
-                    format!("expected a finite number for parameter `{k}`, found {v}"),
-                )
-            })?);
-        }
-        let text_field = |key: &str| -> Result<Option<&str>, ExtrapError> {
-            match obj.get(key) {
-                None => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.as_str())),
-                Some(other) => Err(err(
-                    &format!("\"{key}\""),
-                    format!("expected a string for `{key}`, found {other}"),
-                )),
-            }
-        };
-        let callpath =
-            text_field("callpath")?.map(|c| c.split_whitespace().collect::<Vec<_>>().join("_"));
-        let metric = text_field("metric")?.unwrap_or("time").to_string();
-        if !valid_key(&metric) || metric == "tag" || names.contains(&metric) {
-            return Err(err(
-                "\"metric\"",
-                format!("expected a metric name usable as a record key (a letter or `_`, then letters, digits, `_ . -`; not a parameter or `tag`), found `{metric}`"),
-            ));
-        }
-        let values: Vec<f64> = match obj.get("value") {
-            Some(Value::Array(vs)) if !vs.is_empty() => {
-                vs.iter().map(finite).collect::<Option<_>>()
-            }
-            Some(v) => finite(v).map(|x| vec![x]),
-            None => None,
-        }
-        .ok_or_else(|| {
-            err(
-                "\"value\"",
-                "expected `\"value\"`: a finite number or a non-empty array of them".into(),
-            )
-        })?;
-        let builder = builder.get_or_insert_with(|| RecordBuilder::new(names.clone()));
+        let m = measurement_line(&at, &mut params)?;
+        let builder = builder.get_or_insert_with(|| RecordBuilder::new(m.names.clone()));
         let key = (
-            callpath.clone(),
-            metric.clone(),
-            coordinate.iter().map(|v| v.to_bits()).collect(),
+            m.callpath.clone(),
+            m.metric.clone(),
+            m.coordinate.iter().map(|v| v.to_bits()).collect(),
         );
-        for value in values {
+        for value in m.values {
             let rep = repetitions.entry(key.clone()).or_insert(0);
             builder
                 .add(Measurement {
-                    callpath: callpath.as_deref(),
-                    coordinate: &coordinate,
-                    metric: &metric,
+                    callpath: m.callpath.as_deref(),
+                    coordinate: &m.coordinate,
+                    metric: &m.metric,
                     repetition: *rep,
                     value,
-                    line: lineno,
+                    line: at.lineno,
                 })
-                .map_err(|m| err("\"value\"", m))?;
+                .map_err(|e| at.err("\"value\"", e))?;
             *rep += 1;
         }
     }

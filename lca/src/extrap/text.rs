@@ -50,6 +50,32 @@ fn tokens(s: &str, base: usize) -> Vec<(usize, &str)> {
     out
 }
 
+/// The parentheses and number tokens of `body` (starting at byte `base` of its line), with
+/// their byte offsets in the line, in order.
+fn point_tokens(body: &str, base: usize) -> Vec<(usize, Tok<'_>)> {
+    let spaced: String = body
+        .chars()
+        .map(|c| if c == '(' || c == ')' { ' ' } else { c })
+        .collect();
+    let mut toks: Vec<(usize, Tok)> = body
+        .char_indices()
+        .filter_map(|(i, c)| match c {
+            '(' => Some((base + i, Tok::Open)),
+            ')' => Some((base + i, Tok::Close)),
+            _ => None,
+        })
+        .collect();
+    // Parentheses are one byte, as are the spaces that replace them: a token of `spaced`
+    // is the same bytes of `body`.
+    toks.extend(
+        tokens(&spaced, base)
+            .into_iter()
+            .map(|(at, t)| (at, Tok::Num(&body[at - base..at - base + t.len()]))),
+    );
+    toks.sort_by_key(|t| t.0);
+    toks
+}
+
 /// Parses the coordinates after `POINTS` (at byte `base` of `line`): parenthesized groups
 /// of `dims` numbers each (a number may sit in its own parentheses), or with one parameter
 /// bare numbers.
@@ -79,25 +105,7 @@ fn points(
             .map(|(at, t)| Ok(vec![number(line, at, t, lineno)?]))
             .collect();
     }
-    // Split parentheses from numbers.
-    let spaced: String = body
-        .chars()
-        .map(|c| if c == '(' || c == ')' { ' ' } else { c })
-        .collect();
-    let mut toks: Vec<(usize, Tok)> = body
-        .char_indices()
-        .filter_map(|(i, c)| match c {
-            '(' => Some((base + i, Tok::Open)),
-            ')' => Some((base + i, Tok::Close)),
-            _ => None,
-        })
-        .collect();
-    toks.extend(
-        tokens(&spaced, base)
-            .into_iter()
-            .map(|(at, t)| (at, Tok::Num(t))),
-    );
-    toks.sort_by_key(|t| t.0);
+    let toks = point_tokens(body, base);
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut current: Vec<f64> = Vec::new();
@@ -172,137 +180,223 @@ fn close(block: &Option<Block>, points: usize) -> Result<(), ExtrapError> {
     }
 }
 
-/// Reads an Extra-P text file into records. Errors name line and column.
-pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
-    let mut params: Vec<String> = Vec::new();
-    let mut pts: Vec<Vec<f64>> = Vec::new();
-    let mut region: Option<String> = None;
-    let mut metric = "time".to_string();
-    let mut block: Option<Block> = None;
-    let mut builder: Option<RecordBuilder> = None;
-    for (i, line) in text.lines().enumerate() {
-        let lineno = i + 1;
+/// One non-blank, non-comment line of a text file, split into its keyword and the rest,
+/// with the byte offsets errors point at.
+struct Statement<'a> {
+    line: &'a str,
+    lineno: usize,
+    /// Byte offset of the keyword.
+    start: usize,
+    field: &'a str,
+    /// Byte offset just after the keyword.
+    rest_at: usize,
+    /// The text after the keyword, trimmed.
+    rest: &'a str,
+    /// Byte offset of the first character of `rest`.
+    rest_col: usize,
+}
+
+impl<'a> Statement<'a> {
+    /// Splits line `lineno`; `None` for blank lines and `#` comments.
+    fn split(line: &'a str, lineno: usize) -> Option<Self> {
         let t = line.trim_start();
         if t.is_empty() || t.starts_with('#') {
-            continue;
+            return None;
         }
         let start = line.len() - t.len();
         let field = t.split_whitespace().next().unwrap_or("");
         let rest_at = start + field.len();
         let rest = line[rest_at..].trim();
         let rest_col = rest_at + (line[rest_at..].len() - line[rest_at..].trim_start().len());
-        let err = |byte: usize, message: String| ExtrapError {
-            line: lineno,
-            column: column(line, byte),
+        Some(Statement {
+            line,
+            lineno,
+            start,
+            field,
+            rest_at,
+            rest,
+            rest_col,
+        })
+    }
+
+    /// An error at byte `byte` of the line.
+    fn err(&self, byte: usize, message: String) -> ExtrapError {
+        ExtrapError {
+            line: self.lineno,
+            column: column(self.line, byte),
             message,
-        };
-        match field {
-            "PARAMETER" => {
-                if !pts.is_empty() {
-                    return Err(err(start, "expected PARAMETER lines before POINTS".into()));
-                }
-                let names: Vec<String> = rest.split_whitespace().map(str::to_string).collect();
-                if names.is_empty() {
-                    return Err(err(
-                        rest_col,
-                        "expected parameter names after PARAMETER".into(),
-                    ));
-                }
-                params.extend(names);
-                check_params(&params).map_err(|m| err(rest_col, m))?;
-                if params.len() > 4 {
-                    return Err(err(
-                        start,
-                        "expected at most 4 parameters (the format's limit)".into(),
-                    ));
-                }
-            }
-            "POINTS" => {
-                if params.is_empty() {
-                    return Err(err(start, "expected PARAMETER lines before POINTS".into()));
-                }
-                if builder.is_some() {
-                    return Err(err(
-                        start,
-                        "expected every POINTS line before the first DATA".into(),
-                    ));
-                }
-                pts.extend(points(line, rest_at, params.len(), lineno)?);
-            }
-            "REGION" | "METRIC" => {
-                if rest.is_empty() {
-                    return Err(err(rest_col, format!("expected a name after {field}")));
-                }
-                close(&block, pts.len())?;
-                block = None;
-                if field == "METRIC" {
-                    if !valid_key(rest) || rest == "tag" || params.iter().any(|p| p == rest) {
-                        return Err(err(
-                            rest_col,
-                            format!("expected a metric name usable as a record key (a letter or `_`, then letters, digits, `_ . -`; not a parameter or `tag`), found `{rest}`"),
-                        ));
-                    }
-                    metric = rest.to_string();
-                } else {
-                    region = Some(rest.split_whitespace().collect::<Vec<_>>().join("_"));
-                }
-            }
-            "DATA" => {
-                if pts.is_empty() {
-                    return Err(err(
-                        start,
-                        "expected PARAMETER and POINTS lines before DATA".into(),
-                    ));
-                }
-                let b = block.get_or_insert(Block {
-                    line: lineno,
-                    count: 0,
-                });
-                if b.count >= pts.len() {
-                    return Err(err(
-                        start,
-                        format!(
-                            "expected one DATA line per point ({}), found more",
-                            pts.len()
-                        ),
-                    ));
-                }
-                let values = tokens(&line[rest_at..], rest_at);
-                if values.is_empty() {
-                    return Err(err(rest_col, "expected values after DATA".into()));
-                }
-                let builder = builder.get_or_insert_with(|| RecordBuilder::new(params.clone()));
-                for (rep, (at, v)) in values.into_iter().enumerate() {
-                    let value = number(line, at, v, lineno)?;
-                    builder
-                        .add(Measurement {
-                            callpath: region.as_deref(),
-                            coordinate: &pts[b.count],
-                            metric: &metric,
-                            repetition: rep,
-                            value,
-                            line: lineno,
-                        })
-                        .map_err(|m| err(at, m))?;
-                }
-                b.count += 1;
-            }
-            _ => {
-                return Err(err(
-                    start,
-                    format!("expected PARAMETER, POINTS, REGION, METRIC or DATA, found `{field}`"),
-                ))
-            }
         }
     }
-    close(&block, pts.len())?;
-    builder
-        .map(RecordBuilder::finish)
-        .ok_or_else(|| ExtrapError {
-            line: text.lines().count().max(1),
-            column: 1,
-            message: "expected DATA lines, found none".into(),
-        })
+}
+
+/// What a text file has declared so far, and the records built from its DATA lines.
+struct TextReader {
+    params: Vec<String>,
+    pts: Vec<Vec<f64>>,
+    region: Option<String>,
+    metric: String,
+    block: Option<Block>,
+    builder: Option<RecordBuilder>,
+}
+
+impl TextReader {
+    fn new() -> Self {
+        TextReader {
+            params: Vec::new(),
+            pts: Vec::new(),
+            region: None,
+            metric: "time".to_string(),
+            block: None,
+            builder: None,
+        }
+    }
+
+    /// Applies one statement, by its keyword.
+    fn statement(&mut self, s: &Statement) -> Result<(), ExtrapError> {
+        match s.field {
+            "PARAMETER" => self.parameter(s),
+            "POINTS" => self.points(s),
+            "REGION" | "METRIC" => self.region_or_metric(s),
+            "DATA" => self.data(s),
+            _ => Err(s.err(
+                s.start,
+                format!(
+                    "expected PARAMETER, POINTS, REGION, METRIC or DATA, found `{}`",
+                    s.field
+                ),
+            )),
+        }
+    }
+
+    /// `PARAMETER NAME...`: more parameter names, before any POINTS, at most 4 in all.
+    fn parameter(&mut self, s: &Statement) -> Result<(), ExtrapError> {
+        if !self.pts.is_empty() {
+            return Err(s.err(s.start, "expected PARAMETER lines before POINTS".into()));
+        }
+        let names: Vec<String> = s.rest.split_whitespace().map(str::to_string).collect();
+        if names.is_empty() {
+            return Err(s.err(
+                s.rest_col,
+                "expected parameter names after PARAMETER".into(),
+            ));
+        }
+        self.params.extend(names);
+        check_params(&self.params).map_err(|m| s.err(s.rest_col, m))?;
+        if self.params.len() > 4 {
+            return Err(s.err(
+                s.start,
+                "expected at most 4 parameters (the format's limit)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `POINTS ...`: more coordinates, after the parameters and before the first DATA.
+    fn points(&mut self, s: &Statement) -> Result<(), ExtrapError> {
+        if self.params.is_empty() {
+            return Err(s.err(s.start, "expected PARAMETER lines before POINTS".into()));
+        }
+        if self.builder.is_some() {
+            return Err(s.err(
+                s.start,
+                "expected every POINTS line before the first DATA".into(),
+            ));
+        }
+        self.pts
+            .extend(points(s.line, s.rest_at, self.params.len(), s.lineno)?);
+        Ok(())
+    }
+
+    /// `REGION NAME` or `METRIC NAME`: closes the DATA block before it and names the next.
+    fn region_or_metric(&mut self, s: &Statement) -> Result<(), ExtrapError> {
+        let rest = s.rest;
+        if rest.is_empty() {
+            return Err(s.err(s.rest_col, format!("expected a name after {}", s.field)));
+        }
+        close(&self.block, self.pts.len())?;
+        self.block = None;
+        if s.field == "METRIC" {
+            if !valid_key(rest) || rest == "tag" || self.params.iter().any(|p| p == rest) {
+                return Err(s.err(
+                    s.rest_col,
+                    format!("expected a metric name usable as a record key (a letter or `_`, then letters, digits, `_ . -`; not a parameter or `tag`), found `{rest}`"),
+                ));
+            }
+            self.metric = rest.to_string();
+        } else {
+            self.region = Some(rest.split_whitespace().collect::<Vec<_>>().join("_"));
+        }
+        Ok(())
+    }
+
+    /// `DATA VALUE...`: the repetitions at the block's next point.
+    fn data(&mut self, s: &Statement) -> Result<(), ExtrapError> {
+        if self.pts.is_empty() {
+            return Err(s.err(
+                s.start,
+                "expected PARAMETER and POINTS lines before DATA".into(),
+            ));
+        }
+        let b = self.block.get_or_insert(Block {
+            line: s.lineno,
+            count: 0,
+        });
+        if b.count >= self.pts.len() {
+            return Err(s.err(
+                s.start,
+                format!(
+                    "expected one DATA line per point ({}), found more",
+                    self.pts.len()
+                ),
+            ));
+        }
+        let values = tokens(&s.line[s.rest_at..], s.rest_at);
+        if values.is_empty() {
+            return Err(s.err(s.rest_col, "expected values after DATA".into()));
+        }
+        let params = &self.params;
+        let builder = self
+            .builder
+            .get_or_insert_with(|| RecordBuilder::new(params.clone()));
+        for (rep, (at, v)) in values.into_iter().enumerate() {
+            let value = number(s.line, at, v, s.lineno)?;
+            builder
+                .add(Measurement {
+                    callpath: self.region.as_deref(),
+                    coordinate: &self.pts[b.count],
+                    metric: &self.metric,
+                    repetition: rep,
+                    value,
+                    line: s.lineno,
+                })
+                .map_err(|m| s.err(at, m))?;
+        }
+        b.count += 1;
+        Ok(())
+    }
+
+    /// The records, after closing the last block; `lines` is the file's line count.
+    fn finish(self, lines: usize) -> Result<Vec<Record>, ExtrapError> {
+        close(&self.block, self.pts.len())?;
+        self.builder
+            .map(RecordBuilder::finish)
+            .ok_or_else(|| ExtrapError {
+                line: lines.max(1),
+                column: 1,
+                message: "expected DATA lines, found none".into(),
+            })
+    }
+}
+
+/// Reads an Extra-P text file into records. Errors name line and column.
+pub fn read(text: &str) -> Result<Vec<Record>, ExtrapError> {
+    let mut reader = TextReader::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(statement) = Statement::split(line, i + 1) {
+            reader.statement(&statement)?;
+        }
+    }
+    reader.finish(text.lines().count())
 }
 
 #[cfg(test)]

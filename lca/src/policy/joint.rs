@@ -195,7 +195,139 @@ pub fn rebalance(
     }))
 }
 
+/// The p > 1 configurations of a fragment's records, and how to read one category's
+/// measurement at each of them.
+struct Configurations<'a> {
+    records: &'a [&'a Record],
+    source: &'a str,
+    variables: &'a [String],
+    /// The variable values of each configuration, in the order of the `tt` observations.
+    configs: Vec<Vec<f64>>,
+    /// Configuration index of each configuration's variable values (bit patterns).
+    index: HashMap<Vec<u64>, usize>,
+}
+
+impl<'a> Configurations<'a> {
+    /// The configurations of the observations `tt`.
+    fn of(
+        tt: &Observations,
+        records: &'a [&'a Record],
+        source: &'a str,
+        variables: &'a [String],
+    ) -> Self {
+        let configs: Vec<Vec<f64>> = tt.data.points.iter().map(|pt| pt.x.clone()).collect();
+        let index: HashMap<Vec<u64>, usize> = configs
+            .iter()
+            .enumerate()
+            .map(|(k, x)| (key(x), k))
+            .collect();
+        Configurations {
+            records,
+            source,
+            variables,
+            configs,
+            index,
+        }
+    }
+
+    /// `category`'s measured value at each configuration (0 where absent).
+    fn measured(&self, category: &str) -> Result<Vec<f64>, RecordError> {
+        let obs = Observations::from_records(self.records, self.source, category, self.variables)?;
+        let mut v = vec![0.0; self.configs.len()];
+        for pt in &obs.data.points {
+            if let Some(&k) = self.index.get(&key(&pt.x)) {
+                v[k] = pt.y;
+            }
+        }
+        Ok(v)
+    }
+}
+
+/// What the overheads must add up to at each configuration: the time `tt` less every
+/// category summed into it that is not re-estimated (the work), as measured.
+fn overhead_target(
+    out: &FragmentModels,
+    chosen: &[&CategoryModel],
+    configs: &Configurations,
+    tt: &Observations,
+) -> Result<Vec<f64>, RecordError> {
+    let keys: Vec<&str> = out.categories.iter().map(|c| c.category.as_str()).collect();
+    let terms = ::category::time::time_terms_of_keys(keys.iter().copied());
+    let mut target: Vec<f64> = tt.data.ys();
+    for c in &out.categories {
+        let adjusted = chosen.iter().any(|o| o.category == c.category);
+        if adjusted || !::category::time::counts(&terms, &c.category) {
+            continue;
+        }
+        for (t, v) in target.iter_mut().zip(configs.measured(&c.category)?) {
+            *t -= v;
+        }
+    }
+    Ok(target)
+}
+
+/// The overheads `chosen`, their bases evaluated at the configurations and on the
+/// plausibility grid of `sums`; None when a basis is not finite somewhere.
+fn overheads_of(
+    out: &FragmentModels,
+    chosen: Vec<&CategoryModel>,
+    configs: &Configurations,
+    sums: &Observations,
+) -> Result<Option<Vec<Overhead>>, RecordError> {
+    let grid = super::choose::grid_of(&sums.data);
+    let work = out
+        .categories
+        .iter()
+        .find(|c| c.category == "pc" || c.category == "rt")
+        .map(|c| &c.model.expr);
+    let at = |e: &Expr, points: &[Bindings]| -> Option<Vec<f64>> {
+        points
+            .iter()
+            .map(|b| e.eval(b).ok().filter(|v| v.is_finite()))
+            .collect()
+    };
+    let config_bindings: Vec<Bindings> = configs
+        .configs
+        .iter()
+        .map(|x| bindings(configs.variables, x))
+        .collect();
+    let work_floor: Vec<f64> = grid
+        .iter()
+        .map(|b| {
+            work.and_then(|w| w.eval(b).ok())
+                .map_or(f64::NEG_INFINITY, |w| -w)
+        })
+        .collect();
+    let mut overheads = Vec::new();
+    for c in chosen {
+        let bases: Vec<Expr> = c.terms.iter().map(|t| t.1.clone()).collect();
+        let columns: Option<Vec<Vec<f64>>> =
+            bases.iter().map(|b| at(b, &config_bindings)).collect();
+        let on_grid: Option<Vec<Vec<f64>>> = bases.iter().map(|b| at(b, &grid)).collect();
+        let (Some(columns), Some(on_grid)) = (columns, on_grid) else {
+            return Ok(None);
+        };
+        overheads.push(Overhead {
+            name: c.category.clone(),
+            own: c.terms.iter().map(|t| t.0).collect(),
+            bases,
+            columns,
+            measured: configs.measured(&c.category)?,
+            grid: on_grid,
+            floor: if c.category == "ml" {
+                work_floor.clone()
+            } else {
+                vec![0.0; grid.len()]
+            },
+        });
+    }
+    Ok(Some(overheads))
+}
+
 impl Problem {
+    /// The joint problem of the overheads of `out`; None when there is no overhead model,
+    /// no p among `variables`, too few p > 1 configurations for the coefficients, or a
+    /// basis that is not finite at a configuration or grid point.
     fn new(
         out: &FragmentModels,
         records: &[&Record],
@@ -215,90 +347,21 @@ impl Problem {
         }
         let tt = Observations::from_records(records, source, "tt", variables)?
             .filter(|pt| pt.x[pi] > 1.0);
-        let configs: Vec<Vec<f64>> = tt.data.points.iter().map(|pt| pt.x.clone()).collect();
-        let index: HashMap<Vec<u64>, usize> = configs
-            .iter()
-            .enumerate()
-            .map(|(k, x)| (key(x), k))
-            .collect();
-        let at_configs = |category: &str| -> Result<Vec<f64>, RecordError> {
-            let obs = Observations::from_records(records, source, category, variables)?;
-            let mut v = vec![0.0; configs.len()];
-            for pt in &obs.data.points {
-                if let Some(&k) = index.get(&key(&pt.x)) {
-                    v[k] = pt.y;
-                }
-            }
-            Ok(v)
-        };
-        // What the overheads must add up to: the time less every category summed into it
-        // that is not re-estimated (the work), as measured.
-        let keys: Vec<&str> = out.categories.iter().map(|c| c.category.as_str()).collect();
-        let terms = ::category::time::time_terms_of_keys(keys.iter().copied());
-        let mut target: Vec<f64> = tt.data.ys();
-        for c in &out.categories {
-            let adjusted = chosen.iter().any(|o| o.category == c.category);
-            if adjusted || !::category::time::counts(&terms, &c.category) {
-                continue;
-            }
-            for (t, v) in target.iter_mut().zip(at_configs(&c.category)?) {
-                *t -= v;
-            }
-        }
+        let configs = Configurations::of(&tt, records, source, variables);
+        let target = overhead_target(out, &chosen, &configs, &tt)?;
         let coefficients: usize = chosen.iter().map(|c| c.terms.len()).sum();
-        if coefficients + 2 > configs.len() {
+        if coefficients + 2 > configs.configs.len() {
             return Ok(None);
         }
         let mut sums = tt.clone();
         for (pt, t) in sums.data.points.iter_mut().zip(&target) {
             pt.y = *t;
         }
-        let grid = super::choose::grid_of(&sums.data);
-        let work = out
-            .categories
-            .iter()
-            .find(|c| c.category == "pc" || c.category == "rt")
-            .map(|c| &c.model.expr);
-        let at = |e: &Expr, points: &[Bindings]| -> Option<Vec<f64>> {
-            points
-                .iter()
-                .map(|b| e.eval(b).ok().filter(|v| v.is_finite()))
-                .collect()
+        let Some(overheads) = overheads_of(out, chosen, &configs, &sums)? else {
+            return Ok(None);
         };
-        let config_bindings: Vec<Bindings> =
-            configs.iter().map(|x| bindings(variables, x)).collect();
-        let work_floor: Vec<f64> = grid
-            .iter()
-            .map(|b| {
-                work.and_then(|w| w.eval(b).ok())
-                    .map_or(f64::NEG_INFINITY, |w| -w)
-            })
-            .collect();
-        let mut overheads = Vec::new();
-        for c in chosen {
-            let bases: Vec<Expr> = c.terms.iter().map(|t| t.1.clone()).collect();
-            let columns: Option<Vec<Vec<f64>>> =
-                bases.iter().map(|b| at(b, &config_bindings)).collect();
-            let on_grid: Option<Vec<Vec<f64>>> = bases.iter().map(|b| at(b, &grid)).collect();
-            let (Some(columns), Some(on_grid)) = (columns, on_grid) else {
-                return Ok(None);
-            };
-            overheads.push(Overhead {
-                name: c.category.clone(),
-                own: c.terms.iter().map(|t| t.0).collect(),
-                bases,
-                columns,
-                measured: at_configs(&c.category)?,
-                grid: on_grid,
-                floor: if c.category == "ml" {
-                    work_floor.clone()
-                } else {
-                    vec![0.0; grid.len()]
-                },
-            });
-        }
         Ok(Some(Problem {
-            index,
+            index: configs.index,
             target,
             tt: tt.scale,
             sums,

@@ -180,6 +180,99 @@ impl TopK {
     }
 }
 
+/// One screening run: the weighted columns, the base basis (constant or empty), and the
+/// best sets found so far.
+struct ScreenRun {
+    scr: Screen,
+    /// The candidate columns with the row weights applied.
+    cols: Vec<Vec<f64>>,
+    base: Basis,
+    scratch: Vec<f64>,
+    penalty: f64,
+    exhaustive3: bool,
+    max_terms: usize,
+    /// The best sets of every size.
+    found: TopK,
+    /// The best 8 pairs: where the beam search for the third term starts.
+    pairs: TopK,
+}
+
+impl ScreenRun {
+    /// Scores every single term on the base and offers it; returns (CV error, column)
+    /// sorted best first.
+    fn score_singles(&mut self) -> Vec<(f64, usize)> {
+        let mut singles: Vec<(f64, usize)> = Vec::with_capacity(self.cols.len());
+        for a in 0..self.cols.len() {
+            if let Some(s) = self
+                .scr
+                .score_with(&self.base, &self.cols[a], &mut self.scratch)
+            {
+                self.found.offer(penalized(s, 1, self.penalty), &[a]);
+                singles.push((s, a));
+            }
+        }
+        singles.sort_by(|x, y| x.0.total_cmp(&y.0));
+        singles
+    }
+
+    /// Scores the pairs whose first term is among `firsts` (every pair when exhaustive),
+    /// and when exhaustive up to 3 terms every triple extending them.
+    fn score_pairs(&mut self, firsts: &[bool]) {
+        let (cols, exhaustive3) = (&self.cols, self.exhaustive3);
+        for a in 0..cols.len() {
+            if !firsts[a] && !exhaustive3 {
+                continue;
+            }
+            let Some(ba) = self.scr.push(&self.base, &cols[a]) else {
+                continue;
+            };
+            for b in 0..cols.len() {
+                if b == a || (b < a && (exhaustive3 || firsts[b])) {
+                    continue;
+                }
+                if let Some(s) = self.scr.score_with(&ba, &cols[b], &mut self.scratch) {
+                    let sc = penalized(s, 2, self.penalty);
+                    self.found.offer(sc, &[a, b]);
+                    self.pairs.offer(sc, &[a, b]);
+                }
+                if self.max_terms >= 3 && exhaustive3 {
+                    let Some(bb) = self.scr.push(&ba, &cols[b]) else {
+                        continue;
+                    };
+                    for c in b + 1..cols.len() {
+                        if let Some(s) = self.scr.score_with(&bb, &cols[c], &mut self.scratch) {
+                            self.found.offer(penalized(s, 3, self.penalty), &[a, b, c]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Beam search for the third term: every column added to each of the best pairs.
+    fn beam_triples(&mut self) {
+        let cols = &self.cols;
+        for (_, set) in self.pairs.sets() {
+            let mut b = self.base.clone();
+            for &i in &set {
+                b = match self.scr.push(&b, &cols[i]) {
+                    Some(nb) => nb,
+                    None => break,
+                };
+            }
+            for c in 0..cols.len() {
+                if set.contains(&c) {
+                    continue;
+                }
+                if let Some(s) = self.scr.score_with(&b, &cols[c], &mut self.scratch) {
+                    self.found
+                        .offer(penalized(s, 3, self.penalty), &[set[0], set[1], c]);
+                }
+            }
+        }
+    }
+}
+
 /// Screens term sets (indices into `cols`) of size 1..=max_terms with a constant; returns
 /// the best sets by penalized score. Exhaustive up to 2 terms (and 3 when `exhaustive3`),
 /// beam search from the best 8 pairs for the third otherwise.
@@ -196,32 +289,32 @@ pub(super) fn screen(
     let max_terms = max_terms.min(m.saturating_sub(3));
     let scr = Screen::new(y);
     let cols: Vec<Vec<f64>> = cols.iter().map(|c| scr.weigh(c)).collect();
-    let cols = &cols[..];
     let base = if with_constant {
         scr.constant()
     } else {
         scr.empty()
     };
-    let mut scratch = vec![0.0; m];
-    let mut found = TopK::new(keep);
-    let mut pairs = TopK::new(8);
+    let mut run = ScreenRun {
+        scr,
+        cols,
+        base,
+        scratch: vec![0.0; m],
+        penalty,
+        exhaustive3,
+        max_terms,
+        found: TopK::new(keep),
+        pairs: TopK::new(8),
+    };
     if with_constant {
-        if let Some(s) = scr.score(&base) {
-            found.offer(penalized(s, 0, penalty), &[]);
+        if let Some(s) = run.scr.score(&run.base) {
+            run.found.offer(penalized(s, 0, penalty), &[]);
         }
     }
     if max_terms == 0 {
-        return found.sets();
+        return run.found.sets();
     }
     // Single terms; pairs are then built from the best 24 first terms (pruning).
-    let mut singles: Vec<(f64, usize)> = Vec::with_capacity(cols.len());
-    for a in 0..cols.len() {
-        if let Some(s) = scr.score_with(&base, &cols[a], &mut scratch) {
-            found.offer(penalized(s, 1, penalty), &[a]);
-            singles.push((s, a));
-        }
-    }
-    singles.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let singles = run.score_singles();
     // The best single terms always reach selection (they may lose the screen to a
     // cancelling pair that selection then rejects).
     let mut best_singles: Vec<(f64, Vec<usize>)> = singles
@@ -230,61 +323,17 @@ pub(super) fn screen(
         .map(|&(s, a)| (penalized(s, 1, penalty), vec![a]))
         .collect();
     let firsts: Vec<bool> = {
-        let mut f = vec![false; cols.len()];
+        let mut f = vec![false; run.cols.len()];
         singles.iter().take(24).for_each(|&(_, a)| f[a] = true);
         f
     };
-    for a in 0..cols.len() {
-        if max_terms < 2 {
-            break;
-        }
-        if !firsts[a] && !exhaustive3 {
-            continue;
-        }
-        let Some(ba) = scr.push(&base, &cols[a]) else {
-            continue;
-        };
-        for b in 0..cols.len() {
-            if b == a || (b < a && (exhaustive3 || firsts[b])) {
-                continue;
-            }
-            if let Some(s) = scr.score_with(&ba, &cols[b], &mut scratch) {
-                let sc = penalized(s, 2, penalty);
-                found.offer(sc, &[a, b]);
-                pairs.offer(sc, &[a, b]);
-            }
-            if max_terms >= 3 && exhaustive3 {
-                let Some(bb) = scr.push(&ba, &cols[b]) else {
-                    continue;
-                };
-                for c in b + 1..cols.len() {
-                    if let Some(s) = scr.score_with(&bb, &cols[c], &mut scratch) {
-                        found.offer(penalized(s, 3, penalty), &[a, b, c]);
-                    }
-                }
-            }
-        }
+    if max_terms >= 2 {
+        run.score_pairs(&firsts);
     }
     if max_terms >= 3 && !exhaustive3 {
-        for (_, set) in pairs.sets() {
-            let mut b = base.clone();
-            for &i in &set {
-                b = match scr.push(&b, &cols[i]) {
-                    Some(nb) => nb,
-                    None => break,
-                };
-            }
-            for c in 0..cols.len() {
-                if set.contains(&c) {
-                    continue;
-                }
-                if let Some(s) = scr.score_with(&b, &cols[c], &mut scratch) {
-                    found.offer(penalized(s, 3, penalty), &[set[0], set[1], c]);
-                }
-            }
-        }
+        run.beam_triples();
     }
-    let mut out = found.sets();
+    let mut out = run.found.sets();
     best_singles.retain(|b| !out.iter().any(|o| o.1 == b.1));
     out.append(&mut best_singles);
     out

@@ -90,62 +90,71 @@ pub(crate) fn analyze(p: &NProc) -> Analysis {
             lo,
             hi,
             body,
-        } => {
-            let b = analyze(body);
-            let lo = simplify(lo);
-            let hi = simplify(hi);
-            let demands: Vec<Demand> = b
-                .demands
-                .into_iter()
-                .map(|mut d| {
-                    d.loops.insert(0, (index.clone(), lo.clone(), hi.clone()));
-                    d
-                })
-                .collect();
-            if *par {
-                let phi = reduce(Reduction::Max, index, &lo, &hi, b.phi);
-                let tmax = reduce(Reduction::Max, index, &lo, &hi, b.t);
-                let om = omega(&demands);
-                Analysis {
-                    phi,
-                    t: call(Func::Max, vec![tmax, om]),
-                    demands,
-                }
-            } else {
-                Analysis {
-                    phi: reduce(Reduction::Sum, index, &lo, &hi, b.phi),
-                    t: reduce(Reduction::Sum, index, &lo, &hi, b.t),
-                    demands,
-                }
-            }
+        } => analyze_loop(*par, index, lo, hi, body),
+        NProc::If(c, a, b) => analyze_if(c, a, b),
+    }
+}
+
+/// A loop `for`/`par (index = lo, hi) body`: the body's demands gain the loop; a
+/// sequential loop sums phi and T over the index, a parallel one takes their maximum and
+/// T at least the loop's contention bound omega.
+fn analyze_loop(par: bool, index: &str, lo: &Expr, hi: &Expr, body: &NProc) -> Analysis {
+    let b = analyze(body);
+    let lo = simplify(lo);
+    let hi = simplify(hi);
+    let demands: Vec<Demand> = b
+        .demands
+        .into_iter()
+        .map(|mut d| {
+            d.loops
+                .insert(0, (index.to_string(), lo.clone(), hi.clone()));
+            d
+        })
+        .collect();
+    if par {
+        let phi = reduce(Reduction::Max, index, &lo, &hi, b.phi);
+        let tmax = reduce(Reduction::Max, index, &lo, &hi, b.t);
+        let om = omega(&demands);
+        Analysis {
+            phi,
+            t: call(Func::Max, vec![tmax, om]),
+            demands,
         }
-        NProc::If(c, a, b) => {
-            let c = simplify(c);
-            match c.as_num() {
-                Some(1.0) => return analyze(a),
-                Some(0.0) => return analyze(b),
-                _ => {}
-            }
-            let (a, b) = (analyze(a), analyze(b));
-            let not_c = add(vec![Expr::Num(1.0), mul(vec![Expr::Num(-1.0), c.clone()])]);
-            let weigh =
-                |x: Expr, y: Expr| add(vec![mul(vec![c.clone(), x]), mul(vec![not_c.clone(), y])]);
-            let mut demands: Vec<Demand> = Vec::new();
-            for mut d in a.demands {
-                d.amount = mul(vec![c.clone(), d.amount]);
-                demands.push(d);
-            }
-            for mut d in b.demands {
-                d.amount = mul(vec![not_c.clone(), d.amount]);
-                demands.push(d);
-            }
-            demands.retain(|d| d.amount.as_num() != Some(0.0));
-            Analysis {
-                phi: weigh(a.phi, b.phi),
-                t: weigh(a.t, b.t),
-                demands,
-            }
+    } else {
+        Analysis {
+            phi: reduce(Reduction::Sum, index, &lo, &hi, b.phi),
+            t: reduce(Reduction::Sum, index, &lo, &hi, b.t),
+            demands,
         }
+    }
+}
+
+/// `if (c) a else b`: a constant condition picks a branch; otherwise phi and T are
+/// `c*X_a + (1-c)*X_b` and each branch's demands are weighed by its probability.
+fn analyze_if(c: &Expr, a: &NProc, b: &NProc) -> Analysis {
+    let c = simplify(c);
+    match c.as_num() {
+        Some(1.0) => return analyze(a),
+        Some(0.0) => return analyze(b),
+        _ => {}
+    }
+    let (a, b) = (analyze(a), analyze(b));
+    let not_c = add(vec![Expr::Num(1.0), mul(vec![Expr::Num(-1.0), c.clone()])]);
+    let weigh = |x: Expr, y: Expr| add(vec![mul(vec![c.clone(), x]), mul(vec![not_c.clone(), y])]);
+    let mut demands: Vec<Demand> = Vec::new();
+    for mut d in a.demands {
+        d.amount = mul(vec![c.clone(), d.amount]);
+        demands.push(d);
+    }
+    for mut d in b.demands {
+        d.amount = mul(vec![not_c.clone(), d.amount]);
+        demands.push(d);
+    }
+    demands.retain(|d| d.amount.as_num() != Some(0.0));
+    Analysis {
+        phi: weigh(a.phi, b.phi),
+        t: weigh(a.t, b.t),
+        demands,
     }
 }
 

@@ -65,11 +65,10 @@ fn strip_channel_ops(nodes: Vec<Node>, chans: &[String]) -> Vec<Node> {
         .collect()
 }
 
-/// Replaces a chain of channel-linked task loops inside parallel node `node` by a
-/// [`NodeKind::Pipeline`]; returns the node unchanged when there is no such chain.
-pub fn restructure(mut node: Node) -> Node {
-    let stages: Vec<Stage> = node
-        .children
+/// The tasks of parallel node `node` that are one loop each, as stages: the loop's count,
+/// body and channel operations.
+fn task_stages(node: &Node) -> Vec<Stage> {
+    node.children
         .iter()
         .enumerate()
         .filter_map(|(i, t)| {
@@ -94,15 +93,18 @@ pub fn restructure(mut node: Node) -> Node {
                 line: lp.line,
             })
         })
-        .collect();
-    // Start: a stage that sends and receives nothing any other stage sends.
+        .collect()
+}
+
+/// The chain of stages linked by channels (indices into `stages`) and the channels between
+/// them: from a stage that sends and receives nothing any other stage sends, each next
+/// stage the first not yet in the chain that receives what the last one sends. None when
+/// there is no start or the chain has one stage.
+fn channel_chain(stages: &[Stage]) -> Option<(Vec<usize>, Vec<String>)> {
     let sent_by_someone = |c: &String| stages.iter().any(|s| s.sends.contains(c));
-    let Some(start) = stages
+    let start = stages
         .iter()
-        .position(|s| !s.sends.is_empty() && !s.recvs.iter().any(sent_by_someone))
-    else {
-        return node;
-    };
+        .position(|s| !s.sends.is_empty() && !s.recvs.iter().any(sent_by_someone))?;
     let mut chain = vec![start];
     let mut channels = Vec::new();
     let mut last = start;
@@ -123,8 +125,16 @@ pub fn restructure(mut node: Node) -> Node {
         }
     }
     if chain.len() < 2 {
-        return node;
+        return None;
     }
+    Some((chain, channels))
+}
+
+/// The pipeline node of `chain` (stages of `node`'s tasks linked by `channels`): one
+/// serial stage per loop body, channel operations removed, with its task's processor and
+/// variable overrides; a stage whose loop runs over its channel handles the items of the
+/// stage before it.
+fn pipeline_node(node: &Node, stages: &[Stage], chain: &[usize], channels: Vec<String>) -> Node {
     let items = stages[chain[0]].count.clone();
     let mut stage_items: Vec<Expr> = Vec::new();
     let mut stage_nodes = Vec::new();
@@ -152,9 +162,8 @@ pub fn restructure(mut node: Node) -> Node {
         st.var_overrides = task.var_overrides.clone();
         stage_nodes.push(st);
     }
-    let first_task = stages[chain[0]].task;
-    let line = node.children[first_task].line;
-    let pipe = Node::new(
+    let line = node.children[stages[chain[0]].task].line;
+    Node::new(
         NodeKind::Pipeline {
             items,
             stage_items,
@@ -163,7 +172,19 @@ pub fn restructure(mut node: Node) -> Node {
         },
         line,
     )
-    .with_children(stage_nodes);
+    .with_children(stage_nodes)
+}
+
+/// Replaces a chain of channel-linked task loops inside parallel node `node` by a
+/// [`NodeKind::Pipeline`]; returns the node unchanged when there is no such chain.
+pub fn restructure(mut node: Node) -> Node {
+    let stages = task_stages(&node);
+    let Some((chain, channels)) = channel_chain(&stages) else {
+        return node;
+    };
+    let pipe = pipeline_node(&node, &stages, &chain, channels);
+    // The pipeline takes the place of the chain's first task; the chain's other tasks go.
+    let first_task = stages[chain[0]].task;
     let chain_tasks: Vec<usize> = chain.iter().map(|&si| stages[si].task).collect();
     let mut children = Vec::new();
     for (i, c) in std::mem::take(&mut node.children).into_iter().enumerate() {

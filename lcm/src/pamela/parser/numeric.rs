@@ -1,7 +1,7 @@
 //! Numeric expressions: comparisons, arithmetic, `mod`/`div`, powers, reductions,
 //! conditionals and calls.
 use super::{Parser, R};
-use crate::pamela::error::PamelaError;
+use crate::pamela::error::{PamelaError, Span};
 use crate::pamela::expr::{bx, CmpOp, Expr, Func, Reduction};
 use crate::pamela::lexer::Tok;
 
@@ -147,103 +147,122 @@ impl Parser {
                 self.expect(&Tok::RBrace, "`}`")?;
                 Ok(e)
             }
-            Tok::Ident(s) => {
-                // reductions: sum/max/min ( i = a, b ) body
-                if matches!(s.as_str(), "sum" | "max" | "min")
-                    && self.peek_at(1) == &Tok::LParen
-                    && matches!(self.peek_at(2), Tok::Ident(_))
-                    && self.peek_at(3) == &Tok::Assign
-                {
-                    self.pos += 1;
-                    let (index, lo, hi) = self.loop_header()?;
-                    self.enter()?;
-                    let body = self.mul();
-                    let body = self.leave(body)?;
-                    let op = match s.as_str() {
-                        "sum" => Reduction::Sum,
-                        "max" => Reduction::Max,
-                        _ => Reduction::Min,
-                    };
-                    return Ok(Expr::Reduce {
-                        op,
-                        index,
-                        lo: bx(lo),
-                        hi: bx(hi),
-                        body: bx(body),
-                    });
-                }
-                if s == "if" {
-                    self.pos += 1;
-                    self.expect(&Tok::LParen, "`(` after if")?;
-                    let c = self.expr()?;
-                    self.expect(&Tok::RParen, "`)` after the condition")?;
-                    let a = self.expr()?;
-                    if !self.is_ident("else") {
-                        return self.err("`else` (a numeric if needs both branches)");
-                    }
-                    self.pos += 1;
-                    let b = self.expr()?;
-                    return Ok(Expr::If(bx(c), bx(a), bx(b)));
-                }
-                if matches!(
-                    s.as_str(),
-                    "mod" | "div" | "else" | "numeric" | "resource" | "process"
-                ) {
-                    return self.err("a number, name or `(`");
-                }
-                self.pos += 1;
-                if self.peek() == &Tok::LParen {
-                    let args = self.call_args()?;
-                    if let Some(f) = Func::from_name(&s) {
-                        if f == Func::Pw {
-                            if let Some(found) = Expr::piecewise_table_error(&args) {
-                                return Err(PamelaError::parse(
-                                    span,
-                                    "`pw(x, x1, y1, x2, y2, …)`: two or more points of positive numbers, the breakpoints increasing",
-                                    found,
-                                ));
-                            }
-                            return Ok(Expr::Call(f, args));
-                        }
-                        if f == Func::Lin {
-                            let table: Vec<Option<f64>> =
-                                args[1.min(args.len())..].iter().map(Expr::as_num).collect();
-                            if let Some((index, expected)) = lca::expr::linear_table_problem(&table)
-                            {
-                                return Err(PamelaError::parse(
-                                    span,
-                                    format!("`lin(x, x1, y1, x2, y2, …)`: {expected}"),
-                                    format!("argument {} of {}", index + 2, args.len()),
-                                ));
-                            }
-                            return Ok(Expr::Call(f, args));
-                        }
-                        let ok = match f {
-                            Func::Min | Func::Max => args.len() >= 2,
-                            _ => args.len() == 1,
-                        };
-                        if !ok {
-                            return Err(PamelaError::parse(
-                                span,
-                                format!(
-                                    "`{s}` with {}",
-                                    if matches!(f, Func::Min | Func::Max) {
-                                        "2 or more arguments"
-                                    } else {
-                                        "1 argument"
-                                    }
-                                ),
-                                format!("{} argument(s)", args.len()),
-                            ));
-                        }
-                        return Ok(Expr::Call(f, args));
-                    }
-                    // a numeric equation with arguments, expanded by the normalizer
-                    return Ok(Expr::Apply(s, args));
-                }
-                Ok(Expr::Var(s))
-            }
+            Tok::Ident(s) => self.named_atom(s, span),
             _ => self.err("a number, name or `(`"),
         }
     }
+
+    /// An atom that starts with the name `s` (at `span`): a reduction, a numeric `if`, a
+    /// call or a variable; a keyword that cannot start an expression is an error.
+    fn named_atom(&mut self, s: String, span: Span) -> R<Expr> {
+        // reductions: sum/max/min ( i = a, b ) body
+        if matches!(s.as_str(), "sum" | "max" | "min")
+            && self.peek_at(1) == &Tok::LParen
+            && matches!(self.peek_at(2), Tok::Ident(_))
+            && self.peek_at(3) == &Tok::Assign
+        {
+            return self.reduction(&s);
+        }
+        if s == "if" {
+            return self.numeric_if();
+        }
+        if matches!(
+            s.as_str(),
+            "mod" | "div" | "else" | "numeric" | "resource" | "process"
+        ) {
+            return self.err("a number, name or `(`");
+        }
+        self.pos += 1;
+        if self.peek() == &Tok::LParen {
+            let args = self.call_args()?;
+            if let Some(f) = Func::from_name(&s) {
+                return function_call(f, &s, args, span);
+            }
+            // a numeric equation with arguments, expanded by the normalizer
+            return Ok(Expr::Apply(s, args));
+        }
+        Ok(Expr::Var(s))
+    }
+
+    /// `sum`/`max`/`min` `( i = a, b ) body`, the parser at the reduction's name.
+    fn reduction(&mut self, name: &str) -> R<Expr> {
+        self.pos += 1;
+        let (index, lo, hi) = self.loop_header()?;
+        self.enter()?;
+        let body = self.mul();
+        let body = self.leave(body)?;
+        let op = match name {
+            "sum" => Reduction::Sum,
+            "max" => Reduction::Max,
+            _ => Reduction::Min,
+        };
+        Ok(Expr::Reduce {
+            op,
+            index,
+            lo: bx(lo),
+            hi: bx(hi),
+            body: bx(body),
+        })
+    }
+
+    /// `if (c) a else b` with numeric branches (both required), the parser at `if`.
+    fn numeric_if(&mut self) -> R<Expr> {
+        self.pos += 1;
+        self.expect(&Tok::LParen, "`(` after if")?;
+        let c = self.expr()?;
+        self.expect(&Tok::RParen, "`)` after the condition")?;
+        let a = self.expr()?;
+        if !self.is_ident("else") {
+            return self.err("`else` (a numeric if needs both branches)");
+        }
+        self.pos += 1;
+        let b = self.expr()?;
+        Ok(Expr::If(bx(c), bx(a), bx(b)))
+    }
+}
+
+/// A call of built-in function `f` (named `name`, at `span`) with `args`, its arguments
+/// checked: `pw` and `lin` need a valid table, `min` and `max` two or more arguments, the
+/// others one.
+fn function_call(f: Func, name: &str, args: Vec<Expr>, span: Span) -> R<Expr> {
+    if f == Func::Pw {
+        if let Some(found) = Expr::piecewise_table_error(&args) {
+            return Err(PamelaError::parse(
+                span,
+                "`pw(x, x1, y1, x2, y2, …)`: two or more points of positive numbers, the breakpoints increasing",
+                found,
+            ));
+        }
+        return Ok(Expr::Call(f, args));
+    }
+    if f == Func::Lin {
+        let table: Vec<Option<f64>> = args[1.min(args.len())..].iter().map(Expr::as_num).collect();
+        if let Some((index, expected)) = lca::expr::linear_table_problem(&table) {
+            return Err(PamelaError::parse(
+                span,
+                format!("`lin(x, x1, y1, x2, y2, …)`: {expected}"),
+                format!("argument {} of {}", index + 2, args.len()),
+            ));
+        }
+        return Ok(Expr::Call(f, args));
+    }
+    let ok = match f {
+        Func::Min | Func::Max => args.len() >= 2,
+        _ => args.len() == 1,
+    };
+    if !ok {
+        return Err(PamelaError::parse(
+            span,
+            format!(
+                "`{name}` with {}",
+                if matches!(f, Func::Min | Func::Max) {
+                    "2 or more arguments"
+                } else {
+                    "1 argument"
+                }
+            ),
+            format!("{} argument(s)", args.len()),
+        ));
+    }
+    Ok(Expr::Call(f, args))
 }

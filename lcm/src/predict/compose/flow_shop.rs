@@ -9,7 +9,20 @@ use crate::predict::error::PredictError;
 use crate::predict::tree::{add, div, mul, Node, NodeKind};
 use lca::expr::{BinOp, Expr};
 
+/// The symbolic per-item times of a pipeline's stages and what they add up to.
+struct StageTimes {
+    /// `tau_P_S`: each stage's time per item (its fragments plus its hand-offs).
+    taus: Vec<String>,
+    /// `N_P_S`: how many items each stage handles.
+    counts: Vec<String>,
+    /// Each stage's processor-time: count × tau × the stage's processors.
+    work: Vec<Expr>,
+}
+
 impl Composer<'_> {
+    /// Pipeline node `n` as a step: the material-oriented stages (every item uses each
+    /// stage's resource in turn) in parallel with the flow-shop critical path, and with
+    /// `resources` the processors' demand beside them.
     pub(super) fn pipeline(
         &mut self,
         n: &Node,
@@ -27,43 +40,12 @@ impl Composer<'_> {
         };
         self.pipes += 1;
         let pid = self.pipes;
-        let mut bases = Vec::new();
-        for (s, stage) in n.children.iter().enumerate() {
-            let senv = env.enter(stage, outer);
-            let base = self.time_expr_seq(&stage.children, &senv)?;
-            bases.push(match handoff {
-                Some(_) => Expr::Var(self.numeric(&format!("base_{pid}_{}", s + 1), &base)),
-                None => base,
-            });
-        }
+        let bases = self.stage_bases(n, env, outer, pid, handoff.is_some())?;
         let handoffs = handoff.map(|h| h.per_item(&bases));
-        let mut taus = Vec::new();
-        let mut counts = Vec::new();
-        let mut work = Vec::new();
-        for (s, stage) in n.children.iter().enumerate() {
-            let senv = env.enter(stage, outer);
-            let tau = match &handoffs {
-                Some(h) => {
-                    let h = self.numeric(&format!("handoff_{pid}_{}", s + 1), &h[s]);
-                    add(bases[s].clone(), Expr::Var(h))
-                }
-                None => bases[s].clone(),
-            };
-            let tau = self.numeric(&format!("tau_{pid}_{}", s + 1), &tau);
-            let count = self.numeric(&format!("N_{pid}_{}", s + 1), &env.subst(&stage_items[s]));
-            work.push(mul(
-                mul(Expr::Var(count.clone()), Expr::Var(tau.clone())),
-                senv.p(),
-            ));
-            self.resource(
-                &format!("st_{pid}_{}", s + 1),
-                &format!("pipeline {pid} stage {} (line {})", s + 1, stage.line),
-            );
-            taus.push(tau);
-            counts.push(count);
-        }
+        let times = self.stage_times(n, env, outer, pid, &bases, handoffs, stage_items);
         let all_equal = stage_items.windows(2).all(|w| w[0] == w[1]);
         let i = self.index();
+        let StageTimes { taus, counts, work } = times;
         let uses: Vec<Step> = taus
             .iter()
             .enumerate()
@@ -94,12 +76,83 @@ impl Composer<'_> {
             "pipeline (line {}): material-oriented stages || critical path with skew (Eq. 3.16)",
             n.line
         );
+        Ok(self.pipeline_line(depth, note, pipe, w))
+    }
+
+    /// Each stage's fragment time per item; named `base_P_S` when hand-offs are added to
+    /// it (their rule needs the stages' times by name).
+    fn stage_bases(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        outer: &Env,
+        pid: usize,
+        named: bool,
+    ) -> Result<Vec<Expr>, PredictError> {
+        let mut bases = Vec::new();
+        for (s, stage) in n.children.iter().enumerate() {
+            let senv = env.enter(stage, outer);
+            let base = self.time_expr_seq(&stage.children, &senv)?;
+            bases.push(if named {
+                Expr::Var(self.numeric(&format!("base_{pid}_{}", s + 1), &base))
+            } else {
+                base
+            });
+        }
+        Ok(bases)
+    }
+
+    /// Names each stage's time per item (`handoff_P_S`, `tau_P_S`) and item count
+    /// (`N_P_S`), declares its resource `st_P_S`, and sums its processor-time.
+    #[allow(clippy::too_many_arguments)] // the pipeline's parts, each used once
+    fn stage_times(
+        &mut self,
+        n: &Node,
+        env: &Env,
+        outer: &Env,
+        pid: usize,
+        bases: &[Expr],
+        handoffs: Option<Vec<Expr>>,
+        stage_items: &[Expr],
+    ) -> StageTimes {
+        let mut taus = Vec::new();
+        let mut counts = Vec::new();
+        let mut work = Vec::new();
+        for (s, stage) in n.children.iter().enumerate() {
+            let senv = env.enter(stage, outer);
+            let tau = match &handoffs {
+                Some(h) => {
+                    let h = self.numeric(&format!("handoff_{pid}_{}", s + 1), &h[s]);
+                    add(bases[s].clone(), Expr::Var(h))
+                }
+                None => bases[s].clone(),
+            };
+            let tau = self.numeric(&format!("tau_{pid}_{}", s + 1), &tau);
+            let count = self.numeric(&format!("N_{pid}_{}", s + 1), &env.subst(&stage_items[s]));
+            work.push(mul(
+                mul(Expr::Var(count.clone()), Expr::Var(tau.clone())),
+                senv.p(),
+            ));
+            self.resource(
+                &format!("st_{pid}_{}", s + 1),
+                &format!("pipeline {pid} stage {} (line {})", s + 1, stage.line),
+            );
+            taus.push(tau);
+            counts.push(count);
+        }
+        StageTimes { taus, counts, work }
+    }
+
+    /// The pipeline's step at `depth` with its note; with `resources`, a block that also
+    /// has the processors use `cpu` for the pipeline's work `w` (`W_pipe_P`) divided
+    /// among them.
+    fn pipeline_line(&mut self, depth: usize, note: String, pipe: Step, w: String) -> Step {
         let line = |depth, note, step| Step::Line {
             depth,
             note,
             step: Box::new(step),
         };
-        Ok(if self.opts.resources {
+        if self.opts.resources {
             let j = self.index();
             let demand = Expr::bin(BinOp::Div, Expr::Var(w), Expr::Var("p".into()));
             let cpu = Step::Repeat {
@@ -116,7 +169,7 @@ impl Composer<'_> {
             }
         } else {
             line(depth, Some(note), pipe)
-        })
+        }
     }
 
     /// Symbolic critical-path time of a sequence of nodes (for pipeline stage times).

@@ -9,6 +9,13 @@ use lca::annotation::Annotation;
 use lca::expr::Expr;
 use syn::visit::Visit;
 
+/// What a fragment's annotation block sets besides its models: the processors it runs
+/// on and the variables it sets.
+struct Overrides {
+    p: Option<Expr>,
+    vars: Vec<(String, Expr)>,
+}
+
 impl Recognizer<'_> {
     pub(super) fn hint_from(&self, annots: &[(usize, Annotation)]) -> Result<Hint, PredictError> {
         let mut h = Hint::default();
@@ -88,6 +95,8 @@ impl Recognizer<'_> {
         Ok(nodes)
     }
 
+    /// The nodes of fragment `name` whose statements are `stmts` and whose annotation
+    /// block is `annots` (see [`Self::fragment_nodes`]).
     pub(super) fn fragment(
         &mut self,
         name: &str,
@@ -109,6 +118,19 @@ impl Recognizer<'_> {
             inside: Box::default(),
             ranges: Vec::new(),
         };
+        let overrides = self.fragment_annotations(name, annots, &mut frag)?;
+        Ok(self.fragment_nodes(frag, line, stmts, overrides))
+    }
+
+    /// Applies a fragment's annotation block to `frag` (its models, bytes, data,
+    /// executions, ranges, inner overheads); returns its processor override and the
+    /// variables it sets. A second `fragment` line or a category given twice is an error.
+    fn fragment_annotations(
+        &self,
+        name: &str,
+        annots: &[(usize, Annotation)],
+        frag: &mut Fragment,
+    ) -> Result<Overrides, PredictError> {
         let mut p = None;
         let mut vars = Vec::new();
         let mut seen_fragment = false;
@@ -153,6 +175,19 @@ impl Recognizer<'_> {
                 Annotation::Like(_) | Annotation::Contention(_) => {}
             }
         }
+        Ok(Overrides { p, vars })
+    }
+
+    /// The fragment's node between the channel receives and sends its statements contain,
+    /// followed by its barriers; the statements are scanned for the parallelism the
+    /// fragment covers and the constructs inside it.
+    fn fragment_nodes(
+        &mut self,
+        mut frag: Fragment,
+        line: usize,
+        stmts: &[&syn::Stmt],
+        overrides: Overrides,
+    ) -> Vec<Node> {
         // Look inside only for channel operations and to name covered parallelism.
         let mut scan = FragmentScan::default();
         for s in stmts {
@@ -177,8 +212,8 @@ impl Recognizer<'_> {
             .map(|(e, l)| Node::new(NodeKind::Sync(SyncOp::Send(self.chan_id_by_name(e))), *l))
             .collect();
         let mut node = Node::new(NodeKind::Fragment(frag), line);
-        node.p_override = p;
-        node.var_overrides = vars;
+        node.p_override = overrides.p;
+        node.var_overrides = overrides.vars;
         let mut out = recvs;
         out.push(node);
         out.extend(sends);
@@ -187,7 +222,7 @@ impl Recognizer<'_> {
                 .iter()
                 .map(|(b, l)| Node::new(NodeKind::Sync(SyncOp::Barrier(b.clone())), *l)),
         );
-        Ok(out)
+        out
     }
 
     /// `// lcm: overheads = machine | measured` of the fragment block line `line`.

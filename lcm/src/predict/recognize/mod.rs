@@ -366,44 +366,8 @@ impl<'a> Recognizer<'a> {
                 let body = self.block(&l.body)?;
                 self.make_loop(body, hint, None, line, "loop")
             }
-            syn::Expr::If(i) => {
-                let mut v = self.expr(&i.cond, &Hint::default())?;
-                let then = self.block(&i.then_branch)?;
-                let els = match &i.else_branch {
-                    Some((_, e)) => self.expr(e, &Hint::default())?,
-                    None => Vec::new(),
-                };
-                if els.iter().any(Node::has_fragment) {
-                    self.warn(
-                        line,
-                        "fragments in both branches of `if`: only the `then` branch is composed (annotate one branch as the fragment instead)".into(),
-                    );
-                }
-                v.extend(then);
-                v
-            }
-            syn::Expr::Match(m) => {
-                let mut v = self.expr(&m.expr, &Hint::default())?;
-                let mut arms = Vec::new();
-                for a in &m.arms {
-                    arms.push(self.expr(&a.body, &Hint::default())?);
-                }
-                let with: Vec<Vec<Node>> = arms
-                    .into_iter()
-                    .filter(|a| a.iter().any(Node::has_fragment))
-                    .collect();
-                if with.len() > 1 {
-                    self.warn(
-                        line,
-                        "fragments in several `match` arms: only the first such arm is composed"
-                            .into(),
-                    );
-                }
-                if let Some(first) = with.into_iter().next() {
-                    v.extend(first);
-                }
-                v
-            }
+            syn::Expr::If(i) => self.if_expr(i, line)?,
+            syn::Expr::Match(m) => self.match_expr(m, line)?,
             syn::Expr::Let(l) => self.expr(&l.expr, hint)?,
             syn::Expr::Assign(a) => self.exprs([&*a.right, &*a.left])?,
             syn::Expr::Binary(b) => self.exprs([&*b.left, &*b.right])?,
@@ -440,6 +404,49 @@ impl<'a> Recognizer<'a> {
             }
             _ => Vec::new(),
         })
+    }
+
+    /// `if`: the condition, then the `then` branch; fragments in the `else` branch are
+    /// not composed (a warning says so).
+    fn if_expr(&mut self, i: &syn::ExprIf, line: usize) -> Result<Vec<Node>, PredictError> {
+        let mut v = self.expr(&i.cond, &Hint::default())?;
+        let then = self.block(&i.then_branch)?;
+        let els = match &i.else_branch {
+            Some((_, e)) => self.expr(e, &Hint::default())?,
+            None => Vec::new(),
+        };
+        if els.iter().any(Node::has_fragment) {
+            self.warn(
+                line,
+                "fragments in both branches of `if`: only the `then` branch is composed (annotate one branch as the fragment instead)".into(),
+            );
+        }
+        v.extend(then);
+        Ok(v)
+    }
+
+    /// `match`: the scrutinee, then the first arm with fragments (a warning when several
+    /// arms have them).
+    fn match_expr(&mut self, m: &syn::ExprMatch, line: usize) -> Result<Vec<Node>, PredictError> {
+        let mut v = self.expr(&m.expr, &Hint::default())?;
+        let mut arms = Vec::new();
+        for a in &m.arms {
+            arms.push(self.expr(&a.body, &Hint::default())?);
+        }
+        let with: Vec<Vec<Node>> = arms
+            .into_iter()
+            .filter(|a| a.iter().any(Node::has_fragment))
+            .collect();
+        if with.len() > 1 {
+            self.warn(
+                line,
+                "fragments in several `match` arms: only the first such arm is composed".into(),
+            );
+        }
+        if let Some(first) = with.into_iter().next() {
+            v.extend(first);
+        }
+        Ok(v)
     }
 
     fn follow(&mut self, name: &str, line: usize) -> Result<Vec<Node>, PredictError> {
