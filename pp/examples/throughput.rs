@@ -151,22 +151,30 @@ fn thread_cpu_seconds() -> Option<f64> {
 /// transitions, the global sweep alone on merged transitions held in memory (and its hot
 /// loop, totals only); and whole analyses on one thread with either pipeline.
 fn parts(path: &Path) {
-    use pp::merge::{BatchMerge, Merged};
     let reader = pplib::log::LogReader::open(path).expect("open");
-    let per_event = |cpu: f64, n: u64| cpu * 1e9 / n as f64;
+    let config = pp::sweep::SweepConfig {
+        processors: THREADS,
+        ..Default::default()
+    };
+    reference_stages(&reader);
+    reference_sweep_alone(&reader, &config);
+    let kept = fast_stages(&reader, path);
+    transition_sweep_alone(&reader, &config, &kept);
+    drop(kept);
+    sequential_analyses(path);
+}
 
+/// `cpu` seconds over `n` events, in ns per event.
+fn per_event(cpu: f64, n: u64) -> f64 {
+    cpu * 1e9 / n as f64
+}
+
+/// The reference pipeline's first stages: the reader alone (every stream read in
+/// batches), then the reader with the merge of the decoded events.
+fn reference_stages(reader: &pplib::log::LogReader) {
+    use pp::merge::{BatchMerge, Merged};
     let c0 = thread_cpu_seconds().unwrap_or(0.0);
-    let mut batch = pplib::log::EventBatch::new();
-    let mut n = 0u64;
-    for mut s in reader.streams() {
-        loop {
-            s.next_batch(&mut batch).expect("events");
-            if batch.is_empty() {
-                break;
-            }
-            n += batch.len() as u64;
-        }
-    }
+    let n = count_events(reader);
     let c1 = thread_cpu_seconds().unwrap_or(0.0);
     println!(
         "reader alone: {n} events, {:.3} s on CPU: {:.1} ns/event",
@@ -193,8 +201,11 @@ fn parts(path: &Path) {
         per_event(c2 - c1, n),
         per_event(c2 - c1, n) - per_event(c1 - c0, n)
     );
+}
 
-    // The sweep alone, on events already merged in memory (the first 4M).
+/// The reference sweep alone, on events already merged in memory (the first 4M).
+fn reference_sweep_alone(reader: &pplib::log::LogReader, config: &pp::sweep::SweepConfig) {
+    use pp::merge::{BatchMerge, Merged};
     let mut merged = Vec::new();
     let _ = BatchMerge::new(reader.streams()).run(|m| {
         if let Merged::Event { slot, event, .. } = m {
@@ -205,10 +216,6 @@ fn parts(path: &Path) {
         }
         Ok(())
     });
-    let config = pp::sweep::SweepConfig {
-        processors: THREADS,
-        ..Default::default()
-    };
     // Best of 5 (the machine is shared: the minimum is the least disturbed run).
     let mut best = f64::INFINITY;
     for _ in 0..5 {
@@ -227,11 +234,12 @@ fn parts(path: &Path) {
         best,
         per_event(best, merged.len() as u64)
     );
-    drop(merged);
+}
 
-    // The fast pipeline's stages: lanes alone (decode + stacks), lanes + merge (the merge
-    // thread's work), the sort's radix passes (the sweep thread's), and the
-    // global sweep alone on merged transitions held in memory (the first 4M).
+/// The fast pipeline's stages: lanes alone (decode + stacks), lanes + merge (the merge
+/// thread's work), the sort's radix passes (the sweep thread's). Returns the first 4M
+/// merged transitions, for [`transition_sweep_alone`].
+fn fast_stages(reader: &pplib::log::LogReader, path: &Path) -> Vec<pp::lane::Transition> {
     let lanes = || {
         let names: std::sync::Arc<[String]> = reader.names().into();
         let selected: std::sync::Arc<[bool]> = vec![false; names.len()].into();
@@ -300,13 +308,23 @@ fn parts(path: &Path) {
         last_pass_cpu,
         last_pass_cpu * 1e9 / all
     );
+    kept
+}
+
+/// The global sweep alone on merged transitions held in memory (`kept`), one transition
+/// at a time, and its hot loop (totals only).
+fn transition_sweep_alone(
+    reader: &pplib::log::LogReader,
+    config: &pp::sweep::SweepConfig,
+    kept: &[pp::lane::Transition],
+) {
     let mut best = f64::INFINITY;
     let mut best_hot = f64::INFINITY;
     for _ in 0..5 {
         let mut sweep =
             pp::sweep::Sweep::new(config.clone(), reader.names().to_vec(), &reader.threads());
         let c3 = thread_cpu_seconds().unwrap_or(0.0);
-        for tr in &kept {
+        for tr in kept {
             sweep.transition(tr.slot(), tr.time, tr.code(), tr.arg(), tr.state(), &[]);
         }
         let c4 = thread_cpu_seconds().unwrap_or(0.0);
@@ -333,10 +351,11 @@ fn parts(path: &Path) {
         per_event(best, kept.len() as u64),
         per_event(best_hot, kept.len() as u64)
     );
-    drop(kept);
+}
 
-    // Whole analyses on one thread: the reference pipeline, and the fast one (totals only,
-    // as `pp -l` runs it).
+/// Whole analyses on one thread: the reference pipeline, and the fast one (totals only,
+/// as `pp -l` runs it).
+fn sequential_analyses(path: &Path) {
     let options = Options {
         sequential: true,
         ..Options::default()
@@ -359,7 +378,11 @@ fn parts(path: &Path) {
 
 /// The number of events in the log at `path`.
 fn total_events(path: &Path) -> u64 {
-    let reader = pplib::log::LogReader::open(path).expect("open");
+    count_events(&pplib::log::LogReader::open(path).expect("open"))
+}
+
+/// The number of events of `reader`'s streams, read in batches.
+fn count_events(reader: &pplib::log::LogReader) -> u64 {
     let mut batch = pplib::log::EventBatch::new();
     let mut n = 0u64;
     for mut s in reader.streams() {
@@ -372,6 +395,53 @@ fn total_events(path: &Path) -> u64 {
         }
     }
     n
+}
+
+/// Times `runs` runs of `pp -l` with `config` on a log of `written` events; returns their
+/// wall times and the first run's output and warnings. Exits with status 1 when `pp` fails
+/// (removing the log at `remove_on_failure`, if given) or a run's record differs from the
+/// first run's.
+fn time_runs(
+    config: &Config,
+    runs: usize,
+    written: usize,
+    remove_on_failure: Option<&Path>,
+) -> (Vec<f64>, (Vec<u8>, Vec<u8>)) {
+    let mut walls = Vec::with_capacity(runs);
+    let mut first: Option<(Vec<u8>, Vec<u8>)> = None;
+    for i in 0..runs {
+        let mut out = Vec::new();
+        let mut warn = Vec::new();
+        let cpu0 = thread_cpu_seconds();
+        let start = Instant::now();
+        let result = run(config, &mut out, &mut warn);
+        let seconds = start.elapsed().as_secs_f64();
+        if let Err(e) = result {
+            if let Some(path) = remove_on_failure {
+                let _ = std::fs::remove_file(path);
+            }
+            eprintln!("pp failed: {e}");
+            std::process::exit(1);
+        }
+        if let (Some(a), Some(b)) = (cpu0, thread_cpu_seconds()) {
+            println!(
+                "pp -l run {}: {seconds:.3} s wall, {:.3} s on the calling thread's CPU ({:.1} Mevents/s wall)",
+                i + 1,
+                b - a,
+                written as f64 / seconds / 1e6
+            );
+        }
+        walls.push(seconds);
+        match &first {
+            None => first = Some((out, warn)),
+            Some((o, _)) if *o != out => {
+                eprintln!("pp gave a different record on run {}", i + 1);
+                std::process::exit(1);
+            }
+            Some(_) => {}
+        }
+    }
+    (walls, first.expect("at least one run"))
 }
 
 fn main() {
@@ -409,44 +479,15 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .filter(|&r| r > 0)
         .unwrap_or(5);
-    let mut walls = Vec::with_capacity(runs);
-    let mut first: Option<(Vec<u8>, Vec<u8>)> = None;
-    for i in 0..runs {
-        let mut out = Vec::new();
-        let mut warn = Vec::new();
-        let cpu0 = thread_cpu_seconds();
-        let start = Instant::now();
-        let result = run(&config, &mut out, &mut warn);
-        let seconds = start.elapsed().as_secs_f64();
-        if let Err(e) = result {
-            if keep.is_none() {
-                let _ = std::fs::remove_file(&path);
-            }
-            eprintln!("pp failed: {e}");
-            std::process::exit(1);
-        }
-        if let (Some(a), Some(b)) = (cpu0, thread_cpu_seconds()) {
-            println!(
-                "pp -l run {}: {seconds:.3} s wall, {:.3} s on the calling thread's CPU ({:.1} Mevents/s wall)",
-                i + 1,
-                b - a,
-                written as f64 / seconds / 1e6
-            );
-        }
-        walls.push(seconds);
-        match &first {
-            None => first = Some((out, warn)),
-            Some((o, _)) if *o != out => {
-                eprintln!("pp gave a different record on run {}", i + 1);
-                std::process::exit(1);
-            }
-            Some(_) => {}
-        }
-    }
+    let (mut walls, (out, warn)) = time_runs(
+        &config,
+        runs,
+        written,
+        keep.is_none().then_some(path.as_path()),
+    );
     if keep.is_none() {
         let _ = std::fs::remove_file(&path);
     }
-    let (out, warn) = first.expect("at least one run");
     print!("{}", String::from_utf8_lossy(&out));
     eprint!("{}", String::from_utf8_lossy(&warn));
     walls.sort_by(f64::total_cmp);

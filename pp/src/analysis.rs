@@ -1,27 +1,25 @@
 //! Opening a log and computing its profiles: the entry points of the library.
 
+mod pipelines;
+
 use std::path::{Path, PathBuf};
 
-use pplib::log::{LogError, LogReader};
+use pplib::log::{LogError, LogReader, Position, ThreadId};
 use serde::Serialize;
-
-use std::sync::Arc;
 
 use crate::baseline::command_line_differences;
 use crate::checks::{recording_warnings, thread_count_warnings};
 use crate::disturbance::Disturbance;
 use crate::error::{shorten, PpError};
-use crate::lane::{spawn_lanes, Lane, LaneError, LaneSummary, Transition};
-use crate::merge::{spawn_decoders, spawn_merger, BatchMerge, BatchSource, MergeRun, Merged};
-use crate::pipeline::{spawn_lane_merger, LaneMerge};
 use crate::profile::Profile;
 use crate::record::{format_record, profile_record, ProfileRecord};
 use crate::recording::{event_cost, RecordingCost};
 use crate::stack::MAX_DEPTH;
 use crate::sweep::{
-    CounterRoles, Dropped, Observer, Sweep, SweepConfig, SweepError, SweepErrorKind, TagSelection,
-    ThreadCounts,
+    CounterRoles, Dropped, Observer, Sweep, SweepConfig, SweepError, SweepErrorKind, SweepResult,
+    TagSelection, ThreadCounts,
 };
+use pipelines::run_pipeline;
 
 /// Logs with more threads than this are decoded by the merge thread (one lane or decoder
 /// thread per log thread would be too many).
@@ -210,87 +208,19 @@ pub fn analyze_reader_with(
     }
     let streams = reader.streams();
     let threads: Vec<_> = streams.iter().map(|s| s.thread()).collect();
-    let config = SweepConfig {
-        processors: header.processors,
-        tags: options.tags.clone(),
-        histograms: options.histograms,
-        counters: CounterRoles::from_names(&header.counters),
-    };
-    let mut sweep = Sweep::new(config, reader.names().to_vec(), &threads);
-    if !options.strict {
-        sweep.drop_unmatched_ends();
-    }
-    // The pipeline: the merge (decoding the streams as it goes) on one thread, the sweep
-    // on this one. With more than two cores, each stream is also decoded by its own thread.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let pipelined = !options.sequential && cores > 1 && !streams.is_empty();
-    let decoders = cores > 2 && (2..=MAX_DECODER_THREADS).contains(&streams.len());
-    let fast = engine != Engine::Reference
-        && observer.is_none()
-        && !options.histograms
-        && streams.len() <= MAX_LANES.min(Transition::MAX_SLOTS);
-    if engine == Engine::FastTotals && observer.is_none() {
-        sweep.totals_only();
-    }
-    let (mut warnings, truncation_reported, events_per_slot) = if fast {
-        let lanes = Lanes {
-            names: reader.names().into(),
-            selected: options.tags.selected_names(reader.names()).into(),
-            threads: &threads,
-            drop_unmatched: !options.strict,
-        };
-        // With two cores the lanes run on the merge thread (two busy threads, one per
-        // core, rather than ten threads sharing two cores); with more, each lane gets a
-        // thread of its own.
-        let lane_threads = decoders;
-        run_lanes(
-            streams,
-            lanes,
-            &mut sweep,
-            &path,
-            options,
-            pipelined,
-            lane_threads,
-        )?
-    } else if pipelined {
-        std::thread::scope(|scope| {
-            let merged = if decoders {
-                spawn_merger(scope, BatchMerge::new(spawn_decoders(scope, streams)))
-            } else {
-                spawn_merger(scope, BatchMerge::new(streams))
-            };
-            drive(
-                merged,
-                &mut sweep,
-                &path,
-                options,
-                observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
-                threads.len(),
-            )
-        })?
-    } else {
-        drive(
-            BatchMerge::new(streams),
-            &mut sweep,
-            &path,
-            options,
-            observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
-            threads.len(),
-        )?
-    };
+    let mut sweep = new_sweep(reader, options, &threads);
+    let (mut warnings, truncation_reported, events_per_slot) = run_pipeline(
+        reader,
+        streams,
+        &threads,
+        &mut sweep,
+        options,
+        observer.as_mut().map(|o| &mut **o as &mut dyn Observer),
+        engine,
+    )?;
     warnings.extend(dropped_end_warnings(&path, sweep.take_dropped()));
     if let (Some(pos), false) = (reader.truncated(), truncation_reported) {
-        // Truncated where no thread stream saw it (e.g. before any event was written).
-        let e = LogError::Truncated {
-            path: path.clone(),
-            pos,
-            detail: "the log ends before its end marker".to_owned(),
-        };
-        if options.allow_truncated {
-            warnings.push(format!("{e}; profiling the events before it"));
-        } else {
-            return Err(PpError::Log(e));
-        }
+        warnings.push(unreported_truncation(&path, pos, options)?);
     }
     warnings.sort();
     warnings.dedup();
@@ -301,6 +231,60 @@ pub fn analyze_reader_with(
             return Err(no_such_tag(reader, tag));
         }
     }
+    Ok(assemble(
+        reader,
+        options,
+        result,
+        warnings,
+        &threads,
+        events_per_slot,
+    ))
+}
+
+/// The sweep of a log of `threads` (its header gives p and the counters), set up for
+/// `options`.
+fn new_sweep(reader: &LogReader, options: &Options, threads: &[ThreadId]) -> Sweep {
+    let header = reader.header();
+    let config = SweepConfig {
+        processors: header.processors,
+        tags: options.tags.clone(),
+        histograms: options.histograms,
+        counters: CounterRoles::from_names(&header.counters),
+    };
+    let mut sweep = Sweep::new(config, reader.names().to_vec(), threads);
+    if !options.strict {
+        sweep.drop_unmatched_ends();
+    }
+    sweep
+}
+
+/// The warning for a log truncated where no thread stream saw it (e.g. before any event
+/// was written); an error unless `options` allow a truncated log.
+fn unreported_truncation(path: &Path, pos: Position, options: &Options) -> Result<String, PpError> {
+    let e = LogError::Truncated {
+        path: path.to_owned(),
+        pos,
+        detail: "the log ends before its end marker".to_owned(),
+    };
+    if options.allow_truncated {
+        Ok(format!("{e}; profiling the events before it"))
+    } else {
+        Err(PpError::Log(e))
+    }
+}
+
+/// The analysis of a finished sweep: a profile per window, with the warnings so far and
+/// those about the threads that ran, the run's disturbance and what the recording cost
+/// (from the events read per thread, `events_per_slot`).
+fn assemble(
+    reader: &LogReader,
+    options: &Options,
+    result: SweepResult,
+    mut warnings: Vec<String>,
+    threads: &[ThreadId],
+    events_per_slot: Vec<u64>,
+) -> Analysis {
+    let header = reader.header();
     let profiles: Vec<Profile> = result
         .windows
         .iter()
@@ -312,8 +296,8 @@ pub fn analyze_reader_with(
     let events_per_thread: Vec<_> = threads.iter().copied().zip(events_per_slot).collect();
     let recording = RecordingCost::new(&events_per_thread, event_cost(reader), &profiles[0]);
     warnings.extend(recording_warnings(&recording));
-    Ok(Analysis {
-        log: path,
+    Analysis {
+        log: reader.path().to_owned(),
         processors: header.processors,
         clock: header.clock.clone(),
         events: result.events,
@@ -325,7 +309,7 @@ pub fn analyze_reader_with(
         disturbed: disturbance.disturbed(),
         disturbance,
         recording,
-    })
+    }
 }
 
 /// At most this many names are listed in a message: a log's string table can be as large
@@ -387,110 +371,6 @@ fn fragment_names(reader: &LogReader, count: usize) -> Vec<bool> {
     used
 }
 
-/// What every lane of a log shares.
-struct Lanes<'a> {
-    names: Arc<[String]>,
-    selected: Arc<[bool]>,
-    threads: &'a [pplib::log::ThreadId],
-    /// Drop unmatched end events (not `--strict`).
-    drop_unmatched: bool,
-}
-
-impl Lanes<'_> {
-    fn of<S: BatchSource>(&self, sources: Vec<S>) -> Vec<Lane<S>> {
-        sources
-            .into_iter()
-            .enumerate()
-            .map(|(slot, s)| {
-                let lane = Lane::new(
-                    s,
-                    slot,
-                    self.threads[slot],
-                    Arc::clone(&self.names),
-                    Arc::clone(&self.selected),
-                );
-                match self.drop_unmatched {
-                    true => lane.drop_unmatched_ends(),
-                    false => lane,
-                }
-            })
-            .collect()
-    }
-}
-
-/// The fast pipeline ([`crate::pipeline`]) into the sweep; returns the warnings, whether
-/// a stream reported a truncation and the events read per slot.
-fn run_lanes(
-    streams: Vec<pplib::log::ThreadStream>,
-    lanes: Lanes<'_>,
-    sweep: &mut Sweep,
-    path: &Path,
-    options: &Options,
-    pipelined: bool,
-    lane_threads: bool,
-) -> Result<(Vec<String>, bool, Vec<u64>), PpError> {
-    let mut warnings = Vec::new();
-    let mut truncation_reported = false;
-    let mut on_error = |_slot: usize, e: LaneError| -> Result<(), PpError> {
-        match e {
-            LaneError::Log(e) => {
-                truncation_reported |= e.is_truncated();
-                if options.allow_truncated && e.is_truncated() {
-                    warnings.push(format!("{e}; profiling the events before it"));
-                    Ok(())
-                } else {
-                    Err(PpError::Log(e))
-                }
-            }
-            LaneError::Mismatch(e) => Err(unmatched(path, e)),
-        }
-    };
-    let summaries: Vec<LaneSummary> = if pipelined {
-        std::thread::scope(|scope| {
-            // Each lane decodes its stream and keeps its stack on a thread of its own
-            // (unless there are too many threads): the merge thread only merges.
-            let merged = if lane_threads {
-                let threaded = spawn_lanes(scope, lanes.of(streams));
-                spawn_lane_merger(scope, LaneMerge::new(threaded))
-            } else {
-                spawn_lane_merger(scope, LaneMerge::new(lanes.of(streams)))
-            };
-            merged.apply(sweep, &mut on_error)
-        })?
-    } else {
-        let mut failed = None;
-        let summaries = LaneMerge::new(lanes.of(streams)).run(|mut run| {
-            match run.apply(sweep, &mut on_error) {
-                Ok(()) => {
-                    run.clear();
-                    Some(run)
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    None
-                }
-            }
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        summaries
-    };
-    let mut dropped = Dropped::default();
-    let mut events_per_slot = vec![0; summaries.len()];
-    for (slot, s) in summaries.into_iter().enumerate() {
-        dropped.append(s.dropped);
-        events_per_slot[slot] = s.events;
-        sweep.add_events(s.events);
-        if let Some(t) = s.last_time {
-            sweep.extend_to(pplib::log::Nanos(t));
-        }
-        sweep.set_stack(slot, s.stack);
-    }
-    warnings.extend(dropped_end_warnings(path, dropped));
-    Ok((warnings, truncation_reported, events_per_slot))
-}
-
 /// The warnings for events dropped because their thread's stack could not take them (an
 /// end event that matched no open construct, a begin event past [`MAX_DEPTH`]): one a
 /// dropped event (its position, thread, and what was expected), at most
@@ -550,48 +430,6 @@ fn unmatched(path: &Path, e: SweepError) -> PpError {
             limit: MAX_DEPTH,
         },
     }
-}
-
-/// Runs the merge into the sweep of `slots` threads; returns the warnings, whether a stream
-/// reported a truncation and the events merged per slot.
-fn drive(
-    mut merge: impl MergeRun,
-    sweep: &mut Sweep,
-    path: &Path,
-    options: &Options,
-    mut observer: Option<&mut dyn Observer>,
-    slots: usize,
-) -> Result<(Vec<String>, bool, Vec<u64>), PpError> {
-    let mut warnings = Vec::new();
-    let mut truncation_reported = false;
-    let mut events_per_slot = vec![0u64; slots];
-    merge.run(|item| {
-        match item {
-            Merged::Event {
-                slot,
-                event,
-                values,
-            } => {
-                events_per_slot[slot] += 1;
-                let obs = observer.as_mut().map(|o| &mut **o as &mut dyn Observer);
-                sweep
-                    .compact_event(slot, event, values, obs)
-                    .map_err(|e| unmatched(path, e))?;
-            }
-            Merged::Ended(slot) => sweep.thread_ended(slot),
-            Merged::Error(slot, e) => {
-                truncation_reported |= e.is_truncated();
-                if options.allow_truncated && e.is_truncated() {
-                    warnings.push(format!("{e}; profiling the events before it"));
-                    sweep.thread_ended(slot);
-                } else {
-                    return Err(PpError::Log(e));
-                }
-            }
-        }
-        Ok(())
-    })?;
-    Ok((warnings, truncation_reported, events_per_slot))
 }
 
 /// Reads a log from memory (fuzzing, tests) and computes its profiles.

@@ -105,23 +105,58 @@ impl Sweep {
         }
         self.flush_all();
         if let Some(obs) = observer {
-            let end = self.now;
-            for (slot, s) in self.slots.iter().enumerate() {
-                if s.present && s.seg_time < end {
-                    obs.segment(
-                        slot,
-                        s.state,
-                        !s.tasks.is_empty(),
-                        Nanos(s.seg_time),
-                        Nanos(end),
-                    );
-                }
-                let mut frames = s.stack.frames().to_vec();
-                while let Some(f) = frames.pop() {
-                    obs.closed(slot, &f, Nanos(end), false);
-                }
+            self.observe_end(obs);
+        }
+        self.warn_open_at_end();
+        if !self.session_seen {
+            self.warnings.push(
+                "no session_begin in the log: the session window is the whole log (first to last event)"
+                    .to_owned(),
+            );
+        }
+        let windows = self.window_results();
+        let count = |f: fn(&super::Slot) -> bool| self.slots.iter().filter(|s| f(s)).count() as u32;
+        let threads = ThreadCounts {
+            appeared: count(|s| s.present),
+            ran_tasks: count(|s| s.ran_task),
+            busy: count(|s| s.was_busy),
+        };
+        SweepResult {
+            processors: self.config.processors,
+            windows,
+            cpu_sampled: self.cpu_sampled,
+            misses_sampled: self.misses_sampled,
+            switches_sampled: self.switches_sampled,
+            threads,
+            warnings: self.warnings,
+            events: self.events,
+        }
+    }
+
+    /// Shows `obs` what the end of the log closes: each present thread's last segment, and
+    /// the constructs still open on its stack (innermost first), all ending now.
+    fn observe_end(&self, obs: &mut dyn Observer) {
+        let end = self.now;
+        for (slot, s) in self.slots.iter().enumerate() {
+            if s.present && s.seg_time < end {
+                obs.segment(
+                    slot,
+                    s.state,
+                    !s.tasks.is_empty(),
+                    Nanos(s.seg_time),
+                    Nanos(end),
+                );
+            }
+            let mut frames = s.stack.frames().to_vec();
+            while let Some(f) = frames.pop() {
+                obs.closed(slot, &f, Nanos(end), false);
             }
         }
+    }
+
+    /// Warns of the constructs still open at the end of the log (how many, and the
+    /// innermost one of the first thread that has any).
+    fn warn_open_at_end(&mut self) {
         let mut open_frames = 0usize;
         let mut example: Option<(ThreadId, Frame)> = None;
         for s in &self.slots {
@@ -143,12 +178,11 @@ impl Sweep {
                 f.pos, self.now
             ));
         }
-        if !self.session_seen {
-            self.warnings.push(
-                "no session_begin in the log: the session window is the whole log (first to last event)"
-                    .to_owned(),
-            );
-        }
+    }
+
+    /// The windows' results: the session's (as of its snapshot when the session ended
+    /// before the log did), then each fragment's.
+    fn window_results(&mut self) -> Vec<WindowResult> {
         let session = match (&self.snapshot, self.session_open) {
             (Some(snap), 0) => WindowResult {
                 tag: None,
@@ -176,21 +210,6 @@ impl Sweep {
                 durations: self.windows[w].durations.take(),
             });
         }
-        let count = |f: fn(&super::Slot) -> bool| self.slots.iter().filter(|s| f(s)).count() as u32;
-        let threads = ThreadCounts {
-            appeared: count(|s| s.present),
-            ran_tasks: count(|s| s.ran_task),
-            busy: count(|s| s.was_busy),
-        };
-        SweepResult {
-            processors: self.config.processors,
-            windows,
-            cpu_sampled: self.cpu_sampled,
-            misses_sampled: self.misses_sampled,
-            switches_sampled: self.switches_sampled,
-            threads,
-            warnings: self.warnings,
-            events: self.events,
-        }
+        windows
     }
 }

@@ -69,6 +69,7 @@ mod header;
 mod text;
 mod text_event;
 mod text_stream;
+mod text_threads;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -16,7 +16,7 @@
 //! [`crate::log::LogReader::open`]; any other bad line is reported by its thread's stream
 //! when the stream reaches it, so the events before it stay usable.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::io::{BufRead, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,6 +25,7 @@ use super::counter_check::CounterRules;
 use super::error::{quote, LogError};
 use super::event::{CounterId, NameId, Position, ThreadId};
 use super::header::{Header, ProcessInfo};
+use super::text_threads::{Slots, ThreadSet};
 
 /// The longest line a text trace may have (bytes, its newline excluded): what reading a
 /// line holds at most.
@@ -249,83 +250,6 @@ pub(crate) fn looks_like_text(bytes: &[u8]) -> bool {
     false
 }
 
-/// The thread ids of a trace, collected line by line: a bit per id for small ids (the
-/// usual case: looking one up costs no search), a set for the others.
-#[derive(Default)]
-struct ThreadSet {
-    bits: Vec<u64>,
-    others: BTreeSet<ThreadId>,
-}
-
-impl ThreadSet {
-    /// Ids below this have a bit (at most 2 MiB of bits).
-    const DENSE: u32 = 1 << 24;
-
-    fn insert(&mut self, t: ThreadId) {
-        if t.0 >= ThreadSet::DENSE {
-            self.others.insert(t);
-            return;
-        }
-        let (word, bit) = ((t.0 / 64) as usize, t.0 % 64);
-        if word >= self.bits.len() {
-            self.bits.resize(word + 1, 0);
-        }
-        self.bits[word] |= 1 << bit;
-    }
-
-    /// The ids, in increasing order.
-    fn into_sorted(self) -> Vec<ThreadId> {
-        let mut out = Vec::new();
-        for (w, &word) in self.bits.iter().enumerate() {
-            let mut rest = word;
-            while rest != 0 {
-                let bit = rest.trailing_zeros();
-                out.push(ThreadId(w as u32 * 64 + bit));
-                rest &= rest - 1;
-            }
-        }
-        out.extend(self.others);
-        out
-    }
-}
-
-/// Thread id to slot (its index among the trace's threads, in id order): a table for the
-/// ids below a bound proportional to the number of threads, a map for the others.
-#[derive(Debug)]
-pub(super) struct Slots {
-    dense: Vec<u32>,
-    sparse: HashMap<ThreadId, usize>,
-}
-
-impl Slots {
-    /// The slots of `threads` (in increasing order).
-    fn new(threads: &[ThreadId]) -> Slots {
-        let bound = threads.len().saturating_mul(4).saturating_add(1 << 16);
-        let max = threads.last().map_or(0, |t| t.0 as usize + 1);
-        let mut dense = vec![u32::MAX; max.min(bound)];
-        let mut sparse = HashMap::new();
-        for (slot, t) in threads.iter().enumerate() {
-            match dense.get_mut(t.0 as usize) {
-                Some(d) => *d = slot as u32,
-                None => {
-                    sparse.insert(*t, slot);
-                }
-            }
-        }
-        Slots { dense, sparse }
-    }
-
-    /// The slot of thread `t`, if the trace has it.
-    #[inline]
-    pub(super) fn get(&self, t: ThreadId) -> Option<usize> {
-        match self.dense.get(t.0 as usize) {
-            Some(&u32::MAX) => None,
-            Some(&slot) => Some(slot as usize),
-            None => self.sparse.get(&t).copied(),
-        }
-    }
-}
-
 /// What opening a trace has found so far (see [`open`]).
 struct Index<'a> {
     path: &'a Path,
@@ -348,59 +272,10 @@ impl Index<'_> {
             return Ok(());
         };
         if !self.seen_magic {
-            if head != "pptrace" {
-                return Err(LogError::NotALog {
-                    path: path.to_owned(),
-                    pos,
-                    found: quote(line.trim()),
-                });
-            }
-            let version = f.next().unwrap_or("");
-            match version.parse::<u32>() {
-                Ok(1) => {}
-                Ok(v) => {
-                    return Err(LogError::UnsupportedVersion {
-                        path: path.to_owned(),
-                        pos,
-                        found: v,
-                        supported: 1,
-                    })
-                }
-                Err(_) => {
-                    return Err(syntax(path, pos, "`pptrace 1`", &quote(line.trim())));
-                }
-            }
-            if let Some(extra) = f.next() {
-                return Err(syntax(
-                    path,
-                    pos,
-                    "end of line after `pptrace 1`",
-                    &quote(extra),
-                ));
-            }
-            self.seen_magic = true;
-            return Ok(());
+            return self.magic_line(pos, line, head, f);
         }
         if head == "processors" && !self.in_events {
-            if self.processors.is_some() {
-                return Err(syntax(path, pos, "one `processors` line", "a second one"));
-            }
-            let value = f.next().unwrap_or("end of line");
-            let p = value
-                .parse::<u32>()
-                .ok()
-                .filter(|p| *p > 0)
-                .ok_or_else(|| syntax(path, pos, "a processor count >= 1", &quote(value)))?;
-            if let Some(extra) = f.next() {
-                return Err(syntax(
-                    path,
-                    pos,
-                    "end of line after `processors P`",
-                    &quote(extra),
-                ));
-            }
-            self.processors = Some(p);
-            return Ok(());
+            return self.processors_line(pos, f);
         }
         if head == "event_cost_ns" && !self.in_events {
             if self.event_cost_ps.is_some() {
@@ -414,6 +289,93 @@ impl Index<'_> {
             self.event_cost_ps = Some(event_cost_ps(path, pos, f)?);
             return Ok(());
         }
+        self.event_line(pos, line, head, f)
+    }
+
+    /// Takes the first line of the trace, which must be `pptrace 1` (`head` is its first
+    /// field, `f` the fields after it).
+    fn magic_line<'a>(
+        &mut self,
+        pos: Position,
+        line: &str,
+        head: &str,
+        mut f: impl Iterator<Item = &'a str>,
+    ) -> Result<(), LogError> {
+        let path = self.path;
+        if head != "pptrace" {
+            return Err(LogError::NotALog {
+                path: path.to_owned(),
+                pos,
+                found: quote(line.trim()),
+            });
+        }
+        let version = f.next().unwrap_or("");
+        match version.parse::<u32>() {
+            Ok(1) => {}
+            Ok(v) => {
+                return Err(LogError::UnsupportedVersion {
+                    path: path.to_owned(),
+                    pos,
+                    found: v,
+                    supported: 1,
+                })
+            }
+            Err(_) => {
+                return Err(syntax(path, pos, "`pptrace 1`", &quote(line.trim())));
+            }
+        }
+        if let Some(extra) = f.next() {
+            return Err(syntax(
+                path,
+                pos,
+                "end of line after `pptrace 1`",
+                &quote(extra),
+            ));
+        }
+        self.seen_magic = true;
+        Ok(())
+    }
+
+    /// Takes the header line `processors P` (`f`: the fields after its head); there is
+    /// one, with P >= 1.
+    fn processors_line<'a>(
+        &mut self,
+        pos: Position,
+        mut f: impl Iterator<Item = &'a str>,
+    ) -> Result<(), LogError> {
+        let path = self.path;
+        if self.processors.is_some() {
+            return Err(syntax(path, pos, "one `processors` line", "a second one"));
+        }
+        let value = f.next().unwrap_or("end of line");
+        let p = value
+            .parse::<u32>()
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or_else(|| syntax(path, pos, "a processor count >= 1", &quote(value)))?;
+        if let Some(extra) = f.next() {
+            return Err(syntax(
+                path,
+                pos,
+                "end of line after `processors P`",
+                &quote(extra),
+            ));
+        }
+        self.processors = Some(p);
+        Ok(())
+    }
+
+    /// Takes any other line, which must be an event line (`head`: its time field, `f`: the
+    /// fields after it) after the `processors` line: notes its thread and interns its
+    /// names.
+    fn event_line<'a>(
+        &mut self,
+        pos: Position,
+        line: &str,
+        head: &str,
+        mut f: impl Iterator<Item = &'a str>,
+    ) -> Result<(), LogError> {
+        let path = self.path;
         if !head.starts_with(|c: char| c.is_ascii_digit()) {
             let expected = if self.in_events {
                 "`<t_ns> <thread> <event>`"

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::error::{quote, LogError};
-use super::event::{EventKind, Nanos, Position};
+use super::event::{CounterId, EventKind, Nanos, Position};
 use super::text::{syntax, Names};
 
 /// Parses the fields of one event line after its thread field.
@@ -31,6 +31,24 @@ pub(super) fn parse_event<'a>(
             "end of line",
         ));
     };
+    if event == "counters" {
+        let values = parse_counter_values(path, pos, rest, names)?;
+        return Ok((Nanos(time), EventKind::Counters(values)));
+    }
+    let kind = parse_kind(path, pos, event, &mut rest, names)?;
+    let kind = parse_line_end(path, pos, event, kind, rest)?;
+    Ok((Nanos(time), kind))
+}
+
+/// The event named `event` (any but `counters`) with its argument, if it takes one (a
+/// fragment name or a wait kind, taken from `rest`).
+fn parse_kind<'a>(
+    path: &Path,
+    pos: Position,
+    event: &str,
+    rest: &mut impl Iterator<Item = &'a str>,
+    names: &mut dyn Names,
+) -> Result<EventKind, LogError> {
     let mut arg = |what: &str| {
         rest.next()
             .ok_or_else(|| syntax(path, pos, &format!("{what} after `{event}`"), "end of line"))
@@ -59,43 +77,6 @@ pub(super) fn parse_event<'a>(
                 _ => EventKind::WaitBegin(id),
             }
         }
-        "counters" => {
-            let mut values = Vec::new();
-            for field in rest.by_ref() {
-                let Some((name, value)) = field.split_once('=') else {
-                    return Err(syntax(path, pos, "`name=value`", &quote(field)));
-                };
-                let value = value.parse::<u64>().map_err(|_| {
-                    syntax(
-                        path,
-                        pos,
-                        "an unsigned integer counter value",
-                        &quote(field),
-                    )
-                })?;
-                if name.is_empty() {
-                    return Err(syntax(
-                        path,
-                        pos,
-                        "a counter name before `=`",
-                        &quote(field),
-                    ));
-                }
-                let id = names
-                    .counter(name)
-                    .ok_or_else(|| syntax(path, pos, "at most 65536 counters", &quote(name)))?;
-                values.push((id, value));
-            }
-            if values.is_empty() {
-                return Err(syntax(
-                    path,
-                    pos,
-                    "at least one `name=value` after `counters`",
-                    "end of line",
-                ));
-            }
-            return Ok((Nanos(time), EventKind::Counters(values)));
-        }
         other => {
             return Err(LogError::UnknownEvent {
                 path: path.to_owned(),
@@ -104,6 +85,63 @@ pub(super) fn parse_event<'a>(
             })
         }
     };
+    Ok(kind)
+}
+
+/// The values of a `counters` event: every remaining field, each `name=value` (at least
+/// one).
+fn parse_counter_values<'a>(
+    path: &Path,
+    pos: Position,
+    rest: impl Iterator<Item = &'a str>,
+    names: &mut dyn Names,
+) -> Result<Vec<(CounterId, u64)>, LogError> {
+    let mut values = Vec::new();
+    for field in rest {
+        let Some((name, value)) = field.split_once('=') else {
+            return Err(syntax(path, pos, "`name=value`", &quote(field)));
+        };
+        let value = value.parse::<u64>().map_err(|_| {
+            syntax(
+                path,
+                pos,
+                "an unsigned integer counter value",
+                &quote(field),
+            )
+        })?;
+        if name.is_empty() {
+            return Err(syntax(
+                path,
+                pos,
+                "a counter name before `=`",
+                &quote(field),
+            ));
+        }
+        let id = names
+            .counter(name)
+            .ok_or_else(|| syntax(path, pos, "at most 65536 counters", &quote(name)))?;
+        values.push((id, value));
+    }
+    if values.is_empty() {
+        return Err(syntax(
+            path,
+            pos,
+            "at least one `name=value` after `counters`",
+            "end of line",
+        ));
+    }
+    Ok(values)
+}
+
+/// Checks what follows the event `kind` (named `event`) on its line: nothing, or for
+/// `task_end` the word `wasted` (which makes it a wasted task's end).
+fn parse_line_end<'a>(
+    path: &Path,
+    pos: Position,
+    event: &str,
+    kind: EventKind,
+    mut rest: impl Iterator<Item = &'a str>,
+) -> Result<EventKind, LogError> {
     let kind = match (kind, rest.next()) {
         (EventKind::TaskEnd { .. }, Some("wasted")) => EventKind::TaskEnd { wasted: true },
         (EventKind::TaskEnd { .. }, Some(extra)) => {
@@ -127,5 +165,5 @@ pub(super) fn parse_event<'a>(
     if let Some(extra) = rest.next() {
         return Err(syntax(path, pos, "end of line", &quote(extra)));
     }
-    Ok((Nanos(time), kind))
+    Ok(kind)
 }

@@ -30,7 +30,7 @@ mod sched;
 mod writer;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -43,7 +43,7 @@ pub(crate) use local::{
     sample_scheduling,
 };
 
-use crate::clock::{self, ClockSource, SessionClock};
+use crate::clock::{self, ClockSource, Remeasure, SessionClock};
 use crate::counters::{self, Counter, CounterBackend};
 use crate::log::binary::LogWriter;
 use crate::log::{Header, ProcessInfo};
@@ -126,12 +126,60 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         .as_ref()
         .map(|b| counters::probe(b.as_ref()));
     let clock = SessionClock::start(config.clock);
+    let (header, sched) = session_header(&config, present.as_deref());
+    let created = create_log(&config.path, &header, &clock)?;
+    // Where the log is: the requested path, or a name of our own next to it.
+    let path = created.path;
+    let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+    let state = generation << 1 | u64::from(present.as_ref().is_some_and(|p| !p.is_empty()));
+    let (sender, rx) = mpsc::sync_channel(CHANNEL_CAPACITY);
+    let failed = Arc::new(AtomicBool::new(false));
+    let handle = spawn_writer(
+        Writer {
+            log: created.log,
+            file: created.file,
+            path: path.clone(),
+            state,
+            failed: Arc::clone(&failed),
+            remeasure: created.remeasure,
+        },
+        rx,
+    )?;
+    let recorder = Arc::new(Recorder {
+        state,
+        path,
+        sender,
+        next_thread: AtomicU32::new(0),
+        names: Mutex::new(HashMap::new()),
+        counters: config.counters.zip(present),
+        sched,
+        threads: Mutex::new(Vec::new()),
+        failed,
+        closed: AtomicBool::new(false),
+        writer: Mutex::new(Some(handle)),
+    });
+    for kind in WAIT_KINDS {
+        recorder.intern(kind);
+    }
+    if !sys::on_process_exit(at_exit) {
+        eprintln!("pplib: cannot register the exit hook; a log of a program that calls exit may be incomplete");
+    }
+    *current = Some(Arc::clone(&recorder));
+    STATE.store(state, Ordering::SeqCst);
+    Ok(recorder)
+}
+
+/// The log header of a session starting now (its clock just started) that records
+/// `counters` (those the backend has, if any), and where the scheduling samples go among
+/// its counters (after those).
+fn session_header(config: &Config, counters: Option<&[Counter]>) -> (Header, sched::SchedIds) {
     let start_clock_ns = sys::monotonic_ns();
     let start_unix_ns = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let mut counter_names: Vec<String> = present
+    let mut counter_names: Vec<String> = counters
         .iter()
+        .copied()
         .flatten()
         .map(|c| c.name().to_owned())
         .collect();
@@ -153,42 +201,58 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
         // Measured when the session ends (0 until then: a log cut short has none).
         event_cost_ps: Some(0),
     };
-    let create = |source| PplibError::Create {
-        path: config.path.clone(),
-        source,
-    };
+    (header, sched)
+}
+
+/// A session's log, created with its header, for the writer thread.
+struct CreatedLog {
+    /// Where the log is (`requested`, or a name of our own next to it).
+    path: PathBuf,
+    file: LogFile,
+    log: LogWriter<LogFile>,
+    /// The clock's calibration to redo as the session goes (a TSC clock).
+    remeasure: Option<Remeasure>,
+}
+
+/// Creates the log at `requested` and writes `header` to it, with the time scale of
+/// `clock` (replaceable in place when the clock will be remeasured).
+fn create_log(
+    requested: &Path,
+    header: &Header,
+    clock: &SessionClock,
+) -> Result<CreatedLog, PplibError> {
     // A regular file, locked against other processes (or a name of our own next to it).
-    let (file, path) = open::open_log(&config.path).map_err(create)?;
-    let config = Config { path, ..config };
+    let (file, path) = open::open_log(requested).map_err(|source| PplibError::Create {
+        path: requested.to_owned(),
+        source,
+    })?;
     let create = |source| PplibError::Create {
-        path: config.path.clone(),
+        path: path.clone(),
         source,
     };
     let mut file = LogFile::new(file);
     let remeasure = clock.remeasure();
     let log = if remeasure.is_some() {
-        LogWriter::with_replaceable_time_scale(file.clone(), &header, clock.initial_scale())
+        LogWriter::with_replaceable_time_scale(file.clone(), header, clock.initial_scale())
     } else {
-        LogWriter::with_time_scale(file.clone(), &header, clock.initial_scale())
+        LogWriter::with_time_scale(file.clone(), header, clock.initial_scale())
     }
     .map_err(create)?;
     // The header on disk now: a process that dies right after the session starts leaves
     // a log that reads as truncated, not an empty file. A failure (a full disk) stays in
     // the buffer and is met again, and reported, by the writer's next write.
     let _ = std::io::Write::flush(&mut file);
-    let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
-    let state = generation << 1 | u64::from(present.as_ref().is_some_and(|p| !p.is_empty()));
-    let (sender, rx) = mpsc::sync_channel(CHANNEL_CAPACITY);
-    let failed = Arc::new(AtomicBool::new(false));
-    let writer = Writer {
-        log,
+    Ok(CreatedLog {
+        path,
         file,
-        path: config.path.clone(),
-        state,
-        failed: Arc::clone(&failed),
+        log,
         remeasure,
-    };
-    let handle = std::thread::Builder::new()
+    })
+}
+
+/// Starts the writer thread on the messages of `rx`.
+fn spawn_writer(writer: Writer, rx: mpsc::Receiver<Message>) -> Result<JoinHandle<()>, PplibError> {
+    std::thread::Builder::new()
         .name("pplib-writer".to_owned())
         // The writer runs at SCHED_BATCH with nice 10: a share of the processors that
         // neither the program nor other processes can take away (at SCHED_IDLE, with every
@@ -201,29 +265,7 @@ pub(crate) fn start(config: Config) -> Result<Arc<Recorder>, PplibError> {
             sys::run_as_batch();
             writer.run(rx)
         })
-        .map_err(PplibError::Thread)?;
-    let recorder = Arc::new(Recorder {
-        state,
-        path: config.path,
-        sender,
-        next_thread: AtomicU32::new(0),
-        names: Mutex::new(HashMap::new()),
-        counters: config.counters.zip(present),
-        sched,
-        threads: Mutex::new(Vec::new()),
-        failed,
-        closed: AtomicBool::new(false),
-        writer: Mutex::new(Some(handle)),
-    });
-    for kind in WAIT_KINDS {
-        recorder.intern(kind);
-    }
-    if !sys::on_process_exit(at_exit) {
-        eprintln!("pplib: cannot register the exit hook; a log of a program that calls exit may be incomplete");
-    }
-    *current = Some(Arc::clone(&recorder));
-    STATE.store(state, Ordering::SeqCst);
-    Ok(recorder)
+        .map_err(PplibError::Thread)
 }
 
 impl Recorder {

@@ -129,6 +129,55 @@ pub(super) fn decode_err(path: &Path, at: u64, what: &str, e: DecodeError) -> Lo
     }
 }
 
+/// The header of a record as the index reads it.
+#[derive(Debug, Clone, Copy)]
+struct RecordHead {
+    /// Offset of the record (its type byte).
+    at: u64,
+    /// The record type (`REC_*`).
+    kind: u8,
+    /// The payload's length as the header gives it.
+    len: u32,
+    /// Offset of the payload.
+    payload_at: u64,
+    /// Bytes of the payload present in the file (less than `len` when the file ends
+    /// inside the record).
+    avail: u32,
+}
+
+impl RecordHead {
+    /// The file ends inside the record's payload.
+    fn cut(&self) -> bool {
+        self.avail < self.len
+    }
+
+    /// Offset just past the record (where the next one begins).
+    fn end(&self) -> u64 {
+        self.payload_at + u64::from(self.len)
+    }
+
+    /// Checks that this `END` record is empty and the last bytes of the file.
+    fn check_last(&self, path: &Path, file_len: u64) -> Result<(), LogError> {
+        if self.len != 0 || self.payload_at < file_len {
+            return Err(malformed(
+                path,
+                self.at,
+                "the end of the file after the end record",
+                format!("{} more bytes", file_len - self.payload_at),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether the index goes on after a record.
+enum Indexed {
+    /// On to the next record.
+    Next,
+    /// The index is complete: the end record, or where the log is cut.
+    Stop,
+}
+
 impl BinaryLog {
     /// Indexes the binary log in `file` (read from its start).
     pub(crate) fn open_file(
@@ -152,58 +201,7 @@ impl BinaryLog {
             source,
         };
         let file_len = data.len().map_err(io)?;
-        let mut fixed = [0u8; 14];
-        let n = data.read_at(0, &mut fixed).map_err(io)?;
-        let truncated_header = |at: u64| LogError::Truncated {
-            path: path.to_owned(),
-            pos: Position::Offset(at),
-            detail: "the file ends inside the log header (no event was recorded)".to_owned(),
-        };
-        if (1..8).contains(&n) && MAGIC.starts_with(&fixed[..n]) {
-            return Err(LogError::Truncated {
-                path: path.to_owned(),
-                pos: Position::Offset(n as u64),
-                detail: format!(
-                    "the file ends inside the binary log's magic number ({n} of 8 bytes; no event was recorded)"
-                ),
-            });
-        }
-        if n < 8 || fixed[..8] != MAGIC {
-            return Err(LogError::NotALog {
-                path: path.to_owned(),
-                pos: Position::Offset(0),
-                found: quote(&String::from_utf8_lossy(&fixed[..n.min(8)])),
-            });
-        }
-        if n < 10 {
-            return Err(truncated_header(8));
-        }
-        let version = u16::from_le_bytes([fixed[8], fixed[9]]);
-        if version != VERSION {
-            return Err(LogError::UnsupportedVersion {
-                path: path.to_owned(),
-                pos: Position::Offset(8),
-                found: u32::from(version),
-                supported: VERSION,
-            });
-        }
-        if n < 14 {
-            return Err(truncated_header(10));
-        }
-        let header_len = u32::from_le_bytes([fixed[10], fixed[11], fixed[12], fixed[13]]);
-        if header_len > MAX_PAYLOAD {
-            return Err(malformed(
-                path,
-                10,
-                "a header length of at most 64 MiB",
-                header_len.to_string(),
-            ));
-        }
-        let mut body = vec![0u8; header_len as usize];
-        if data.read_at(14, &mut body).map_err(io)? < body.len() {
-            return Err(truncated_header(14));
-        }
-        let (header, scale) = parse_header(path, &body)?;
+        let (header, scale, header_len) = read_header(path, &data)?;
         let mut log = BinaryLog {
             path: path.to_owned(),
             data,
@@ -226,147 +224,220 @@ impl BinaryLog {
     }
 
     /// Reads every record header from `at` on into `threads`; returns the string table.
+    /// A log cut short ends the index where it is cut (noted in `self.truncated`); a
+    /// malformed record is an error.
     fn index(
         &mut self,
         mut at: u64,
         file_len: u64,
         threads: &mut BTreeMap<ThreadId, ThreadIndex>,
     ) -> Result<Vec<String>, LogError> {
-        let path = self.path.clone();
-        let io = |source| LogError::Io {
-            path: path.clone(),
-            source,
-        };
         let mut names = Vec::new();
         loop {
-            if at >= file_len {
-                self.truncated = Some((
-                    at,
-                    format!("the log ends at byte {at} without its end record (the recording process stopped before finishing)"),
-                ));
+            let Some(record) = self.record_head(at, file_len)? else {
                 return Ok(names);
-            }
-            let mut head = [0u8; 5];
-            let n = self.data.read_at(at, &mut head).map_err(io)?;
-            if n < 5 {
-                self.truncated = Some((
-                    at,
-                    format!("the record at byte {at} is cut inside its header"),
-                ));
-                return Ok(names);
-            }
-            let kind = head[0];
-            let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
-            if len > MAX_PAYLOAD {
-                return Err(malformed(
-                    &path,
-                    at,
-                    "a record of at most 64 MiB",
-                    format!("a length of {len} bytes"),
-                ));
-            }
-            let payload_at = at + 5;
-            let avail = (file_len - payload_at).min(u64::from(len)) as u32;
-            let cut = avail < len;
-            match kind {
+            };
+            let next = match record.kind {
                 REC_END => {
-                    if len != 0 || payload_at < file_len {
-                        return Err(malformed(
-                            &path,
-                            at,
-                            "the end of the file after the end record",
-                            format!("{} more bytes", file_len - payload_at),
-                        ));
-                    }
-                    return Ok(names);
+                    record.check_last(&self.path, file_len)?;
+                    Indexed::Stop
                 }
-                REC_NAME | REC_THREAD => {
-                    if cut {
-                        self.truncated = Some((
-                            at,
-                            format!(
-                                "the record at byte {at} is cut: {avail} of {len} bytes present"
-                            ),
-                        ));
-                        return Ok(names);
-                    }
-                    let mut payload = vec![0u8; len as usize];
-                    self.data.read_at(payload_at, &mut payload).map_err(io)?;
-                    let mut c = Cursor::new(&payload);
-                    if kind == REC_NAME {
-                        let id = c
-                            .uvarint()
-                            .map_err(|e| decode_err(&path, at, "a name id", e))?;
-                        if id != names.len() as u64 {
-                            return Err(malformed(
-                                &path,
-                                at,
-                                &format!("name id {}", names.len()),
-                                id.to_string(),
-                            ));
-                        }
-                        let name = c
-                            .rest_str()
-                            .map_err(|e| decode_err(&path, at, "a name", e))?;
-                        names.push(name.to_owned());
-                    } else {
-                        let thread = c
-                            .uvarint()
-                            .map_err(|e| decode_err(&path, at, "a thread id", e))?;
-                        let thread = thread_id(&path, at, thread)?;
-                        c.uvarint()
-                            .map_err(|e| decode_err(&path, at, "an OS thread id", e))?;
-                        let name = c
-                            .rest_str()
-                            .map_err(|e| decode_err(&path, at, "a thread name", e))?;
-                        threads.entry(thread).or_default().name = Some(name.to_owned());
-                    }
-                }
-                REC_CHUNK => {
-                    let mut head = [0u8; 20];
-                    let got = self
-                        .data
-                        .read_at(payload_at, &mut head[..(avail as usize).min(20)])
-                        .map_err(io)?;
-                    let mut c = Cursor::new(&head[..got]);
-                    let parsed = c.uvarint().and_then(|t| Ok((t, c.uvarint()?)));
-                    let (thread, _base) = match parsed {
-                        Ok(v) => v,
-                        Err(DecodeError::Short) if cut => {
-                            self.truncated = Some((
-                                at,
-                                format!("the chunk at byte {at} is cut inside its header"),
-                            ));
-                            return Ok(names);
-                        }
-                        Err(e) => {
-                            return Err(decode_err(&path, at, "a chunk's thread and base time", e))
-                        }
-                    };
-                    let thread = thread_id(&path, at, thread)?;
-                    threads
-                        .entry(thread)
-                        .or_default()
-                        .push_chunk(at, payload_at + u64::from(len));
-                    if cut {
-                        self.truncated = Some((
-                            payload_at + u64::from(avail),
-                            format!("the chunk of thread {thread} at byte {at} is cut: {avail} of {len} bytes present"),
-                        ));
-                        return Ok(names);
-                    }
-                }
+                REC_NAME => self.index_name(&record, &mut names)?,
+                REC_THREAD => self.index_thread(&record, threads)?,
+                REC_CHUNK => self.index_chunk(&record, threads)?,
                 other => {
                     return Err(malformed(
-                        &path,
+                        &self.path,
                         at,
                         "a record type 1 (name), 2 (thread), 3 (chunk) or 4 (end)",
                         other.to_string(),
                     ));
                 }
+            };
+            if let Indexed::Stop = next {
+                return Ok(names);
             }
-            at = payload_at + u64::from(len);
+            at = record.end();
         }
+    }
+
+    /// The error for a failed read of the log's bytes.
+    fn io_error(&self, source: std::io::Error) -> LogError {
+        LogError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Reads the header (type and length) of the record at `at`. `None` when the log ends
+    /// there or inside the header (noted as its truncation); an error when the length is
+    /// past [`MAX_PAYLOAD`].
+    fn record_head(&mut self, at: u64, file_len: u64) -> Result<Option<RecordHead>, LogError> {
+        if at >= file_len {
+            self.truncated = Some((
+                at,
+                format!("the log ends at byte {at} without its end record (the recording process stopped before finishing)"),
+            ));
+            return Ok(None);
+        }
+        let mut head = [0u8; 5];
+        let n = self
+            .data
+            .read_at(at, &mut head)
+            .map_err(|e| self.io_error(e))?;
+        if n < 5 {
+            self.truncated = Some((
+                at,
+                format!("the record at byte {at} is cut inside its header"),
+            ));
+            return Ok(None);
+        }
+        let kind = head[0];
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+        if len > MAX_PAYLOAD {
+            return Err(malformed(
+                &self.path,
+                at,
+                "a record of at most 64 MiB",
+                format!("a length of {len} bytes"),
+            ));
+        }
+        let payload_at = at + 5;
+        let avail = (file_len - payload_at).min(u64::from(len)) as u32;
+        Ok(Some(RecordHead {
+            at,
+            kind,
+            len,
+            payload_at,
+            avail,
+        }))
+    }
+
+    /// The whole payload of `record`; `None` when the file ends inside it (noted as the
+    /// log's truncation).
+    fn whole_payload(&mut self, record: &RecordHead) -> Result<Option<Vec<u8>>, LogError> {
+        let RecordHead { at, len, avail, .. } = *record;
+        if record.cut() {
+            self.truncated = Some((
+                at,
+                format!("the record at byte {at} is cut: {avail} of {len} bytes present"),
+            ));
+            return Ok(None);
+        }
+        let mut payload = vec![0u8; len as usize];
+        self.data
+            .read_at(record.payload_at, &mut payload)
+            .map_err(|e| self.io_error(e))?;
+        Ok(Some(payload))
+    }
+
+    /// Reads a `NAME` record: the next entry of `names`, which must have the next id.
+    fn index_name(
+        &mut self,
+        record: &RecordHead,
+        names: &mut Vec<String>,
+    ) -> Result<Indexed, LogError> {
+        let Some(payload) = self.whole_payload(record)? else {
+            return Ok(Indexed::Stop);
+        };
+        let (path, at) = (&self.path, record.at);
+        let mut c = Cursor::new(&payload);
+        let id = c
+            .uvarint()
+            .map_err(|e| decode_err(path, at, "a name id", e))?;
+        if id != names.len() as u64 {
+            return Err(malformed(
+                path,
+                at,
+                &format!("name id {}", names.len()),
+                id.to_string(),
+            ));
+        }
+        let name = c
+            .rest_str()
+            .map_err(|e| decode_err(path, at, "a name", e))?;
+        names.push(name.to_owned());
+        Ok(Indexed::Next)
+    }
+
+    /// Reads a `THREAD` record: a thread's name (its OS thread id is not kept).
+    fn index_thread(
+        &mut self,
+        record: &RecordHead,
+        threads: &mut BTreeMap<ThreadId, ThreadIndex>,
+    ) -> Result<Indexed, LogError> {
+        let Some(payload) = self.whole_payload(record)? else {
+            return Ok(Indexed::Stop);
+        };
+        let (path, at) = (&self.path, record.at);
+        let mut c = Cursor::new(&payload);
+        let thread = c
+            .uvarint()
+            .map_err(|e| decode_err(path, at, "a thread id", e))?;
+        let thread = thread_id(path, at, thread)?;
+        c.uvarint()
+            .map_err(|e| decode_err(path, at, "an OS thread id", e))?;
+        let name = c
+            .rest_str()
+            .map_err(|e| decode_err(path, at, "a thread name", e))?;
+        threads.entry(thread).or_default().name = Some(name.to_owned());
+        Ok(Indexed::Next)
+    }
+
+    /// Notes a `CHUNK` record in its thread's index after reading the chunk's thread (and
+    /// base time) only: the events are read lazily by the thread's stream. A chunk cut by
+    /// the end of the file is indexed (its stream reads what is there) and ends the index.
+    fn index_chunk(
+        &mut self,
+        record: &RecordHead,
+        threads: &mut BTreeMap<ThreadId, ThreadIndex>,
+    ) -> Result<Indexed, LogError> {
+        let RecordHead {
+            at,
+            len,
+            payload_at,
+            avail,
+            ..
+        } = *record;
+        let cut = record.cut();
+        let mut head = [0u8; 20];
+        let got = self
+            .data
+            .read_at(payload_at, &mut head[..(avail as usize).min(20)])
+            .map_err(|e| self.io_error(e))?;
+        let mut c = Cursor::new(&head[..got]);
+        let parsed = c.uvarint().and_then(|t| Ok((t, c.uvarint()?)));
+        let (thread, _base) = match parsed {
+            Ok(v) => v,
+            Err(DecodeError::Short) if cut => {
+                self.truncated = Some((
+                    at,
+                    format!("the chunk at byte {at} is cut inside its header"),
+                ));
+                return Ok(Indexed::Stop);
+            }
+            Err(e) => {
+                return Err(decode_err(
+                    &self.path,
+                    at,
+                    "a chunk's thread and base time",
+                    e,
+                ))
+            }
+        };
+        let thread = thread_id(&self.path, at, thread)?;
+        threads
+            .entry(thread)
+            .or_default()
+            .push_chunk(at, record.end());
+        if cut {
+            self.truncated = Some((
+                payload_at + u64::from(avail),
+                format!("the chunk of thread {thread} at byte {at} is cut: {avail} of {len} bytes present"),
+            ));
+            return Ok(Indexed::Stop);
+        }
+        Ok(Indexed::Next)
     }
 
     /// The threads present, in id order.
@@ -389,6 +460,69 @@ impl BinaryLog {
     pub(crate) fn truncated(&self) -> Option<Position> {
         self.truncated.as_ref().map(|(at, _)| Position::Offset(*at))
     }
+}
+
+/// Reads and checks the log's fixed header (magic number, version, header length) and
+/// parses the header record after it; returns the header, its time scale and the header
+/// record's length (the index starts after it).
+fn read_header(path: &Path, data: &Data) -> Result<(Header, TimeScale, u32), LogError> {
+    let io = |source| LogError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut fixed = [0u8; 14];
+    let n = data.read_at(0, &mut fixed).map_err(io)?;
+    let truncated_header = |at: u64| LogError::Truncated {
+        path: path.to_owned(),
+        pos: Position::Offset(at),
+        detail: "the file ends inside the log header (no event was recorded)".to_owned(),
+    };
+    if (1..8).contains(&n) && MAGIC.starts_with(&fixed[..n]) {
+        return Err(LogError::Truncated {
+            path: path.to_owned(),
+            pos: Position::Offset(n as u64),
+            detail: format!(
+                "the file ends inside the binary log's magic number ({n} of 8 bytes; no event was recorded)"
+            ),
+        });
+    }
+    if n < 8 || fixed[..8] != MAGIC {
+        return Err(LogError::NotALog {
+            path: path.to_owned(),
+            pos: Position::Offset(0),
+            found: quote(&String::from_utf8_lossy(&fixed[..n.min(8)])),
+        });
+    }
+    if n < 10 {
+        return Err(truncated_header(8));
+    }
+    let version = u16::from_le_bytes([fixed[8], fixed[9]]);
+    if version != VERSION {
+        return Err(LogError::UnsupportedVersion {
+            path: path.to_owned(),
+            pos: Position::Offset(8),
+            found: u32::from(version),
+            supported: VERSION,
+        });
+    }
+    if n < 14 {
+        return Err(truncated_header(10));
+    }
+    let header_len = u32::from_le_bytes([fixed[10], fixed[11], fixed[12], fixed[13]]);
+    if header_len > MAX_PAYLOAD {
+        return Err(malformed(
+            path,
+            10,
+            "a header length of at most 64 MiB",
+            header_len.to_string(),
+        ));
+    }
+    let mut body = vec![0u8; header_len as usize];
+    if data.read_at(14, &mut body).map_err(io)? < body.len() {
+        return Err(truncated_header(14));
+    }
+    let (header, scale) = parse_header(path, &body)?;
+    Ok((header, scale, header_len))
 }
 
 fn thread_id(path: &Path, at: u64, value: u64) -> Result<ThreadId, LogError> {
