@@ -20,6 +20,7 @@
 //! --release -p lcm --example claimbench` does.
 
 use super::clock::{time_it, Clock};
+use super::memory::{read_all, wait_for};
 use super::placement::{allowed_cpus, cpus_for, pin_current_thread};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -130,18 +131,6 @@ fn write_all(buf: &[AtomicU64], round: u64, pace: WritePace) {
             }
         }
     }
-}
-
-/// The sum of every word.
-fn read_all(buf: &[AtomicU64]) -> u64 {
-    buf.iter()
-        .map(|w| w.load(Ordering::Relaxed))
-        .fold(0, u64::wrapping_add)
-}
-
-/// Spins (yielding) until `turn` holds `value`.
-fn wait_for(turn: &AtomicU64, value: u64) {
-    super::handoff::spin_until(turn, |v| v == value, 256);
 }
 
 #[cfg(test)]

@@ -133,14 +133,14 @@ fn write_all(buf: &[AtomicU64], round: u64) {
 }
 
 /// The sum of every word.
-fn read_all(buf: &[AtomicU64]) -> u64 {
+pub(super) fn read_all(buf: &[AtomicU64]) -> u64 {
     buf.iter()
         .map(|w| w.load(Ordering::Relaxed))
         .fold(0, u64::wrapping_add)
 }
 
 /// Spins (yielding) until `turn` holds `value`.
-fn wait_for(turn: &AtomicU64, value: u64) {
+pub(super) fn wait_for(turn: &AtomicU64, value: u64) {
     super::handoff::spin_until(turn, |v| v == value, 256);
 }
 

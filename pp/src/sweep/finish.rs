@@ -138,15 +138,7 @@ impl Sweep {
     fn observe_end(&self, obs: &mut dyn Observer) {
         let end = self.now;
         for (slot, s) in self.slots.iter().enumerate() {
-            if s.present && s.seg_time < end {
-                obs.segment(
-                    slot,
-                    s.state,
-                    !s.tasks.is_empty(),
-                    Nanos(s.seg_time),
-                    Nanos(end),
-                );
-            }
+            self.observe_segment(obs, slot, end);
             let mut frames = s.stack.frames().to_vec();
             while let Some(f) = frames.pop() {
                 obs.closed(slot, &f, Nanos(end), false);

@@ -443,21 +443,27 @@ impl Sweep {
             values,
         };
         if let Some(obs) = observer {
-            let s = &self.slots[slot];
-            if s.present && s.seg_time < t {
-                obs.segment(
-                    slot,
-                    s.state,
-                    !s.tasks.is_empty(),
-                    Nanos(s.seg_time),
-                    Nanos(t),
-                );
-            }
+            self.observe_segment(obs, slot, t);
             self.slots[slot].seg_time = t;
             self.apply(slot, &ev, t, Some(obs))
         } else {
             self.slots[slot].seg_time = t;
             self.apply(slot, &ev, t, None)
+        }
+    }
+
+    /// Shows `obs` the segment thread `slot` has been in since its last event, ending at
+    /// `end` (nothing for an absent thread or an empty segment).
+    fn observe_segment(&self, obs: &mut dyn Observer, slot: usize, end: u64) {
+        let s = &self.slots[slot];
+        if s.present && s.seg_time < end {
+            obs.segment(
+                slot,
+                s.state,
+                !s.tasks.is_empty(),
+                Nanos(s.seg_time),
+                Nanos(end),
+            );
         }
     }
 
