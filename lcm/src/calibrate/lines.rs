@@ -262,9 +262,9 @@ fn runs_on<C: Clock + ?Sized>(
 /// - with prices at two K ≥ 3 or more, the least-squares slope of the price over those K
 ///   (intercept free). The price at K = 2 is left out: it is a mean over pairs of
 ///   processors that may hold a stand-in (the one-way hand-off, where no repetition ran
-///   side by side), and the step from two processors to more has been a jump of another
-///   kind than the growth beyond (one 16-core host: 55 ns at K = 4, then 2.7 ns more per
-///   thread up to 97 ns at K = 16), which a line through K = 2 mixes into the slope;
+///   side by side), and the step from two processors to more can be a jump far larger
+///   than the growth beyond (docs/machine.md, "The price of a shared line"), which a line
+///   through K = 2 would mix into the slope;
 /// - with one price at K ≥ 3, the slope from the price at K = 2 to it;
 /// - otherwise (a 2-processor machine) 0.
 pub fn per_thread_growth(by_k: &[(usize, f64)]) -> f64 {

@@ -276,10 +276,8 @@ impl Machine {
                 .or_insert(crate::calibrate::par_call::ITEMS as f64);
         }
         if let Some(&two) = b.get("line_bounce_s") {
-            match bounce_growth(two, &b) {
-                Some(growth) => b.insert("line_bounce_per_thread_s".into(), growth),
-                None => b.insert("line_bounce_per_thread_s".into(), 0.0),
-            };
+            let growth = bounce_growth(two, &b).unwrap_or(0.0);
+            b.insert("line_bounce_per_thread_s".into(), growth);
             b.entry("line_bounce_s_k2".into()).or_insert(two);
         }
         b
