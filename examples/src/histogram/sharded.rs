@@ -4,9 +4,9 @@
 //! This file is also the input of `lcm predict`, with the locked version's models file
 //! (`--models`): the rules above `frag_scope("fill", ..)` derive the sharded fill from the
 //! measured locked one (docs/models.md, "Derived models"). Variables: `shards` (the shard
-//! count, an input like `n`) and the machine file's `line_bounce_per_thread_s` (`lcm
-//! calibrate`: what each processor beyond two adds to a contended line's trip;
-//! docs/machine.md).
+//! count, an input like `n`) and the machine file's `line_trip_s` (a line's whole trip
+//! between two processors) and `line_bounce_per_thread_s` (what each processor beyond two
+//! adds to a contended line's trip; `lcm calibrate`, docs/machine.md).
 
 use super::{bucket_of, BUCKETS, KEYS_PER_ITEM, SHARDS};
 use pplib::prelude::*;
@@ -36,22 +36,20 @@ pub fn fill(n: u64) -> Vec<u64> {
     // per key the shard's lock line and its bucket line, each last written by another
     // thread with the chance (p - 1)/p.
     //
-    // A trip's price is what the locked version paid for its trips at p = 2, where the
-    // threads alternate on the one lock: each acquisition takes the lock line from the
-    // other processor, and the bucket line was written there last half of the time, so its
-    // measured memory-system loss at p = 2 (`fill.ml_p2`) is 1.5 trips per key. This is a
-    // trip as this code pays it on this machine (its lock, how far its trips overlap),
-    // which no machine kernel stands in for. With more processors a trip waits behind the
-    // others' trips of the same line: `line_bounce_per_thread_s` more per processor
-    // beyond two (`lcm calibrate`'s contended-line kernel).
+    // A trip's price is the machine's whole trip of a line between two processors
+    // (`line_trip_s`, `lcm calibrate`): the lock's acquisition and release are atomic
+    // operations that wait for the lines before them, so the two lines of a key do not
+    // overlap each other's trips. With more processors a trip waits behind the others'
+    // trips of the same line: `line_bounce_per_thread_s` more per processor beyond two
+    // (`lcm calibrate`'s contended-line kernel).
     //
     // The load imbalance is the tail of the last items while the others finish, a share
     // of an item's time: the locked version's `li` scaled by how much shorter an item
     // is now (its busy time per key, the same items in both).
     // lcm: like fill
     // lcm: sl = fill.sl / shards
-    // lcm: ml = 2*(p - 1)/p * (fill.ml_p2 / 1.5 + n * line_bounce_per_thread_s * (p - 2))
-    // lcm: li = fill.li * (fill.pc + fill.sl / shards + 2*(p - 1)/p * (fill.ml_p2 / 1.5 + n * line_bounce_per_thread_s * (p - 2))) / (fill.pc + fill.sl + fill.ml)
+    // lcm: ml = 2*(p - 1)/p * n * (line_trip_s + line_bounce_per_thread_s * (p - 2))
+    // lcm: li = fill.li * (fill.pc + fill.sl / shards + 2*(p - 1)/p * n * (line_trip_s + line_bounce_per_thread_s * (p - 2))) / (fill.pc + fill.sl + fill.ml)
     pplib::frag_scope("fill", || {
         (0..items).into_par_iter().pp_for_each(|item| {
             let first = item * KEYS_PER_ITEM as u64;

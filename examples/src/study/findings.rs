@@ -188,9 +188,9 @@ fn histogram_method(r: &StudyResult) -> String {
          memory loss (its one lock's line bouncing while the lock serializes the threads) \
          the lines the threads now write at once: per key, the shard's lock line and its \
          bucket line were last written by another processor with the chance (p − 1)/p, \
-         each such trip priced at what {base} paid for one at p = 2 (its measured memory \
-         loss there over 1.5 trips per key: the lock line on every acquisition, the bucket \
-         line half the time), plus the machine file's `line_bounce_per_thread_s` for each \
+         each such trip priced whole (the lock's atomic operations wait for the lines \
+         before them) at the machine file's `line_trip_s`, plus its \
+         `line_bounce_per_thread_s` for each \
          processor beyond two (`lcm calibrate`: threads pinned to processors of their own \
          updating shared lines at once); its load imbalance is {base}'s scaled by how much \
          shorter an item now is. Not \

@@ -79,7 +79,8 @@
 //!   `line_bounce_s` over the cheapest's, with two priced pairs or more;
 //! - `line_trip_s` (optional): the same with each update's line depending on the value the
 //!   previous one read, so that no trip overlaps another: a line's whole trip (over the
-//!   same pairs);
+//!   same pairs). A file without it binds it as `latency_s`, the one-way hand-off of a
+//!   line to a spinning reader, the same trip measured by another kernel;
 //! - `line_bounce_s_kK` (optional; K = 3 … `calibrated_p`): the same price with K threads
 //!   updating the lines at once (over the chance (K − 1)/K that another wrote the line last);
 //! - `line_bounce_per_thread_s` (optional): what each processor beyond two adds to a
@@ -263,7 +264,9 @@ impl Machine {
     /// 0; and binds `line_bounce_s` also as `line_bounce_s_k2`, the K = 2 member of the
     /// family (see the module docs). A file with `par_call_s_pQ` keys but without
     /// `par_call_items` binds it as the calibration's [`crate::calibrate::par_call::ITEMS`],
-    /// the count every such file was measured with.
+    /// the count every such file was measured with. A file without `line_trip_s` (files of
+    /// earlier versions) binds it as `latency_s`, the one-way hand-off of a line to a
+    /// spinning reader: the same whole trip, measured by another kernel.
     pub fn bindings(&self) -> BTreeMap<String, f64> {
         let mut b = self.values.clone();
         for (k, v) in self.key_values() {
@@ -274,6 +277,9 @@ impl Machine {
         {
             b.entry("par_call_items".into())
                 .or_insert(crate::calibrate::par_call::ITEMS as f64);
+        }
+        if let Some(&latency) = b.get("latency_s") {
+            b.entry("line_trip_s".into()).or_insert(latency);
         }
         if let Some(&two) = b.get("line_bounce_s") {
             let growth = bounce_growth(two, &b).unwrap_or(0.0);
@@ -420,6 +426,17 @@ mod tests {
             origin: "test".into(),
             values: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn line_trip_is_the_files_or_the_one_way_hand_off() {
+        // Files written before the whole trip was measured price it by the one-way
+        // hand-off; a file's own value wins.
+        let m = full();
+        assert_eq!(m.bindings()["line_trip_s"], m.latency_s);
+        let text = m.to_text() + "line_trip_s = 4.5e-8\n";
+        let back = Machine::parse("m.txt", &text).unwrap();
+        assert_eq!(back.bindings()["line_trip_s"], 4.5e-8);
     }
 
     #[test]
