@@ -50,7 +50,7 @@ pub fn material_at_one(
         .filter(|(_, s)| s.abs() > 0.0)
         .map(|(pt, s)| (pt.y / s).abs())
         .fold(0.0, f64::max);
-    let noise = piecewise::noise(&at1, records, category, true);
+    let noise = piecewise::noise(&at1, records, category, Some(1.0));
     (largest > MATERIAL_SHARE.max(noise)).then_some(largest)
 }
 

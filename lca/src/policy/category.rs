@@ -78,7 +78,8 @@ pub fn weigh(
         let mut cands = work_candidates(category, &obs);
         cands.extend(user(&obs));
         let mut ranked = rank(&obs, cands, false, &|_| Some(f64::MIN_POSITIVE));
-        let noise = piecewise::noise(&obs, records, category, category == "pc" && has_p);
+        let at_p1 = (category == "pc" && has_p).then_some(1.0);
+        let noise = piecewise::noise(&obs, records, category, at_p1);
         let smooth_miss = ranked
             .weighed
             .first()
@@ -164,11 +165,21 @@ fn weigh_overhead(
     if ranked.weighed.is_empty() {
         ranked = rank(&weighed_on, cands(), true, &floor);
     }
-    let outgrowth = work.and_then(|w| growth::judge(&ranked, &weighed_on, w, PROCESSORS));
+    let piecewise = if keep_p1 {
+        None
+    } else {
+        let at_p = above.data.distinct(pi).first().copied();
+        let noise = piecewise::noise(&above, records, category, at_p);
+        piecewise::choose_overhead(&above, pi, &mut ranked, noise)
+    };
+    let outgrowth = match piecewise {
+        Some(_) => None,
+        None => work.and_then(|w| growth::judge(&ranked, &weighed_on, w, PROCESSORS)),
+    };
     Some(Weighing {
         observations: weighed_on,
         ranked,
-        piecewise: None,
+        piecewise,
         outgrowth,
     })
 }
@@ -418,12 +429,12 @@ pub const REGIME_CHANGE: f64 = 0.10;
 /// overheads are small differences of noisy times, and their extrapolation error already
 /// weighs in their choice.
 pub fn regime_notes(category: &str, w: &Weighing) -> Vec<String> {
-    if !is_work(category) || w.ranked.weighed.is_empty() {
-        return Vec::new();
-    }
     let obs = &w.observations;
     if let Some(c) = w.piecewise {
-        return vec![piecewise::note(obs, c.smooth_miss, c.noise)];
+        return piecewise_note(obs, c).into_iter().collect();
+    }
+    if !is_work(category) || w.ranked.weighed.is_empty() {
+        return Vec::new();
     }
     let mut notes = Vec::new();
     for (v, name) in obs.data.variables.iter().enumerate() {
@@ -463,6 +474,21 @@ pub fn regime_notes(category: &str, w: &Weighing) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// The note of a chosen piecewise law ([`piecewise::note`]); for an overhead measured at
+/// one p > 1, the note of its values there and how it reaches other p.
+fn piecewise_note(obs: &Observations, c: PiecewiseChoice) -> Option<String> {
+    let Some(pi) = obs.data.variables.iter().position(|v| v == PROCESSORS) else {
+        return Some(piecewise::note(obs, c.smooth_miss, c.noise));
+    };
+    let at = *obs.data.distinct(pi).first()?;
+    let one = obs.at(PROCESSORS, at)?;
+    Some(format!(
+        "at p = {}: {}; at other p it is scaled by (p - 1) as the overheads measured at one p are",
+        crate::expr::format_number(at),
+        piecewise::note(&one, c.smooth_miss, c.noise)
+    ))
 }
 
 /// `ln(y2/y1) / ln(x2/x1)` between neighbouring values of variable `v`, printed, for

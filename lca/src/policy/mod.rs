@@ -51,6 +51,11 @@
 //!   and whose every model predicts held-out observations worse than
 //!   leaving it out is left out (noise at this precision, typically `ml`, a difference of
 //!   two noisy times), and the notes say so. A larger category keeps its best model.
+//!   Measured at one p > 1 only, an overhead's dependence on the size is a quantity of one
+//!   variable, and where no smooth form follows it (the same evidence as for the work) the
+//!   piecewise power law through its values there, scaled by `(p − 1)`, replaces the
+//!   smooth forms (lock waits that step from nothing to half the time between two sizes;
+//!   [`piecewise::choose_overhead`]).
 //! - Other categories (`cl rc os`): the search and the power law.
 //!
 //! Every candidate's coefficients are fitted by least squares of the errors relative to the

@@ -37,11 +37,12 @@
 //! whose local exponent departs most from the median exponent of the pieces.
 
 use super::candidates::Candidate;
+use super::category::PiecewiseChoice;
 use super::choose::{Ranked, Weighed};
 use super::heldout::{held_out, in_sample};
 use super::observations::{median, Observations};
 use crate::dataset::Dataset;
-use crate::expr::{format_number, Expr, Func};
+use crate::expr::{format_number, BinOp, Expr, Func};
 use crate::fit::{round_sig, FittedModel};
 use crate::linear::Quality;
 use crate::record::Record;
@@ -116,15 +117,15 @@ pub fn candidate(data: &Dataset) -> Option<Candidate> {
 
 /// The noise of `obs` relative to the fragment's time: the median over its repeated
 /// configurations of `(max − min) / 2 / scale` of `category` among `records` (those at
-/// `p = 1` when `at_p1`, where `pc` was measured), at least [`NOISE_FLOOR`];
-/// [`UNREPEATED_NOISE`] when no configuration was repeated.
-pub fn noise(obs: &Observations, records: &[&Record], category: &str, at_p1: bool) -> f64 {
+/// `p = P` when `at_p` is `Some(P)`: `pc` measured at p = 1, an overhead at its one p > 1),
+/// at least [`NOISE_FLOOR`]; [`UNREPEATED_NOISE`] when no configuration was repeated.
+pub fn noise(obs: &Observations, records: &[&Record], category: &str, at_p: Option<f64>) -> f64 {
     let vars = &obs.data.variables;
     let mut spreads = Vec::new();
     for (pt, s) in obs.data.points.iter().zip(&obs.scale) {
         let values: Vec<f64> = records
             .iter()
-            .filter(|r| !at_p1 || r.number(super::PROCESSORS).is_ok_and(|p| p == 1.0))
+            .filter(|r| at_p.is_none_or(|at| r.number(super::PROCESSORS).is_ok_and(|p| p == at)))
             .filter(|r| {
                 vars.iter()
                     .zip(&pt.x)
@@ -180,6 +181,98 @@ pub fn choose(obs: &Observations, ranked: &mut Ranked, noise: f64) -> bool {
         },
     );
     true
+}
+
+/// The piecewise law of an overhead measured at one p > 1, `at_p`: `(p − 1)/(at_p − 1) ·
+/// pw(x, …)` through the observations at `p = at_p` (variable `pi` is p), which vanishes at
+/// p = 1 and grows with p as the smooth overhead forms measured at one p do (docs/models.md,
+/// "Overheads measured at one p > 1"). None unless `data` has two variables, one of them
+/// p, and the points at `at_p` make a table ([`table_expr`]).
+fn overhead_expr(data: &Dataset, pi: usize, at_p: f64) -> Option<Expr> {
+    if data.variables.len() != 2 || at_p <= 1.0 {
+        return None;
+    }
+    let mut one = data.clone();
+    one.variables.remove(pi);
+    one.points.retain(|pt| pt.x[pi] == at_p);
+    for pt in &mut one.points {
+        pt.x.remove(pi);
+    }
+    let table = table_expr(&one)?;
+    let p = Expr::var(&data.variables[pi]);
+    let grows = Expr::bin(BinOp::Sub, p, Expr::Num(1.0));
+    let grows = if at_p == 2.0 {
+        grows
+    } else {
+        Expr::bin(BinOp::Div, grows, Expr::Num(at_p - 1.0))
+    };
+    Some(Expr::bin(BinOp::Mul, grows, table))
+}
+
+/// For an overhead measured at one p > 1 (`above`: its observations there, over one size
+/// variable and p, variable `pi`), puts the piecewise law `(p − 1)/(P − 1) · pw(x, …)`
+/// first in `ranked` on the same evidence as [`choose`]: the best smooth form misses
+/// `above` by more than [`LACK_OF_FIT`] times `noise`, and the piecewise law's held-out
+/// score over the size variable is below that form's held-out score plus its miss. With
+/// one p > 1 the overhead's dependence on the size is a quantity of one variable, which no
+/// smooth form may follow (a search's speculative work that rises and falls with where
+/// the answer lies). Returns the choice when it made it.
+pub fn choose_overhead(
+    above: &Observations,
+    pi: usize,
+    ranked: &mut Ranked,
+    noise: f64,
+) -> Option<PiecewiseChoice> {
+    let at_p = *above.data.distinct(pi).first()?;
+    if ranked.untested || above.data.distinct(pi).len() != 1 {
+        return None;
+    }
+    let best = ranked.weighed.first()?;
+    let lack = in_sample(above, &best.candidate.model.expr);
+    if lack.is_nan() || lack <= LACK_OF_FIT * noise {
+        return None;
+    }
+    let one = above.at(&above.data.variables[pi], at_p)?;
+    if one.data.distinct(0).len() < MIN_POINTS {
+        return None;
+    }
+    let expr = overhead_expr(&above.data, pi, at_p)?;
+    let refit = move |d: &Dataset, _: &[f64]| overhead_expr(d, pi, at_p);
+    let h = held_out(above, &refit);
+    if h.score.is_nan() || h.score > best.held_out.score + lack {
+        return None;
+    }
+    let y = above.data.ys();
+    let fitted: Vec<f64> = above
+        .data
+        .points
+        .iter()
+        .map(|pt| expr.eval(&above.data.bindings(pt)).unwrap_or(f64::NAN))
+        .collect();
+    let candidate = Candidate {
+        terms: super::candidates::whole(&expr),
+        model: FittedModel {
+            label: format!("(p-1)*piecewise power law ({} points)", y.len()),
+            coefficients: Vec::new(),
+            quality: Quality::new(&y, &fitted, &fitted, y.len()),
+            expr,
+            fitted,
+            nonlinear: true,
+        },
+        refit: Box::new(refit),
+    };
+    ranked.weighed.insert(
+        0,
+        Weighed {
+            candidate,
+            held_out: h,
+            score: h.score,
+        },
+    );
+    Some(PiecewiseChoice {
+        smooth_miss: lack,
+        noise,
+    })
 }
 
 /// What a user must know of a chosen piecewise law of `obs` (variable `name`): that it
@@ -285,5 +378,63 @@ mod tests {
             note.is_some_and(|n| n.contains("the piece from k = 100 to 1000 departs most")),
             "{notes:?}"
         );
+    }
+
+    /// Records of pc = 1e-7·k at p = 1 and 2 with the overhead `sl = wait(k)` at p = 2,
+    /// each configuration twice with ±1 % noise.
+    fn overhead_records(wait: impl Fn(f64) -> f64) -> String {
+        let mut text = String::new();
+        for k in [1.0f64, 10.0, 100.0, 1000.0, 10000.0, 100000.0] {
+            for (i, f) in [1.01, 0.99].iter().enumerate() {
+                let pc = 1e-7 * k * f;
+                text += &format!("k={k} rep={i} p=1 pc={pc} rt={pc} tt={pc}\n");
+                let sl = wait(k) * f;
+                text += &format!("k={k} rep={i} p=2 sl={sl} pc={pc} rt={pc} tt={}\n", pc + sl);
+            }
+        }
+        text
+    }
+
+    fn sl_model(text: &str) -> (String, Vec<String>) {
+        let r = parse_records(text).unwrap();
+        let vars = ["k".to_string(), "p".to_string()];
+        let f = fit_fragment(&r, "t", None, &vars, &Extraction::default()).unwrap();
+        (f.category("sl").unwrap().model.expr.to_string(), f.notes)
+    }
+
+    /// Lock waits at p = 2 that step from 0.1 % to half the work between k = 100 and 1000
+    /// (measured at one p > 1): no form of k follows them, and the overhead becomes the
+    /// piecewise law at p = 2 scaled by p − 1, exact at the measured points, with a note.
+    #[test]
+    fn an_overhead_that_steps_at_one_p_gets_the_piecewise_law() {
+        let step = |k: f64| if k >= 1000.0 { 5e-8 * k } else { 1e-10 * k };
+        let (sl, notes) = sl_model(&overhead_records(step));
+        assert!(sl.starts_with("(p - 1)*pw(k, 1, 1e-10, "), "{sl}");
+        let e = crate::expr::parse(&sl).unwrap();
+        let at = |k: f64, p: f64| {
+            e.eval(
+                &[("k".to_string(), k), ("p".to_string(), p)]
+                    .into_iter()
+                    .collect(),
+            )
+            .unwrap()
+        };
+        assert!((at(10000.0, 2.0) / 5e-4 - 1.0).abs() < 1e-3);
+        assert!((at(10000.0, 3.0) / 1e-3 - 1.0).abs() < 1e-3);
+        assert_eq!(at(10000.0, 1.0), 0.0);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("category sl: at p = 2: no smooth form fits")),
+            "{notes:?}"
+        );
+    }
+
+    /// Waits that follow a smooth form within their noise keep it.
+    #[test]
+    fn a_smooth_overhead_at_one_p_keeps_a_smooth_form() {
+        let (sl, notes) = sl_model(&overhead_records(|k| 2e-8 * k));
+        assert!(!sl.contains("pw("), "{sl}");
+        assert!(!notes.iter().any(|n| n.contains("piecewise")), "{notes:?}");
     }
 }
