@@ -69,8 +69,9 @@ const QUEENS_BOUNDS: Bounds = Bounds {
 /// p = 1, where the locked version too was measured 30 % faster than when calibrated),
 /// ranking right at 31 of 32 points and 30 of the 30 decisive ones; the locked version's
 /// mean |error| 9.3 %. The study itself (older rules) had 31.3 %, max 48.4 %. Today's rule
-/// prices a trip whole, at the machine's one-way hand-off `latency_s` (this day's file
-/// predates `line_trip_s`; 70.1 ns per key at p = 2, against 71-78 measured) and its
+/// prices a shard's update at `line_lock_s`, which this day's file predates: two whole
+/// trips, each the one-way hand-off `latency_s` (the file predates `line_trip_s` too; 70.1
+/// ns per key at p = 2, against 71-78 measured), and its
 /// growth with p from the machine file's `line_bounce_s_kK` family, which this file also
 /// predates: with no growth the sharded version is predicted short from p = 9 on.
 const HISTOGRAM_BOUNDS: Bounds = Bounds {

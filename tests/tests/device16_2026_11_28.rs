@@ -67,8 +67,9 @@ const QUEENS_BOUNDS: Bounds = Bounds {
 /// right at 31 of 32 points and 30 of the 30 decisive ones; the locked version's mean
 /// |error| 5.4 %. The study itself (older rules) had 13.1 %, max 38.2 %, with a trip priced
 /// at this file's `line_bounce_s` of 67.0 ns, a stand-in (the one-way hand-off; the same
-/// host's measured two-processor price is 21-24 ns). Today's rule prices a trip whole, at
-/// the file's `line_trip_s` (72.0 ns per key at p = 2, against 53-71 ns measured), its
+/// host's measured two-processor price is 21-24 ns). Today's rule prices a shard's update at
+/// `line_lock_s`, which the file predates: two whole trips, `2 * line_trip_s` (72.0 ns per
+/// key at p = 2, against 53-71 ns measured), its
 /// growth from the file's `line_bounce_s_kK` family (2.7 ns per processor beyond two, the
 /// slope over K = 4 … 16), and scales the locked version's load imbalance by the shorter
 /// items. Drift +3.8 % (median).

@@ -4,9 +4,10 @@
 //! This file is also the input of `lcm predict`, with the locked version's models file
 //! (`--models`): the rules above `frag_scope("fill", ..)` derive the sharded fill from the
 //! measured locked one (docs/models.md, "Derived models"). Variables: `shards` (the shard
-//! count, an input like `n`) and the machine file's `line_trip_s` (a line's whole trip
-//! between two processors) and `line_bounce_per_thread_s` (what each processor beyond two
-//! adds to a contended line's trip; `lcm calibrate`, docs/machine.md).
+//! count, an input like `n`) and the machine file's `line_lock_s` (an update under a lock
+//! of its own when another processor did the last one) and `line_bounce_per_thread_s`
+//! (what each processor beyond two adds to a contended line's trip; `lcm calibrate`,
+//! docs/machine.md).
 
 use super::{bucket_of, BUCKETS, KEYS_PER_ITEM, SHARDS};
 use pplib::prelude::*;
@@ -32,24 +33,22 @@ pub fn fill(n: u64) -> Vec<u64> {
     let items = n.div_ceil(KEYS_PER_ITEM as u64);
     // With keys spread evenly, an acquisition finds its lock held 1/shards as often. The
     // work per key is the locked version's. In place of its lock-line bouncing (paid while
-    // the one lock serializes the threads), the threads now write shared lines at once:
-    // per key the shard's lock line and its bucket line, each last written by another
-    // thread with the chance (p - 1)/p.
-    //
-    // A trip's price is the machine's whole trip of a line between two processors
-    // (`line_trip_s`, `lcm calibrate`): the lock's acquisition and release are atomic
-    // operations that wait for the lines before them, so the two lines of a key do not
-    // overlap each other's trips. With more processors a trip waits behind the others'
-    // trips of the same line: `line_bounce_per_thread_s` more per processor beyond two
-    // (`lcm calibrate`'s contended-line kernel).
+    // the one lock serializes the threads), the threads now update shards at once: a key's
+    // shard was last updated by another thread with the chance (p - 1)/p, and its update
+    // then moves the shard's lock line and its bucket line. The machine's `line_lock_s`
+    // (`lcm calibrate`) prices such an update (a lock guarding a line of its own, the next
+    // lock known only after the last update, as here only after the key's work): whether
+    // the two lines' trips overlap depends on the processor. With more processors each
+    // line's trip waits behind the others' trips of the same line:
+    // `line_bounce_per_thread_s` more per line and processor beyond two.
     //
     // The load imbalance is the tail of the last items while the others finish, a share
     // of an item's time: the locked version's `li` scaled by how much shorter an item
     // is now (its busy time per key, the same items in both).
     // lcm: like fill
     // lcm: sl = fill.sl / shards
-    // lcm: ml = 2*(p - 1)/p * n * (line_trip_s + line_bounce_per_thread_s * (p - 2))
-    // lcm: li = fill.li * (fill.pc + fill.sl / shards + 2*(p - 1)/p * n * (line_trip_s + line_bounce_per_thread_s * (p - 2))) / (fill.pc + fill.sl + fill.ml)
+    // lcm: ml = (p - 1)/p * n * (line_lock_s + 2*line_bounce_per_thread_s * (p - 2))
+    // lcm: li = fill.li * (fill.pc + fill.sl / shards + (p - 1)/p * n * (line_lock_s + 2*line_bounce_per_thread_s * (p - 2))) / (fill.pc + fill.sl + fill.ml)
     pplib::frag_scope("fill", || {
         (0..items).into_par_iter().pp_for_each(|item| {
             let first = item * KEYS_PER_ITEM as u64;

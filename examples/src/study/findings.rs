@@ -186,11 +186,11 @@ fn histogram_method(r: &StudyResult) -> String {
          synchronization loss (sl) divided by the {} shards (with keys spread evenly an \
          increment finds its shard's lock held 1/{} as often), and in place of {base}'s \
          memory loss (its one lock's line bouncing while the lock serializes the threads) \
-         the lines the threads now write at once: per key, the shard's lock line and its \
-         bucket line were last written by another processor with the chance (p − 1)/p, \
-         each such trip priced whole (the lock's atomic operations wait for the lines \
-         before them) at the machine file's `line_trip_s`, plus its \
-         `line_bounce_per_thread_s` for each \
+         the shards the threads now update at once: a key's shard was last updated by \
+         another processor with the chance (p − 1)/p, and its update then moves the \
+         shard's lock line and its bucket line, priced at the machine file's \
+         `line_lock_s` (`lcm calibrate`: an update under a lock of its own, on two lines), \
+         plus its `line_bounce_per_thread_s` per line for each \
          processor beyond two (`lcm calibrate`: threads pinned to processors of their own \
          updating shared lines at once); its load imbalance is {base}'s scaled by how much \
          shorter an item now is. Not \

@@ -124,6 +124,9 @@ fn optional_values(pool: &PoolPrices, lines: &LinePrices) -> BTreeMap<String, f6
     if lines.trip_s.is_finite() {
         values.insert("line_trip_s".into(), lines.trip_s.max(0.0));
     }
+    if lines.lock_s.is_finite() {
+        values.insert("line_lock_s".into(), lines.lock_s.max(0.0));
+    }
     if pool.join_s.is_finite() {
         values.insert("join_s".into(), pool.join_s.max(0.0));
     }
@@ -191,6 +194,7 @@ mod tests {
             bounce_pair_spread: spread,
             bounce_per_thread_s: 0.0,
             trip_s: f64::NAN,
+            lock_s: f64::NAN,
             warnings: vec![],
         };
         let values = optional_values(&pool, &lines(3.5));

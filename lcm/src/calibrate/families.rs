@@ -233,6 +233,9 @@ pub(super) struct LinePrices {
     /// The whole trip of a line between two processors (chained updates; the mean over
     /// pairs), seconds.
     pub trip_s: f64,
+    /// A lock-protected update's price between two processors (the lock's line and the
+    /// data's; chained; the mean over pairs), seconds.
+    pub lock_s: f64,
     /// What to say of prices no repetition measured or whose repetitions or pairs lie far
     /// apart, in the order of the keys above.
     pub warnings: Vec<String>,
@@ -295,11 +298,23 @@ pub(super) fn measure_lines(
         None,
     ));
     let trip_s = rec.keep("line_trip_s".into(), trip.kept);
+    // A lock-protected update (lock and data on two lines), chained as the trip is.
+    let lock = pairs::over_pairs(&plan, rec.probe, |pair, updates| {
+        lines::line_bounce_tries(clock, &pair, updates, lines::Updates::Locked)
+    });
+    warnings.extend(pair_warning(
+        "line_lock_s",
+        &lock,
+        "the key is left out",
+        None,
+    ));
+    let lock_s = rec.keep("line_lock_s".into(), lock.kept);
     LinePrices {
         bounce_by_k,
         bounce_pair_spread,
         bounce_per_thread_s,
         trip_s,
+        lock_s,
         warnings,
     }
 }

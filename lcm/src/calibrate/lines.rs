@@ -13,7 +13,9 @@
 //! (trips cannot overlap): the whole trip, `line_trip_s`. The extra processor-seconds per
 //! update, over the chance
 //! (K − 1)/K that another thread wrote the line last, is the price of one line that
-//! bounces among K processors. With more processors a line's trip can wait behind other
+//! bounces among K processors. [`Updates::Locked`] makes each update a lock-protected
+//! one: a lock on a block of its own guards a data line on another, and the update moves
+//! both when another processor did the last one, `line_lock_s`. With more processors a line's trip can wait behind other
 //! trips of the same line and the traffic of the others; [`per_thread_growth`] reads how
 //! much each further processor adds.
 //!
@@ -32,6 +34,7 @@ use super::clock::Clock;
 use super::placement::{allowed_cpus, cpus_for, pin_current_thread, thread_cpu_s};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Lines the threads update (each on its own 128-byte block: no false sharing between
 /// neighbours, adjacent-line prefetch included).
@@ -52,6 +55,42 @@ pub const ATTEMPTS: usize = 4;
 
 #[repr(align(128))]
 struct Line(AtomicU64);
+
+/// A lock on a block of its own, apart from the data line it guards (as a shard's
+/// `Mutex<Vec<T>>`, whose items lie elsewhere).
+#[repr(align(128))]
+struct LockLine(Mutex<()>);
+
+/// What the threads update: the shared lines and a lock for each ([`Updates::Locked`]).
+struct SharedLines {
+    lines: Vec<Line>,
+    locks: Vec<LockLine>,
+}
+
+impl SharedLines {
+    fn new() -> SharedLines {
+        SharedLines {
+            lines: (0..LINES).map(|_| Line(AtomicU64::new(0))).collect(),
+            locks: (0..LINES).map(|_| LockLine(Mutex::new(()))).collect(),
+        }
+    }
+
+    /// Update `i`: the atomic increment of line `i`, or under `Locked`, lock `i` taken, its
+    /// data line incremented with a plain load and store, the lock released (the data
+    /// line of lock `i` is another block than line `i`'s neighbours'). Returns the value
+    /// read.
+    fn update(&self, i: usize, how: Updates) -> u64 {
+        if how != Updates::Locked {
+            return self.lines[i].0.fetch_add(1, Ordering::AcqRel);
+        }
+        let guard = self.locks[i].0.lock().unwrap_or_else(|e| e.into_inner());
+        let data = &self.lines[(i * 7 + 3) % LINES].0;
+        let seen = data.load(Ordering::Relaxed);
+        data.store(seen + 1, Ordering::Relaxed);
+        drop(guard);
+        seen
+    }
+}
 
 /// One thread's timed run: wall-clock start and end on the kernel's clock, and the
 /// processor-seconds the thread ran in between (None where the system cannot say).
@@ -85,17 +124,23 @@ pub enum Updates {
     Overlapping,
     /// The next line depends on the value the previous update read: each trip is paid whole.
     Chained,
+    /// Each update takes a lock (a `std::sync::Mutex` on a block of its own), increments
+    /// the data line it guards (another block) with a plain load and store and releases
+    /// the lock; the next lock depends on the value read, as in `Chained`. Two lines move
+    /// when another processor did the last update, and whether their trips overlap is the
+    /// processor's business: what a sharded lock's update pays.
+    Locked,
 }
 
 /// `updates` increments of lines picked by a xorshift generator seeded with `seed`, timed.
 fn run<C: Clock + ?Sized>(
     clock: &C,
-    lines: &[Line],
+    shared: &SharedLines,
     updates: u64,
     seed: u64,
     how: Updates,
 ) -> ThreadRun {
-    let chained = u64::from(how == Updates::Chained);
+    let chained = u64::from(how != Updates::Overlapping);
     let mut x = seed | 1;
     let cpu0 = thread_cpu_s();
     let start = clock.now_s();
@@ -103,9 +148,7 @@ fn run<C: Clock + ?Sized>(
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let seen = lines[(x % LINES as u64) as usize]
-            .0
-            .fetch_add(1, Ordering::AcqRel);
+        let seen = shared.update((x % LINES as u64) as usize, how);
         // Chained: the next line depends on what this update read, so the processor cannot
         // fetch it while this one is on its way (a multiply, not a branch, either way).
         x = x.wrapping_add((seen | 1) * chained);
@@ -240,15 +283,15 @@ fn runs_on<C: Clock + ?Sized>(
     updates: u64,
     how: Updates,
 ) -> Option<(ThreadRun, Vec<ThreadRun>)> {
-    let lines: Vec<Line> = (0..LINES).map(|_| Line(AtomicU64::new(0))).collect();
+    let shared = SharedLines::new();
     // Alone: one thread on the first of the processors, its lines in its own cache.
     let alone = together(1, &cpus[..1.min(cpus.len())], |_| {
-        run(clock, &lines, updates / 4, 7, how);
-        run(clock, &lines, updates, 11, how)
+        run(clock, &shared, updates / 4, 7, how);
+        run(clock, &shared, updates, 11, how)
     });
     let alone = alone.into_iter().next().flatten()?;
     let runs = together(cpus.len(), cpus, |i| {
-        run(clock, &lines, updates, 13 + 4 * i as u64, how)
+        run(clock, &shared, updates, 13 + 4 * i as u64, how)
     })
     .into_iter()
     .map(|r| r.unwrap_or(ThreadRun::NONE))
@@ -343,6 +386,19 @@ mod tests {
     }
 
     #[test]
+    fn a_locked_update_increments_its_data_line_once() {
+        let shared = SharedLines::new();
+        assert_eq!(shared.update(5, Updates::Locked), 0);
+        assert_eq!(shared.update(5, Updates::Locked), 1);
+        // Lock 5 guards another block than line 5.
+        assert_eq!(shared.update(5, Updates::Overlapping), 0);
+        assert_eq!(
+            shared.lines[(5 * 7 + 3) % LINES].0.load(Ordering::Relaxed),
+            2
+        );
+    }
+
+    #[test]
     fn the_growth_per_thread_is_the_slope_over_three_threads_and_more() {
         // 75 ns at 2 threads, 6.5 ns more per further thread.
         let by_k: Vec<(usize, f64)> = (2..=16)
@@ -412,8 +468,10 @@ mod tests {
     #[test]
     fn a_real_repetition_is_finite_and_not_negative_or_unjudged() {
         let clock = super::super::clock::MonotonicClock::new();
-        let x = line_bounce_once(&clock, 2, 200_000, 0, Updates::Chained);
-        assert!(x.is_nan() || (x.is_finite() && x >= 0.0), "{x}");
+        for how in [Updates::Chained, Updates::Locked] {
+            let x = line_bounce_once(&clock, 2, 200_000, 0, how);
+            assert!(x.is_nan() || (x.is_finite() && x >= 0.0), "{x}");
+        }
         // More threads than allowed processors: no price.
         let too_many = allowed_cpus().len() + 1;
         assert!(line_bounce_once(&clock, too_many, 1000, 0, Updates::Overlapping).is_nan());

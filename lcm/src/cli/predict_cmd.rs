@@ -179,8 +179,9 @@ STREAM triad when k threads run it at once (mem_slowdown_kK), and the price of a
 update of a line another processor wrote last with 2 threads (line_bounce_s) and K = 3..p
 threads (line_bounce_s_kK) updating 64 shared lines at once, each thread pinned to a
 processor of its own, with the growth per further thread over K >= 3
-(line_bounce_per_thread_s), and the whole trip of a line when each update's line depends
-on the last (line_trip_s). The transfer's writer and reader run pinned to two distinct
+(line_bounce_per_thread_s), the whole trip of a line when each update's line depends
+on the last (line_trip_s), and the same update under a lock of its own, the lock and the
+data on two lines (line_lock_s). The transfer's writer and reader run pinned to two distinct
 processors, drawn anew each repetition. line_bounce_s and line_trip_s are priced on up to 12 distinct pairs of
 processors, each pair's median kept and their mean written (a program's threads use all
 pairs); line_bounce_pair_spread is the dearest pair's price over the cheapest.

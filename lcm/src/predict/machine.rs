@@ -81,6 +81,11 @@
 //!   previous one read, so that no trip overlaps another: a line's whole trip (over the
 //!   same pairs). A file without it binds it as `latency_s`, the one-way hand-off of a
 //!   line to a spinning reader, the same trip measured by another kernel;
+//! - `line_lock_s` (optional): `line_trip_s` with each update under a lock of its own (a
+//!   `std::sync::Mutex` on one block guarding a data line on another): what a sharded
+//!   lock's update pays when another processor did the last one, two lines whose trips the
+//!   processor may or may not overlap. A file without it binds it as `2 * line_trip_s`
+//!   (two whole trips);
 //! - `line_bounce_s_kK` (optional; K = 3 … `calibrated_p`): the same price with K threads
 //!   updating the lines at once (over the chance (K − 1)/K that another wrote the line last);
 //! - `line_bounce_per_thread_s` (optional): what each processor beyond two adds to a
@@ -266,7 +271,8 @@ impl Machine {
     /// `par_call_items` binds it as the calibration's [`crate::calibrate::par_call::ITEMS`],
     /// the count every such file was measured with. A file without `line_trip_s` (files of
     /// earlier versions) binds it as `latency_s`, the one-way hand-off of a line to a
-    /// spinning reader: the same whole trip, measured by another kernel.
+    /// spinning reader: the same whole trip, measured by another kernel; one without
+    /// `line_lock_s` binds it as two whole trips, `2 * line_trip_s`.
     pub fn bindings(&self) -> BTreeMap<String, f64> {
         let mut b = self.values.clone();
         for (k, v) in self.key_values() {
@@ -280,6 +286,9 @@ impl Machine {
         }
         if let Some(&latency) = b.get("latency_s") {
             b.entry("line_trip_s".into()).or_insert(latency);
+        }
+        if let Some(&trip) = b.get("line_trip_s") {
+            b.entry("line_lock_s".into()).or_insert(2.0 * trip);
         }
         if let Some(&two) = b.get("line_bounce_s") {
             let growth = bounce_growth(two, &b).unwrap_or(0.0);
@@ -437,6 +446,11 @@ mod tests {
         let text = m.to_text() + "line_trip_s = 4.5e-8\n";
         let back = Machine::parse("m.txt", &text).unwrap();
         assert_eq!(back.bindings()["line_trip_s"], 4.5e-8);
+        // A lock-protected update: the file's, else two whole trips.
+        assert_eq!(back.bindings()["line_lock_s"], 9e-8);
+        let text = back.to_text() + "line_lock_s = 5e-8\n";
+        let lock = Machine::parse("m.txt", &text).unwrap();
+        assert_eq!(lock.bindings()["line_lock_s"], 5e-8);
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub(super) fn key_range(key: &str) -> Option<ValueRule> {
         | "par_item_s"
         | "line_bounce_s"
         | "line_trip_s"
+        | "line_lock_s"
         | "line_bounce_per_thread_s" => Some(non_negative),
         "calibrated_p" | "par_call_items" => {
             Some(("a whole number >= 1", |x| x >= 1.0 && x.fract() == 0.0))
@@ -107,6 +108,9 @@ pub(super) fn describe(key: &str) -> String {
         }
         ("line_trip_s", _) => {
             "s, line_bounce_s with each update's line depending on the last: a whole trip".into()
+        }
+        ("line_lock_s", _) => {
+            "s, line_trip_s with each update under a lock of its own (the lock's line and the data's)".into()
         }
         ("line_bounce_pair_spread", _) => {
             "ratio, the dearest pair of processors' line_bounce_s over the cheapest (line_bounce_s is their mean)"
