@@ -95,24 +95,41 @@ pub fn candidate(data: &Dataset) -> Option<Candidate> {
         return None;
     }
     let expr = table_expr(data)?;
+    let label = format!("piecewise power law ({} points)", data.points.len());
+    Some(table_candidate(
+        expr,
+        data,
+        label,
+        Box::new(|d, _| table_expr(d)),
+    ))
+}
+
+/// A table model `expr` of `data` as a candidate: its values at the points, no fitted
+/// coefficients, `refit` to rebuild it from training points.
+fn table_candidate(
+    expr: Expr,
+    data: &Dataset,
+    label: String,
+    refit: Box<super::heldout::Refit<'static>>,
+) -> Candidate {
     let y = data.ys();
     let fitted: Vec<f64> = data
         .points
         .iter()
         .map(|pt| expr.eval(&data.bindings(pt)).unwrap_or(f64::NAN))
         .collect();
-    Some(Candidate {
+    Candidate {
         terms: super::candidates::whole(&expr),
         model: FittedModel {
-            label: format!("piecewise power law ({} points)", y.len()),
+            label,
             coefficients: Vec::new(),
             quality: Quality::new(&y, &fitted, &fitted, y.len()),
             expr,
             fitted,
             nonlinear: true,
         },
-        refit: Box::new(|d: &Dataset, _: &[f64]| table_expr(d)),
-    })
+        refit,
+    }
 }
 
 /// The noise of `obs` relative to the fragment's time: the median over its repeated
@@ -242,25 +259,8 @@ pub fn choose_overhead(
     if h.score.is_nan() || h.score > best.held_out.score + lack {
         return None;
     }
-    let y = above.data.ys();
-    let fitted: Vec<f64> = above
-        .data
-        .points
-        .iter()
-        .map(|pt| expr.eval(&above.data.bindings(pt)).unwrap_or(f64::NAN))
-        .collect();
-    let candidate = Candidate {
-        terms: super::candidates::whole(&expr),
-        model: FittedModel {
-            label: format!("(p-1)*piecewise power law ({} points)", y.len()),
-            coefficients: Vec::new(),
-            quality: Quality::new(&y, &fitted, &fitted, y.len()),
-            expr,
-            fitted,
-            nonlinear: true,
-        },
-        refit: Box::new(refit),
-    };
+    let label = format!("(p-1)*piecewise power law ({} points)", above.len());
+    let candidate = table_candidate(expr, &above.data, label, Box::new(refit));
     ranked.weighed.insert(
         0,
         Weighed {

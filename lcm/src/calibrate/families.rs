@@ -287,28 +287,17 @@ pub(super) fn measure_lines(
     }
     let bounce_per_thread_s = lines::per_thread_growth(&bounce_by_k);
     // The whole trip of a line between two processors (updates chained): what an update
-    // pays when nothing overlaps it, beside line_bounce_s's overlapping updates.
-    let trip = pairs::over_pairs(&plan, rec.probe, |pair, updates| {
-        lines::line_bounce_tries(clock, &pair, updates, lines::Updates::Chained)
-    });
-    warnings.extend(pair_warning(
-        "line_trip_s",
-        &trip,
-        "the key is left out",
-        None,
-    ));
-    let trip_s = rec.keep("line_trip_s".into(), trip.kept);
-    // A lock-protected update (lock and data on two lines), chained as the trip is.
-    let lock = pairs::over_pairs(&plan, rec.probe, |pair, updates| {
-        lines::line_bounce_tries(clock, &pair, updates, lines::Updates::Locked)
-    });
-    warnings.extend(pair_warning(
-        "line_lock_s",
-        &lock,
-        "the key is left out",
-        None,
-    ));
-    let lock_s = rec.keep("line_lock_s".into(), lock.kept);
+    // pays when nothing overlaps it, beside line_bounce_s's overlapping updates; and a
+    // lock-protected update (lock and data on two lines), chained as the trip is.
+    let mut chained_price = |key: &str, how: lines::Updates| {
+        let over = pairs::over_pairs(&plan, rec.probe, |pair, updates| {
+            lines::line_bounce_tries(clock, &pair, updates, how)
+        });
+        warnings.extend(pair_warning(key, &over, "the key is left out", None));
+        rec.keep(key.into(), over.kept)
+    };
+    let trip_s = chained_price("line_trip_s", lines::Updates::Chained);
+    let lock_s = chained_price("line_lock_s", lines::Updates::Locked);
     LinePrices {
         bounce_by_k,
         bounce_pair_spread,
