@@ -15,9 +15,9 @@
 //! (K − 1)/K that another thread wrote the line last, is the price of one line that
 //! bounces among K processors. [`Updates::Locked`] makes each update a lock-protected
 //! one: a lock on a block of its own guards a data line on another, and the update moves
-//! both when another processor did the last one, `line_lock_s`. With more processors a line's trip can wait behind other
-//! trips of the same line and the traffic of the others; [`per_thread_growth`] reads how
-//! much each further processor adds.
+//! both when another processor did the last one, `line_lock_s`. With more processors a
+//! line's trip can wait behind other trips of the same line and the traffic of the
+//! others; [`per_thread_growth`] reads how much each further processor adds.
 //!
 //! With K = 2 the calibration times many distinct pairs of processors and keeps the mean of
 //! the pairs' prices ([`super::pairs`]): pairs may differ, and a program's threads use them
@@ -75,10 +75,9 @@ impl SharedLines {
         }
     }
 
-    /// Update `i`: the atomic increment of line `i`, or under `Locked`, lock `i` taken, its
-    /// data line incremented with a plain load and store, the lock released (the data
-    /// line of lock `i` is another block than line `i`'s neighbours'). Returns the value
-    /// read.
+    /// Update `i`: the atomic increment of line `i`, or under `Locked`, lock `i` taken, the
+    /// line it guards, (7·i + 3) mod [`LINES`] (a block apart from the lock's),
+    /// incremented with a plain load and store, the lock released. Returns the value read.
     fn update(&self, i: usize, how: Updates) -> u64 {
         if how != Updates::Locked {
             return self.lines[i].0.fetch_add(1, Ordering::AcqRel);
