@@ -165,12 +165,14 @@ fn weigh_overhead(
     if ranked.weighed.is_empty() {
         ranked = rank(&weighed_on, cands(), true, &floor);
     }
-    let piecewise = if keep_p1 {
-        None
-    } else {
-        let at_p = above.data.distinct(pi).first().copied();
-        let noise = piecewise::noise(&above, records, category, at_p);
-        piecewise::choose_overhead(&above, pi, &mut ranked, noise)
+    // The piecewise law applies where the overhead was measured at one p > 1 only.
+    let ps = above.data.distinct(pi);
+    let piecewise = match ps[..] {
+        [at_p] if !keep_p1 => {
+            let noise = piecewise::noise(&above, records, category, Some(at_p));
+            piecewise::choose_overhead(&above, pi, at_p, &mut ranked, noise)
+        }
+        _ => None,
     };
     let outgrowth = match piecewise {
         Some(_) => None,

@@ -226,8 +226,8 @@ fn overhead_expr(data: &Dataset, pi: usize, at_p: f64) -> Option<Expr> {
     Some(Expr::bin(BinOp::Mul, grows, table))
 }
 
-/// For an overhead measured at one p > 1 (`above`: its observations there, over one size
-/// variable and p, variable `pi`), puts the piecewise law `(p − 1)/(P − 1) · pw(x, …)`
+/// For an overhead measured at one p > 1 (`above`: its observations at `at_p`, over one
+/// size variable and p, variable `pi`), puts the piecewise law `(p − 1)/(P − 1) · pw(x, …)`
 /// first in `ranked` on the same evidence as [`choose`]: the best smooth form misses
 /// `above` by more than [`LACK_OF_FIT`] times `noise`, and the piecewise law's held-out
 /// score over the size variable is below that form's held-out score plus its miss. With
@@ -237,11 +237,11 @@ fn overhead_expr(data: &Dataset, pi: usize, at_p: f64) -> Option<Expr> {
 pub fn choose_overhead(
     above: &Observations,
     pi: usize,
+    at_p: f64,
     ranked: &mut Ranked,
     noise: f64,
 ) -> Option<PiecewiseChoice> {
-    let at_p = *above.data.distinct(pi).first()?;
-    if ranked.untested || above.data.distinct(pi).len() != 1 {
+    if ranked.untested {
         return None;
     }
     let best = ranked.weighed.first()?;
