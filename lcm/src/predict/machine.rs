@@ -122,7 +122,7 @@ mod costs;
 pub mod indexed;
 mod keys;
 pub use costs::Costs;
-use keys::{describe, family, key_range, COST_KEYS};
+use keys::{describe, family, key_range, read_values, COST_KEYS};
 
 /// The prices of a machine.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,36 +161,7 @@ impl Machine {
             line,
             message,
         };
-        let mut values = BTreeMap::new();
-        for (i, raw) in text.lines().enumerate() {
-            let l = raw.split('#').next().unwrap_or("").trim();
-            if l.is_empty() {
-                continue;
-            }
-            let Some((k, v)) = l.split_once('=') else {
-                return Err(err(i + 1, format!("expected `key = value`, found `{l}`")));
-            };
-            let (k, v) = (k.trim(), v.trim());
-            let number = v.parse::<f64>().ok().filter(|x| x.is_finite());
-            match key_range(k) {
-                Some((what, ok)) => match number.filter(|x| ok(*x)) {
-                    Some(x) => {
-                        values.insert(k.to_string(), x);
-                    }
-                    None => {
-                        return Err(err(
-                            i + 1,
-                            format!("expected {what} for `{k}`, found `{v}`"),
-                        ))
-                    }
-                },
-                None => {
-                    if let (Some(x), true) = (number, lca::expr::parse(k).is_ok()) {
-                        values.insert(k.to_string(), x);
-                    }
-                }
-            }
-        }
+        let values = read_values(text, &err)?;
         let lines = text.lines().count().max(1);
         let need = |key: &str| {
             values.get(key).copied().ok_or_else(|| {
@@ -206,34 +177,7 @@ impl Machine {
             for k in COST_KEYS {
                 need(k)?;
             }
-            let fam = |prefix: &str| -> Vec<(usize, f64)> {
-                values
-                    .iter()
-                    .filter_map(|(k, v)| match family(k) {
-                        Some((p, n)) if p == prefix => Some((n, *v)),
-                        _ => None,
-                    })
-                    .collect::<BTreeMap<_, _>>()
-                    .into_iter()
-                    .collect()
-            };
-            Some(Costs {
-                fork_join_base_s: values["fork_join_base_s"],
-                fork_join_log2p_s: values["fork_join_log2p_s"],
-                fork_join_by_p: fam("fork_join_s_p"),
-                par_call_by_p: fam("par_call_s_p"),
-                task_s: values["task_s"],
-                par_item_s: values["par_item_s"],
-                handoff_spin_s: values["handoff_spin_s"],
-                handoff_wake_s: values["handoff_wake_s"],
-                handoff_notify_s: values.get("handoff_notify_s").copied(),
-                handoff_spin_window_s: values.get("handoff_spin_window_s").copied(),
-                transfer_by_bytes: fam("transfer_s_"),
-                local_read_by_bytes: fam("local_read_s_"),
-                line_bounce_s: values.get("line_bounce_s").copied(),
-                mem_slowdown_by_k: fam("mem_slowdown_k"),
-                calibrated_p: values.get("calibrated_p").map_or(1, |x| *x as usize),
-            })
+            Some(Costs::from_values(&values))
         } else {
             None
         };

@@ -2,7 +2,9 @@
 //! described in the [parent module](super)), and the prices derived from them: a move of
 //! bytes between processors, a small parallel call from inside a pool.
 
+use super::keys::family;
 use lca::expr::Expr;
+use std::collections::BTreeMap;
 
 /// Run-time costs of parallel constructs on a machine (see the module docs for each key).
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +47,39 @@ pub struct Costs {
 }
 
 impl Costs {
+    /// The measured costs of a machine file's values, every one of
+    /// [`COST_KEYS`](super::keys::COST_KEYS) present.
+    pub(super) fn from_values(values: &BTreeMap<String, f64>) -> Costs {
+        let fam = |prefix: &str| -> Vec<(usize, f64)> {
+            values
+                .iter()
+                .filter_map(|(k, v)| match family(k) {
+                    Some((p, n)) if p == prefix => Some((n, *v)),
+                    _ => None,
+                })
+                .collect::<BTreeMap<_, _>>()
+                .into_iter()
+                .collect()
+        };
+        Costs {
+            fork_join_base_s: values["fork_join_base_s"],
+            fork_join_log2p_s: values["fork_join_log2p_s"],
+            fork_join_by_p: fam("fork_join_s_p"),
+            par_call_by_p: fam("par_call_s_p"),
+            task_s: values["task_s"],
+            par_item_s: values["par_item_s"],
+            handoff_spin_s: values["handoff_spin_s"],
+            handoff_wake_s: values["handoff_wake_s"],
+            handoff_notify_s: values.get("handoff_notify_s").copied(),
+            handoff_spin_window_s: values.get("handoff_spin_window_s").copied(),
+            transfer_by_bytes: fam("transfer_s_"),
+            local_read_by_bytes: fam("local_read_s_"),
+            line_bounce_s: values.get("line_bounce_s").copied(),
+            mem_slowdown_by_k: fam("mem_slowdown_k"),
+            calibrated_p: values.get("calibrated_p").map_or(1, |x| *x as usize),
+        }
+    }
+
     /// What moving `bytes` written on one processor into another one's reads adds, seconds:
     /// `transfer(bytes) − local_read(bytes)` (at least 0), each interpolated linearly in
     /// bytes between the measured sizes, from 0 at 0 bytes, and beyond the largest size

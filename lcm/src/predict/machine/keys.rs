@@ -1,6 +1,10 @@
 //! The keys a machine file knows: which cost keys a file with costs must hold, what each
-//! key's value must be, the numbered key families, and the one-line description
-//! [`super::Machine::to_text`] writes beside each.
+//! key's value must be, the numbered key families, the one-line description
+//! [`super::Machine::to_text`] writes beside each, and the reading of a file's
+//! `key = value` lines against those rules.
+
+use crate::predict::error::PredictError;
+use std::collections::BTreeMap;
 
 /// The required cost keys (present when `fork_join_base_s` is).
 pub(super) const COST_KEYS: [&str; 6] = [
@@ -125,4 +129,44 @@ pub(super) fn describe(key: &str) -> String {
         }
         _ => String::new(),
     }
+}
+
+/// The `key = value` lines of a machine file's text: a known key's value must lie in its
+/// range ([`key_range`]); any other key whose name is an expression's name and whose value
+/// is a finite number is kept for rules that name it. `err` builds the error of a line.
+pub(super) fn read_values(
+    text: &str,
+    err: &dyn Fn(usize, String) -> PredictError,
+) -> Result<BTreeMap<String, f64>, PredictError> {
+    let mut values = BTreeMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let l = raw.split('#').next().unwrap_or("").trim();
+        if l.is_empty() {
+            continue;
+        }
+        let Some((k, v)) = l.split_once('=') else {
+            return Err(err(i + 1, format!("expected `key = value`, found `{l}`")));
+        };
+        let (k, v) = (k.trim(), v.trim());
+        let number = v.parse::<f64>().ok().filter(|x| x.is_finite());
+        match key_range(k) {
+            Some((what, ok)) => match number.filter(|x| ok(*x)) {
+                Some(x) => {
+                    values.insert(k.to_string(), x);
+                }
+                None => {
+                    return Err(err(
+                        i + 1,
+                        format!("expected {what} for `{k}`, found `{v}`"),
+                    ))
+                }
+            },
+            None => {
+                if let (Some(x), true) = (number, lca::expr::parse(k).is_ok()) {
+                    values.insert(k.to_string(), x);
+                }
+            }
+        }
+    }
+    Ok(values)
 }
