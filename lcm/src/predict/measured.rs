@@ -180,29 +180,7 @@ pub fn measured_points(
             .cloned()
             .unwrap_or((1, SessionDivision::Whole));
         let k = iterations_of(r, &division, header).map_err(|m| bad(r.line(), m))?;
-        let mut b = Bindings::new();
-        for (key, v) in r.fields() {
-            if not_binding(key) {
-                continue;
-            }
-            match v.parse::<f64>() {
-                Ok(x) if x.is_finite() => {
-                    b.insert(key.clone(), x);
-                }
-                _ => match texts.iter().find(|(tk, _, _)| tk == key) {
-                    Some((_, tv, l)) if tv != v => {
-                        return Err(bad(
-                            r.line(),
-                            format!(
-                                "expected the records of one version, found `{key}={v}` here and `{key}={tv}` on line {l}: select one with --times-where {key}={v} (or --times-where-a / --times-where-b per file)"
-                            ),
-                        ))
-                    }
-                    Some(_) => {}
-                    None => texts.push((key.clone(), v.clone(), r.line())),
-                },
-            }
-        }
+        let b = record_bindings(r, &mut texts, &bad)?;
         let variable = match &division {
             SessionDivision::Variable(v) => Some(v.clone()),
             _ => None,
@@ -229,6 +207,40 @@ pub fn measured_points(
         ));
     }
     Ok(groups.into_iter().map(Group::point).collect())
+}
+
+/// A selected session record's numeric keys as bindings (categories and
+/// [`CAMPAIGN_KEYS`] aside). Its text keys must agree with those of the records before it
+/// (`texts`: key, value and the line that first gave it); the first of each is added.
+fn record_bindings(
+    r: &lca::record::Record,
+    texts: &mut Vec<(String, String, usize)>,
+    bad: &dyn Fn(usize, String) -> PredictError,
+) -> Result<Bindings, PredictError> {
+    let mut b = Bindings::new();
+    for (key, v) in r.fields() {
+        if not_binding(key) {
+            continue;
+        }
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() => {
+                b.insert(key.clone(), x);
+            }
+            _ => match texts.iter().find(|(tk, _, _)| tk == key) {
+                Some((_, tv, l)) if tv != v => {
+                    return Err(bad(
+                        r.line(),
+                        format!(
+                            "expected the records of one version, found `{key}={v}` here and `{key}={tv}` on line {l}: select one with --times-where {key}={v} (or --times-where-a / --times-where-b per file)"
+                        ),
+                    ))
+                }
+                Some(_) => {}
+                None => texts.push((key.clone(), v.clone(), r.line())),
+            },
+        }
+    }
+    Ok(b)
 }
 
 /// The run-to-run spread of sorted run times, seconds: the interquartile range (quartiles
