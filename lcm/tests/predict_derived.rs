@@ -188,6 +188,35 @@ fn a_measured_category_the_fit_left_out_is_zero() {
     assert!(close(t, 1e-5), "{t}");
 }
 
+/// A sum the fit did not write out is the sum of its terms: `fill.rt` is `pc + ml` of
+/// `fill` (no `rt` line), `fill.tt` the sum of `li ip sl wc rt`.
+#[test]
+fn a_sum_the_fit_left_out_is_the_sum_of_its_terms() {
+    let src = "fn main() {\n    // lcm: fragment fill\n    // lcm: rt = fill.rt\n    // lcm: sl = fill.tt - fill.rt\n    work();\n}\n";
+    let prog = program(src, "main", MEASURED).unwrap();
+    // n = 1000, p = 2: pc = 1e-5, ml = 2e-6, sl = 4e-6: rt = 1.2e-5, tt - rt = sl = 4e-6;
+    // T = (1.2e-5 + 4e-6)/2 = 8e-6.
+    let t = prog
+        .predict(&at(&[("n", 1000.0), ("p", 2.0)]))
+        .unwrap()
+        .seconds;
+    assert!(close(t, 8e-6), "{t}");
+}
+
+/// A part of a category (`fj` of `li`) that the models file does not hold is an error: the
+/// fit keeps `li` whole, so 0 would be a silent guess.
+#[test]
+fn a_part_the_fit_keeps_whole_is_an_error_naming_the_whole() {
+    let src = "fn main() {\n    // lcm: fragment search\n    // lcm: like search\n    // lcm: li = search.fj\n    work();\n}\n";
+    let e = program(src, "main", MEASURED).unwrap_err().to_string();
+    assert!(e.starts_with("restructured.rs:4:"), "{e}");
+    assert!(
+        e.contains("`search.fj`") && e.contains("part of li") && e.contains("`search.li`"),
+        "{e}"
+    );
+    assert!(e.contains("pc li ip wc"), "{e}");
+}
+
 #[test]
 fn unknown_references_name_file_line_and_what_exists() {
     let src = "fn main() {\n    // lcm: fragment fill\n    // lcm: like fill\n    // lcm: sl = hist.sl / 2\n    work();\n}\n";

@@ -25,6 +25,7 @@
 use super::error::PredictError;
 use super::source::SourceFile;
 use super::tree::{Node, NodeKind, CATEGORIES};
+use category::Category;
 use lca::annotation::{references, Annotation, FragmentModel};
 use lca::expr::{BinOp, Expr};
 use std::collections::BTreeMap;
@@ -133,7 +134,17 @@ fn resolve(
                 ),
             ));
         }
-        let mut model = m.category(cat_name).cloned().unwrap_or(Expr::Num(0.0));
+        let mut model = absent_category(m, cat_name).map_err(|why| {
+            err(
+                file,
+                line,
+                format!(
+                    "`{frag}.{cat}`: {} models `{frag}` with {}, {why}",
+                    measured.file,
+                    held(m)
+                ),
+            )
+        })?;
         if let Some(k) = at_p {
             let p = BTreeMap::from([("p".to_string(), k)]);
             model = super::env::substitute(&model, &p);
@@ -142,6 +153,52 @@ fn resolve(
     }
     let resolved = super::env::substitute(expr, &map);
     Ok((resolved, map.into_iter().collect()))
+}
+
+/// The model of category `cat` of measured fragment `m`: its own, or where the fit left
+/// it out, the sum of its terms for a sum (`rt = pc + ml`, `tt = li + ip + sl + wc + rt`,
+/// each term itself resolved so), 0 for any other (the fit found it immaterial). A part of
+/// another category (`fj` of `li`) has no such answer: `lca model` fits the whole, so
+/// the part's absence says nothing of its size; the error (Err) says so.
+fn absent_category(m: &FragmentModel, cat: &str) -> Result<Expr, String> {
+    if let Some(e) = m.category(cat) {
+        return Ok(e.clone());
+    }
+    let Some(c) = Category::from_key(cat) else {
+        return Ok(Expr::Num(0.0));
+    };
+    if let Some(whole) = c.part_of() {
+        return Err(format!(
+            "not {cat}: {cat} ({}) is a part of {}, which the fit keeps whole; refer to `{}.{}` (the whole), or fit {cat} itself (`lca --auto -c {cat}`) into the models file",
+            c.title(),
+            whole.key(),
+            m.name,
+            whole.key()
+        ));
+    }
+    let terms = c.sum_of();
+    if terms.is_empty() {
+        return Ok(Expr::Num(0.0));
+    }
+    let mut sum: Option<Expr> = None;
+    for t in terms {
+        let e = absent_category(m, t.key())?;
+        sum = Some(match sum {
+            Some(s) => Expr::bin(BinOp::Add, s, e),
+            None => e,
+        });
+    }
+    Ok(sum.unwrap_or(Expr::Num(0.0)))
+}
+
+/// The categories a measured fragment's models hold, for messages.
+fn held(m: &FragmentModel) -> String {
+    let has: Vec<&str> = m.categories.iter().map(|(c, _)| c.as_str()).collect();
+    if has.is_empty() {
+        "no category".into()
+    } else {
+        has.join(" ")
+    }
 }
 
 /// A reference's category and, for `CAT_pK`, the processors K it is taken at: a whole
