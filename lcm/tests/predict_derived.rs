@@ -439,3 +439,33 @@ fn a_reference_with_p_and_a_name_takes_the_measured_model_where_the_name_is_boun
         .seconds;
     assert!(close(t2, 1e-5), "{t2}");
 }
+
+/// A fragment whose one parallel iterator has fewer items than processors, with a rule
+/// that gives the processors without an item no idle time, is flagged at the points where
+/// it matters (lcm::predict::few_items), in the brief and the full prediction alike; one
+/// whose `li` covers them is not.
+#[test]
+fn too_few_items_without_idle_time_is_flagged() {
+    let src = |li: &str| {
+        format!(
+            "fn main() {{\n    // lcm: fragment blocks\n    // lcm: like fill\n    // lcm: ml = 0\n    // lcm: sl = 0\n    // lcm: li = {li}\n    pplib::frag_scope(\"blocks\", || {{\n        // lcm: items = k\n        rows.par_chunks_mut(64).for_each(|b| work(b));\n    }});\n}}\n"
+        )
+    };
+    let prog = program(&src("0"), "main", MEASURED).unwrap();
+    // n = 1000: pc = 1e-5 processor-s; k = 4 items for p = 16: li must be at least
+    // 1e-5 * 12/4 = 3e-5.
+    let b = at(&[("n", 1000.0), ("p", 16.0), ("k", 4.0)]);
+    let brief = prog.predict_brief(&b).unwrap();
+    assert_eq!(brief.few_items.len(), 1, "{:?}", brief.few_items);
+    let x = &brief.few_items[0];
+    assert_eq!((x.fragment.as_str(), x.items, x.processors), ("blocks", 4.0, 16.0));
+    assert!(close(x.needed_s, 3e-5) && x.li_s == 0.0, "{x:?}");
+    assert!(x.to_string().contains("4 items for 16 processors"), "{x}");
+    assert_eq!(prog.predict(&b).unwrap().accounting.few_items, brief.few_items);
+    // As many items as processors: nothing to flag.
+    let enough = at(&[("n", 1000.0), ("p", 4.0), ("k", 4.0)]);
+    assert!(prog.predict_brief(&enough).unwrap().few_items.is_empty());
+    // A rule that gives them their idle time is not flagged.
+    let tail = program(&src("fill.pc * (p - k)/k"), "main", MEASURED).unwrap();
+    assert!(tail.predict_brief(&b).unwrap().few_items.is_empty());
+}

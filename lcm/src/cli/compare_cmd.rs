@@ -203,17 +203,20 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         let mut marks = Vec::new();
         // A grid goes on past a point a version cannot run at (GridBriefs).
         let (mut briefs_a, mut briefs_b) = (GridBriefs::default(), GridBriefs::default());
+        let (mut few_a, mut few_b) = (Vec::new(), Vec::new());
         for b in &points {
             let mut m = PointMarks::default();
             let x = briefs_a.at(&pa, b);
             ta.push(x.as_ref().map_or(f64::NAN, |x| x.seconds));
             if let Some(x) = x {
                 (m.range_a, m.negative_a) = (x.range_warnings, x.negative_models);
+                few_a.extend(x.few_items);
             }
             let y = briefs_b.at(&pb, b);
             tb.push(y.as_ref().map_or(f64::NAN, |y| y.seconds));
             if let Some(y) = y {
                 (m.range_b, m.negative_b) = (y.range_warnings, y.negative_models);
+                few_b.extend(y.few_items);
             }
             marks.push(m);
         }
@@ -223,6 +226,8 @@ pub fn run_compare(a: CompareArgs) -> i32 {
         note_machine(&pb);
         warn_marks(&pa, &points, &ta, &marks, |m| (&m.range_a, &m.negative_a));
         warn_marks(&pb, &points, &tb, &marks, |m| (&m.range_b, &m.negative_b));
+        super::predict_cmd::warn_few_items(&pa, &few_a);
+        super::predict_cmd::warn_few_items(&pb, &few_b);
         let per_point: Vec<(f64, Vec<&Residual>)> = points
             .iter()
             .map(|b| residual_uncertainty(b, &residuals, DEFAULT_RELATIVE_UNCERTAINTY, floor))

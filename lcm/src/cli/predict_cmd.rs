@@ -86,7 +86,11 @@ model that evaluates negative at a point (ml: pc + ml below zero; in a derived f
 also a measured model its rule refers to, e.g. merge.pc) is warned about on stderr, naming
 the fragment, its line and the model, and in --json (`negative_models`: [{fragment, line,
 model, value_s}]); nothing is clamped, and a negative predicted time is always warned about.
-JSON (--json): an array of points {bindings, seconds, warnings, negative_models, speedup, contributions{fragments,
+A fragment whose code is one parallel iterator with fewer items than its processors, while
+its li leaves the processors without an item less idle time than they must have, is warned
+about on stderr and in --json (`few_items`: [{fragment, line, loop_line, items, processors,
+li_s, needed_s}]); nothing is changed: write li for them (docs/models.md).
+JSON (--json): an array of points {bindings, seconds, warnings, negative_models, few_items, speedup, contributions{fragments,
 load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
 total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T. Each of
 accounting.fragments (the table's rows: name, line, executions, procs, time_s, work,
@@ -296,6 +300,13 @@ fn warn_negative(
     }
 }
 
+/// Prints the fragments flagged for too few items ([`lcm::predict::few_items`]).
+pub(super) fn warn_few_items(prog: &Program, found: &[lcm::predict::few_items::FewItems]) {
+    for line in lcm::predict::few_items::warning_lines(found) {
+        eprintln!("{}: {line}", prog.file);
+    }
+}
+
 /// `lcm predict`.
 /// One version's brief predictions along a grid that goes on past a point the program cannot
 /// run at (a pipeline stage left with no processor at p = 1): no time there, and a line for
@@ -360,12 +371,14 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             let mut ts = Vec::with_capacity(points.len());
             let mut warnings = Vec::new();
             let mut negatives = Vec::new();
+            let mut few = Vec::new();
             let mut briefs = GridBriefs::default();
             for b in &points {
                 let brief = briefs.at(&prog, b);
                 ts.push(brief.as_ref().map_or(f64::NAN, |x| x.seconds));
                 if let Some(brief) = brief {
                     warnings.extend(brief.range_warnings);
+                    few.extend(brief.few_items);
                     negatives.push(brief.negative_models);
                 } else {
                     negatives.push(Vec::new());
@@ -377,6 +390,7 @@ pub fn run_predict(a: PredictArgs) -> i32 {
                 eprintln!("{}: {line}", prog.file);
             }
             warn_negative(&prog, &points, &ts, &negatives);
+            warn_few_items(&prog, &few);
             if a.json {
                 let stdout = std::io::stdout();
                 let mut out = std::io::BufWriter::new(stdout.lock());
@@ -409,6 +423,11 @@ pub fn run_predict(a: PredictArgs) -> i32 {
             .map(|p| p.accounting.negative_models.clone())
             .collect();
         warn_negative(&prog, &points, &ts, &negatives);
+        let few: Vec<_> = preds
+            .iter()
+            .flat_map(|p| p.accounting.few_items.iter().cloned())
+            .collect();
+        warn_few_items(&prog, &few);
         if a.json {
             outln!("{}", report::predictions_json(&preds, &grid));
         } else {

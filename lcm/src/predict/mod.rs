@@ -145,6 +145,7 @@ pub mod datatrace;
 pub mod derive;
 pub mod env;
 pub mod error;
+pub mod few_items;
 pub mod grid;
 pub mod handoff;
 pub mod machine;

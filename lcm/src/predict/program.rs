@@ -100,6 +100,9 @@ pub struct Brief {
     pub range_warnings: Vec<lca::range::RangeWarning>,
     /// Models that evaluate negative at this point (as in [`Accounting`]).
     pub negative_models: Vec<super::negative::NegativeModel>,
+    /// Fragments with fewer items than processors and too little `li` (as in
+    /// [`Accounting`]).
+    pub few_items: Vec<super::few_items::FewItems>,
 }
 
 /// A prediction at one point.
@@ -391,6 +394,7 @@ impl Program {
             contributions,
             range_warnings: tot.range_warnings,
             negative_models: tot.negative_models,
+            few_items: tot.few_items,
         })
     }
 

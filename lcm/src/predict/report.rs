@@ -302,6 +302,7 @@ fn prediction_json(p: &Prediction, speedup: Option<f64>) -> Value {
         "seconds": p.seconds,
         "warnings": p.accounting.range_warnings,
         "negative_models": p.accounting.negative_models,
+        "few_items": p.accounting.few_items,
         "speedup": speedup,
         "contributions": p.contributions,
         "accounting": p.accounting,

@@ -5,6 +5,7 @@ use lca::range::RangeWarning;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+use crate::predict::few_items::FewItems;
 use crate::predict::negative::NegativeModel;
 
 /// One followed call on the way from the entry function to a fragment instance.
@@ -117,4 +118,8 @@ pub struct Accounting {
     /// Models that evaluate negative at this point ([`crate::predict::negative`]), once per
     /// fragment instance and model.
     pub negative_models: Vec<NegativeModel>,
+    /// Fragments whose one parallel loop has fewer items than their processors while
+    /// their `li` leaves the processors without an item too little idle time
+    /// ([`crate::predict::few_items`]), once per fragment instance.
+    pub few_items: Vec<FewItems>,
 }

@@ -1,5 +1,6 @@
 //! [`Totals`]: the sums of a prediction's breakdown, without its per-instance lists.
 
+use crate::predict::few_items::FewItems;
 use crate::predict::negative::NegativeModel;
 use lca::range::RangeWarning;
 
@@ -22,6 +23,9 @@ pub struct Totals {
     pub range_warnings: Vec<RangeWarning>,
     /// Negative models, first seen first (as in [`Accounting::negative_models`](super::Accounting::negative_models)).
     pub negative_models: Vec<NegativeModel>,
+    /// Fragments with fewer items than processors and too little `li` for them, first seen
+    /// first (as in [`Accounting::few_items`](super::Accounting::few_items)).
+    pub few_items: Vec<FewItems>,
 }
 
 impl Totals {
@@ -44,6 +48,12 @@ impl Totals {
         }
     }
 
+    pub(super) fn add_few_items(&mut self, x: FewItems) {
+        if !self.few_items.contains(&x) {
+            self.few_items.push(x);
+        }
+    }
+
     /// Adds `m` runs of `o`.
     pub(super) fn add_scaled(&mut self, o: &Totals, m: f64) {
         for (n, v) in &o.work {
@@ -58,6 +68,9 @@ impl Totals {
         }
         for w in &o.negative_models {
             self.add_negative(w.clone());
+        }
+        for x in &o.few_items {
+            self.add_few_items(x.clone());
         }
     }
 }

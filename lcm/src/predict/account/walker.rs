@@ -86,6 +86,30 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Records fragment `f` (at `line`, on `p` processors) when its one loop has fewer
+    /// items than `p` and its `li` too little for the rest ([`crate::predict::few_items`]).
+    fn check_items(&mut self, f: &Fragment, line: usize, env: &Env, p: f64) {
+        if f.inside.constructs.is_empty() {
+            return;
+        }
+        // The categories come in `env` already (per execution); the loop's counts are the
+        // source's expressions.
+        let terms: Option<Vec<(String, f64)>> = fragment_categories(f, env)
+            .into_iter()
+            .map(|(k, e)| Some((k, e.eval(self.b).ok()?)))
+            .collect();
+        let value = |e: &Expr| env.subst(e).eval(self.b).ok();
+        let Some(terms) = terms else {
+            return;
+        };
+        if let Some(x) = crate::predict::few_items::check(f, line, p, &terms, &value) {
+            if !self.acc.few_items.contains(&x) {
+                self.acc.few_items.push(x.clone());
+            }
+            self.totals.add_few_items(x);
+        }
+    }
+
     /// `e` at this walk's point ([`ev`]).
     pub(super) fn val(&self, e: &Expr, what: &str) -> Result<f64, PredictError> {
         ev(e, self.b, what)
@@ -235,6 +259,7 @@ impl<'a> Walker<'a> {
         }
         self.check_range(f, env);
         self.check_negative(f, line, env);
+        self.check_items(f, line, env, p);
         let work = self.val(&terms.work, &what)?;
         let time = work / p;
         let comm = match self.comm.get(k).cloned().flatten() {
