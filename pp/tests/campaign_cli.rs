@@ -38,6 +38,51 @@ fn value(line: &str, key: &str) -> Option<f64> {
         .map(|v| v.parse().unwrap())
 }
 
+/// Every round's progress line on stderr counts the rounds against the most that can run
+/// and the points with their quiet repetitions against all points (never a round count
+/// over a point count).
+#[test]
+fn progress_lines_count_rounds_and_points_with_their_quiet_repetitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("toy.pp");
+    let o = campaign(
+        &[
+            "--grid",
+            "n=64,128",
+            "--p",
+            "1",
+            "--reps",
+            "2",
+            "--wait",
+            "0.1",
+            "--wait-budget",
+            "1",
+            "--time-key",
+            "time_s",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &["sh", "-c", SCRIPT, "toy", "{n}"],
+    );
+    let stderr = text(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(" round ")).collect();
+    assert!((2..=6).contains(&lines.len()), "{stderr}");
+    for (k, line) in lines.iter().enumerate() {
+        let said = line.split_once("] ").unwrap().1;
+        let (head, tail) = said.split_once(": ").unwrap();
+        assert_eq!(head, format!("round {} of at most 6", k + 1), "{stderr}");
+        let satisfied: usize = tail.split(' ').next().unwrap().parse().unwrap();
+        assert!(satisfied <= 2, "{stderr}");
+        let verb = if satisfied == 1 { "has" } else { "have" };
+        assert_eq!(
+            tail,
+            format!("{satisfied} of 2 points {verb} the 2 quiet repetitions asked for"),
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn a_two_by_two_grid_gives_records_with_the_p1_baseline() {
     let dir = tempfile::tempdir().unwrap();

@@ -65,11 +65,14 @@ pub use per_execution::{
     executions_per_run, per_execution_records, Iterations, PerExecution, RunDivision,
 };
 pub use records::Records;
-pub use rounds::{time_round_robin, KeepLogs, PointTimes, Repetition};
+pub use rounds::{
+    time_round_robin, time_round_robin_reporting, KeepLogs, PointTimes, Repetition, RoundDone,
+    SPREAD_RUNS,
+};
 pub use run_warnings::{RunAt, RunCheck, RunWarning, RunWarnings};
 pub use runner::{PointRunner, RunError};
 pub use schedule::Repeats;
-pub use summary::{LoadConditions, Summary};
+pub use summary::{LoadConditions, Summary, SPREAD_LIMIT};
 pub use template::CommandTemplate;
 
 /// Why a campaign could not run or finish.
@@ -132,8 +135,18 @@ pub struct Outcome {
     pub summary: Summary,
 }
 
-/// Runs `campaign` (see the module docs); `progress` is told after every round.
+/// Runs `campaign` (see the module docs); `progress` is told after every round (rounds
+/// done); [`run_reporting`] tells it how many points have their quiet repetitions as well.
 pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outcome, CampaignError> {
+    run_reporting(campaign, &mut |done: &RoundDone| progress(done.round))
+}
+
+/// [`run`], telling `progress` after every round where the campaign stands
+/// ([`RoundDone`], whose [`RoundDone::line`] is `pp-campaign`'s progress line).
+pub fn run_reporting(
+    campaign: &Campaign,
+    progress: &mut dyn FnMut(&RoundDone),
+) -> Result<Outcome, CampaignError> {
     let io = |path: &std::path::Path, e: std::io::Error| CampaignError::Io {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -143,24 +156,11 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
     }
     std::fs::create_dir_all(&campaign.logs).map_err(|e| io(&campaign.logs, e))?;
     let points = campaign.grid.points();
-    let mut warnings = Vec::new();
-    if !campaign.grid.ps.contains(&1) {
-        warnings
-            .push("the p list has no 1: no baseline, so the records have no pc and ml".to_string());
-    }
-    for name in campaign.grid.variables() {
-        let values = campaign.grid.values_of(name).unwrap_or_default();
-        let varies = values.iter().any(|v| *v != values[0]);
-        if varies && !campaign.runner.template.uses(name) {
-            warnings.push(format!(
-                "variable {name} is not in the command: its points run the same command"
-            ));
-        }
-    }
+    let mut warnings = grid_warnings(campaign);
     let mut gate = Gate::new(campaign.wait_budget);
     let load_before = load::load_average();
     let mut runner = campaign.runner.clone();
-    let times = time_round_robin(
+    let times = time_round_robin_reporting(
         &points,
         &mut runner,
         &campaign.repeats,
@@ -191,7 +191,14 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         busy_windows: gate.busy_windows,
         probed: gate.available,
     };
-    let mut summary = Summary::of(&points, &times, recs.lines.len(), load, warnings);
+    let mut summary = Summary::of(
+        &points,
+        &times,
+        campaign.repeats.quiet,
+        recs.lines.len(),
+        load,
+        warnings,
+    );
     summary.run_warnings = recs.run_warnings.clone();
     Ok(Outcome {
         points,
@@ -199,4 +206,24 @@ pub fn run(campaign: &Campaign, progress: &mut dyn FnMut(usize)) -> Result<Outco
         records: recs,
         summary,
     })
+}
+
+/// What is wrong with the grid before anything runs: no p = 1 (no baseline), a variable
+/// whose values differ but which the command does not use.
+fn grid_warnings(campaign: &Campaign) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !campaign.grid.ps.contains(&1) {
+        warnings
+            .push("the p list has no 1: no baseline, so the records have no pc and ml".to_string());
+    }
+    for name in campaign.grid.variables() {
+        let values = campaign.grid.values_of(name).unwrap_or_default();
+        let varies = values.iter().any(|v| *v != values[0]);
+        if varies && !campaign.runner.template.uses(name) {
+            warnings.push(format!(
+                "variable {name} is not in the command: its points run the same command"
+            ));
+        }
+    }
+    warnings
 }

@@ -93,9 +93,59 @@ impl PointTimes {
     }
 
     /// (median − fastest) / fastest of the counted repetitions: how much they spread.
-    pub fn spread(&self) -> f64 {
+    /// `None` with fewer than [`SPREAD_RUNS`] counted: one run measures no spread (its
+    /// median is its fastest), and 0 would look like a precise time.
+    pub fn spread(&self) -> Option<f64> {
+        if self.counted().len() < SPREAD_RUNS {
+            return None;
+        }
         let kept = self.kept().seconds;
-        (self.median() - kept) / kept
+        Some((self.median() - kept) / kept)
+    }
+}
+
+/// Fewest counted repetitions whose spread ([`PointTimes::spread`]) is measured.
+pub const SPREAD_RUNS: usize = 2;
+
+/// Where a campaign stands after a round: what its progress line says
+/// ([`RoundDone::line`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundDone {
+    /// Rounds done (1 after the first recorded round).
+    pub round: usize,
+    /// The most rounds that can run ([`Repeats::most_rounds`]); fewer run once every
+    /// point has its quiet repetitions.
+    pub most: usize,
+    /// Points in the campaign.
+    pub points: usize,
+    /// Points with at least `wanted` quiet repetitions so far.
+    pub satisfied: usize,
+    /// Quiet repetitions wanted per point.
+    pub wanted: usize,
+}
+
+impl RoundDone {
+    /// `round 7 of at most 15: 4 of 6 points have the 5 quiet repetitions asked for`.
+    /// Rounds go on past `wanted` while some point lacks quiet repetitions, so the
+    /// round is counted against the most rounds, and the points against all points.
+    pub fn line(&self) -> String {
+        let RoundDone {
+            round,
+            most,
+            points,
+            satisfied,
+            wanted,
+        } = *self;
+        let have = if satisfied == 1 { "has" } else { "have" };
+        let reps = if wanted == 1 {
+            "repetition"
+        } else {
+            "repetitions"
+        };
+        format!(
+            "round {round} of at most {most}: {satisfied} of {points} points {have} the \
+             {wanted} quiet {reps} asked for"
+        )
     }
 }
 
@@ -111,7 +161,8 @@ fn kept_of(reps: &[Repetition]) -> Option<usize> {
 
 /// Times every point of `points` with `runner`, as the module docs say. Every recorded
 /// repetition logs into `dir` (`LABEL-rROUND.pplog`); `keep` says which logs remain.
-/// `progress` is told after every round (rounds done).
+/// `progress` is told after every round (rounds done); [`time_round_robin_reporting`]
+/// tells it how many points have their quiet repetitions as well.
 pub fn time_round_robin<R: PointRunner, S: LoadSource>(
     points: &[R::Point],
     runner: &mut R,
@@ -120,6 +171,21 @@ pub fn time_round_robin<R: PointRunner, S: LoadSource>(
     dir: &Path,
     keep: KeepLogs,
     progress: &mut dyn FnMut(usize),
+) -> Result<Vec<PointTimes>, RunError> {
+    let mut rounds = |done: &RoundDone| progress(done.round);
+    time_round_robin_reporting(points, runner, repeats, gate, dir, keep, &mut rounds)
+}
+
+/// [`time_round_robin`], telling `progress` after every round where the campaign stands
+/// ([`RoundDone`]).
+pub fn time_round_robin_reporting<R: PointRunner, S: LoadSource>(
+    points: &[R::Point],
+    runner: &mut R,
+    repeats: &Repeats,
+    gate: &mut Gate<S>,
+    dir: &Path,
+    keep: KeepLogs,
+    progress: &mut dyn FnMut(&RoundDone),
 ) -> Result<Vec<PointTimes>, RunError> {
     let mut times: Vec<PointTimes> = points
         .iter()
@@ -160,7 +226,13 @@ pub fn time_round_robin<R: PointRunner, S: LoadSource>(
             }
         }
         round += 1;
-        progress(round);
+        progress(&RoundDone {
+            round,
+            most: repeats.most_rounds(),
+            points: points.len(),
+            satisfied: times.iter().filter(|t| t.quiet() >= repeats.quiet).count(),
+            wanted: repeats.quiet,
+        });
         gate.wait_quiet(repeats.wait / 3);
     }
     if keep == KeepLogs::Counted {
@@ -303,16 +375,30 @@ mod tests {
         ])));
         let mut gate = Gate::with_source(Shared(machine.clone()), Duration::from_secs(10));
         let mut runner = Loaded { machine };
-        let t = time_round_robin(
+        let mut rounds = Vec::new();
+        let t = time_round_robin_reporting(
             &[0],
             &mut runner,
             &Repeats::new(3),
             &mut gate,
             dir.path(),
             KeepLogs::Counted,
-            &mut |_| {},
+            &mut |done| rounds.push(*done),
         )
         .unwrap();
+        // Five rounds for three quiet repetitions: the point has them after the last.
+        let satisfied: Vec<usize> = rounds.iter().map(|d| d.satisfied).collect();
+        assert_eq!(satisfied, [0, 0, 0, 0, 1]);
+        assert_eq!(
+            rounds[4],
+            RoundDone {
+                round: 5,
+                most: 9,
+                points: 1,
+                satisfied: 1,
+                wanted: 3
+            }
+        );
         let p = &t[0];
         assert_eq!(p.reps.len(), 5, "three quiet ones took five rounds");
         assert_eq!(p.quiet(), 3);
@@ -387,9 +473,52 @@ mod tests {
         assert_eq!(t.kept().seconds, 2.0, "the fastest quiet, not the fastest");
         assert_eq!(t.median(), 3.0);
         assert_eq!(t.third(), 4.0);
-        assert!((t.spread() - 0.5).abs() < 1e-12);
+        assert!((t.spread().unwrap() - 0.5).abs() < 1e-12);
         let none_quiet = reps(&[(3.0, false), (1.0, false)]);
         assert_eq!(none_quiet.kept().seconds, 1.0);
         assert_eq!(none_quiet.counted().len(), 2);
+        assert!((none_quiet.spread().unwrap() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_counted_repetition_measures_no_spread() {
+        // One quiet repetition of three: it alone counts, and its spread is not 0.
+        let t = PointTimes {
+            reps: [(2.0, false), (1.5, true), (3.0, false)]
+                .iter()
+                .enumerate()
+                .map(|(round, &(seconds, quiet))| Repetition {
+                    round,
+                    seconds,
+                    foreign: Some(if quiet { 0.0 } else { 0.5 }),
+                    quiet,
+                    log: None,
+                })
+                .collect(),
+        };
+        assert_eq!(t.counted().len(), 1);
+        assert_eq!(t.kept().seconds, 1.5);
+        assert_eq!(t.spread(), None);
+    }
+
+    #[test]
+    fn the_progress_line_counts_rounds_against_the_most_and_points_against_all() {
+        let mut done = RoundDone {
+            round: 7,
+            most: 15,
+            points: 6,
+            satisfied: 4,
+            wanted: 5,
+        };
+        assert_eq!(
+            done.line(),
+            "round 7 of at most 15: 4 of 6 points have the 5 quiet repetitions asked for"
+        );
+        done.satisfied = 1;
+        done.wanted = 1;
+        assert_eq!(
+            done.line(),
+            "round 7 of at most 15: 1 of 6 points has the 1 quiet repetition asked for"
+        );
     }
 }

@@ -48,10 +48,15 @@ impl Repeats {
         }
     }
 
+    /// The most rounds that can run: `most`, but never fewer than `min_rounds` or 1.
+    pub fn most_rounds(&self) -> usize {
+        self.most.max(self.min_rounds).max(1)
+    }
+
     /// Whether another round should start after `done` rounds, `elapsed` time, with
     /// `quiet_counts` quiet repetitions of each point so far.
     pub fn another_round(&self, done: usize, elapsed: Duration, quiet_counts: &[usize]) -> bool {
-        if done >= self.most.max(self.min_rounds).max(1) {
+        if done >= self.most_rounds() {
             return false;
         }
         if done < self.min_rounds.max(1) {
@@ -97,6 +102,7 @@ mod tests {
         assert!(r.another_round(3, t, &[3, 2]));
         assert!(r.another_round(8, t, &[9, 2]));
         assert!(!r.another_round(9, t, &[9, 2]));
+        assert_eq!(r.most_rounds(), 9);
     }
 
     #[test]

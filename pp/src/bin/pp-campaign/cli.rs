@@ -54,10 +54,13 @@ Records (docs/records.md): for every counted repetition, pp's profile of its log
   executions at p > 1 differ from its p = 1 point's (one run inside parallel tasks:
   overlapping runs count once) is warned about: name it in --per-iteration.
 
-Warnings: pp's checks of every profiled run (its threads preempted or disturbed, the
-  recording's cost) are one line per check for the whole campaign: how many runs tripped
-  it, the worst, how many of them the quiet gate counted quiet; --json's run_warnings
-  lists them run by run (docs/campaigns.md).
+Warnings: points with fewer quiet repetitions than --reps (how many of how many), points
+  whose counted repetitions spread over 10% (median over fastest: their time is that
+  uncertain; a spread from one run is not measured, shown as -). pp's checks of every
+  profiled run (its threads preempted or disturbed, the recording's cost) are one line
+  per check for the whole campaign: how many runs tripped it, the worst, how many of them
+  the quiet gate counted quiet; --json's run_warnings lists them run by run
+  (docs/campaigns.md).
 
 Exit status: 0 success, 1 bad input (a run failed, a log could not be profiled, a file
   could not be written), 2 usage error.";

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use pp::campaign::{records::write_records, CampaignError};
+use pp::campaign::{records::write_records, CampaignError, RoundDone};
 
 fn main() -> ExitCode {
     let args = cli::Args::parse(); // clap exits with status 2 on usage errors
@@ -21,16 +21,12 @@ fn main() -> ExitCode {
         }
     };
     let start = Instant::now();
-    let points = campaign.grid.points().len();
-    let mut progress = |round: usize| {
+    let mut progress = |done: &RoundDone| {
         if !quiet {
-            eprintln!(
-                "[{:6.1}s] round {round} of {points} points done",
-                start.elapsed().as_secs_f64()
-            );
+            eprintln!("[{:6.1}s] {}", start.elapsed().as_secs_f64(), done.line());
         }
     };
-    let outcome = match pp::campaign::run(&campaign, &mut progress) {
+    let outcome = match pp::campaign::run_reporting(&campaign, &mut progress) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("pp-campaign: {e}");
