@@ -86,7 +86,9 @@
 //! own fit, where the held-out folds show that this predicts better
 //! ([`policy::joint`]; `lca model` notes it). An overhead whose share of the work keeps
 //! growing beyond the largest measured size is noted, with the held-out evidence for and
-//! against that growth ([`policy::growth`]).
+//! against that growth ([`policy::growth`]); a fragment whose models miss a measured
+//! configuration by more than 10 % of its time and more than its repetitions' spread is
+//! noted, at the worst one ([`policy::misfit`]).
 //!
 //! # Known zeros: `zero_at`
 //!

@@ -1,8 +1,9 @@
 //! The policy's entry points: every category of one fragment fitted in turn (work first),
-//! each choice kept or noted, then the joint step and the sign scan over the chosen models.
+//! each choice kept or noted, then the joint step, and the notes that quote a chosen model
+//! (growth beyond the work, sign, misfit) over the models as emitted, after that step.
 
 use super::observations::Observations;
-use super::{category, growth, joint, sign};
+use super::{category, growth, joint, misfit, sign};
 use super::{FragmentModels, PolicyError, PROCESSORS, VANISHING};
 use crate::expr::Expr;
 use crate::extraction::Extraction;
@@ -54,6 +55,9 @@ pub fn fit_fragment(
         .collect();
     let split = present.contains(&"pc");
     let mut any = false;
+    // Growth notes quote the chosen model, which the joint step may still re-estimate:
+    // each is written after it, at the place its category's notes take.
+    let mut outgrowths: Vec<(usize, String, growth::Outgrowth)> = Vec::new();
     for cat in present {
         if split && cat == "rt" {
             continue;
@@ -74,6 +78,9 @@ pub fn fit_fragment(
         let n = obs.len();
         if let Some(w) = category::weigh(cat, obs, &mine, has_p, work.as_ref(), &[]) {
             keep_choice(&mut out, cat, &w, n, &fragment, source)?;
+            if let Some(o) = w.outgrowth.filter(|_| out.category(cat).is_some()) {
+                outgrowths.push((out.notes.len(), cat.to_string(), o));
+            }
         }
     }
     if !any {
@@ -92,6 +99,17 @@ pub fn fit_fragment(
             out.joint = Some(step);
         }
     }
+    for (at, cat, o) in outgrowths.into_iter().rev() {
+        out.notes.insert(at, growth_note(&out, &fragment, &cat, o));
+    }
+    sign_notes(&mut out, &fragment);
+    out.notes
+        .extend(misfit::check(&out, &mine, source, &fragment).map_err(rec_err)?);
+    Ok(out)
+}
+
+/// The notes of chosen models that turn negative beyond their data ([`sign`]).
+fn sign_notes(out: &mut FragmentModels, fragment: &str) {
     for c in &out.categories {
         if let Some((var, at, max)) = sign::turns_negative(&c.category, &c.model.expr, &out.ranges)
         {
@@ -102,7 +120,29 @@ pub fn fit_fragment(
             ));
         }
     }
-    Ok(out)
+}
+
+/// The growth note of category `cat` ([`growth::note`]), quoting its model as `out` emits
+/// it: where the joint step re-estimated its coefficients, the re-estimated model, and
+/// the note says so (the held-out errors are those of its form fitted on its own).
+fn growth_note(
+    out: &FragmentModels,
+    fragment: &str,
+    cat: &str,
+    mut o: growth::Outgrowth,
+) -> String {
+    let moved = out
+        .joint
+        .as_ref()
+        .is_some_and(|j| j.moved.iter().any(|m| m.category == cat));
+    if let Some(c) = out.category(cat) {
+        o.faster = c.model.expr.clone();
+    }
+    let mut note = format!("fragment {fragment}, category {cat}: {}", growth::note(&o));
+    if moved {
+        note += "; the model quoted is the one emitted, its coefficients re-estimated jointly with the other overheads (see below), the held-out errors those of its form fitted on its own";
+    }
+    note
 }
 
 /// Adds the choice of `w` for category `cat` to `out`: its model, or a note that says why
@@ -127,9 +167,6 @@ fn keep_choice(
             }
             for note in category::regime_notes(cat, w) {
                 out.notes.push(note_for(note));
-            }
-            if let Some(o) = &w.outgrowth {
-                out.notes.push(note_for(growth::note(o)));
             }
             out.categories.push(c);
         }

@@ -32,6 +32,15 @@ pub const GROWTH_FACTORS: [f64; 10] =
 /// shrinks with the size).
 pub const GROWTH_TOLERANCE: f64 = 0.01;
 
+/// The fewest measured values of a size variable whose held-out extrapolation can support
+/// faster growth along it (4). With three, the fold that leaves the largest out fits the
+/// form on two sizes and one size decides; three sizes allow one growth term
+/// ([`super::candidates::coefficient_budget`]), and neighbouring exponents (`n^3·log2(n)`,
+/// `n^(11/4)·log2(n)`) of one term cannot be told apart there: serial O(n²) code measured
+/// at three sizes was noted as growing as n³·log2(n), 'supported' by 0.1 % against 0.6 %
+/// of the time.
+pub const MIN_VALUES_TO_SUPPORT: usize = 4;
+
 /// Whether `overhead`'s share of `work` rises beyond the largest measured value of
 /// variable `v` of `obs`: at any configuration measured at that value, the share at
 /// [`GROWTH_FACTORS`] times it exceeds the share there by more than [`GROWTH_TOLERANCE`]
@@ -72,9 +81,11 @@ pub struct Outgrowth {
     /// fragment's time; NaN where the form could not be refitted in a fold): the faster
     /// form's, then the bounded one's.
     pub errors: Vec<(f64, f64)>,
-    /// True when held-out extrapolation supports the faster form: it predicts the largest
-    /// sizes left out better than the bounded one along every variable it outgrows the
-    /// work in.
+    /// The number of measured values of each of `variables`.
+    pub values: Vec<usize>,
+    /// True when held-out extrapolation supports the faster form: along every variable it
+    /// outgrows the work in, at least [`MIN_VALUES_TO_SUPPORT`] values were measured and
+    /// it predicts the largest sizes left out better than the bounded one.
     pub supported: bool,
 }
 
@@ -120,11 +131,14 @@ pub fn judge(
             (e(chosen), e(bounded))
         })
         .collect();
-    // Supported: the faster form could be tested along every such variable and predicts
-    // better than the bounded one (or the bounded one could not be refitted there).
-    let supported = errors
-        .iter()
-        .all(|&(f, b)| f.is_finite() && (b.is_nan() || f < b));
+    // Supported: enough sizes along every such variable, and there the faster form could
+    // be tested and predicts better than the bounded one (or the bounded one could not be
+    // refitted there).
+    let values: Vec<usize> = along.iter().map(|&v| obs.data.distinct(v).len()).collect();
+    let supported = values.iter().all(|&d| d >= MIN_VALUES_TO_SUPPORT)
+        && errors
+            .iter()
+            .all(|&(f, b)| f.is_finite() && (b.is_nan() || f < b));
     Some(Outgrowth {
         variables: along
             .iter()
@@ -133,6 +147,7 @@ pub fn judge(
         faster: chosen.model.expr.clone(),
         bounded: bounded.model.expr.clone(),
         errors,
+        values,
         supported,
     })
 }
@@ -151,7 +166,20 @@ pub fn note(o: &Outgrowth) -> String {
         "held-out error with the largest measured {vars} left out, {errors} for `{}`, the best form whose share of the work does not grow",
         o.bounded
     );
-    if o.supported {
+    let few: Vec<String> = o
+        .variables
+        .iter()
+        .zip(&o.values)
+        .filter(|(_, &d)| d < MIN_VALUES_TO_SUPPORT)
+        .map(|(v, d)| format!("{d} measured {v}"))
+        .collect();
+    if !few.is_empty() {
+        format!(
+            "`{}` grows faster in {vars} than the work, which {} are too few to support ({evidence}; support needs {MIN_VALUES_TO_SUPPORT} or more values): beyond the measured {vars} its growth is not to be trusted",
+            o.faster,
+            few.join(" and ")
+        )
+    } else if o.supported {
         format!(
             "`{}` grows faster in {vars} than the work; the largest measured {vars} support it ({evidence})",
             o.faster
@@ -182,9 +210,14 @@ mod tests {
     /// An overhead `y(n, p)` at p = 2, 4, 8, 16 and n = 64 … 1024, each observation's
     /// scale the fragment's processor-time there (work plus overhead).
     fn overhead(y: impl Fn(f64, f64) -> f64) -> Observations {
+        overhead_at(&[64.0, 128.0, 256.0, 512.0, 1024.0], y)
+    }
+
+    /// The same at the sizes `sizes`.
+    fn overhead_at(sizes: &[f64], y: impl Fn(f64, f64) -> f64) -> Observations {
         let mut points = Vec::new();
         let mut scale = Vec::new();
-        for n in [64.0f64, 128.0, 256.0, 512.0, 1024.0] {
+        for &n in sizes {
             for p in [2.0f64, 4.0, 8.0, 16.0] {
                 let v = y(n, p);
                 points.push(DataPoint {
@@ -198,7 +231,7 @@ mod tests {
         Observations {
             data: Dataset::new("li", &["n", "p"], points),
             scale,
-            records: 20,
+            records: 4 * sizes.len(),
         }
     }
 
@@ -284,5 +317,26 @@ mod tests {
         let mut r = faster_first(&obs);
         r.weighed.reverse();
         assert!(judge(&r, &obs, &work(), "p").is_none());
+    }
+
+    /// The same faster growth at three sizes: the fold that leaves the largest out fits on
+    /// two, and one size decides; the note must not call the growth supported, however
+    /// well that fold predicts.
+    #[test]
+    fn three_sizes_are_too_few_to_support_faster_growth() {
+        let obs = overhead_at(&[256.0, 512.0, 1024.0], |n, p| {
+            1e-12 * n.powi(3) * (p - 1.0)
+        });
+        let o = judge(&faster_first(&obs), &obs, &work(), "p").unwrap();
+        assert_eq!(o.values, [3]);
+        let (f, b) = o.errors[0];
+        assert!(f < b, "the fold alone would support it: {o:?}");
+        assert!(!o.supported, "{o:?}");
+        let text = note(&o);
+        assert!(
+            text.contains("which 3 measured n are too few to support (")
+                && text.contains("support needs 4 or more values): beyond the measured n its growth is not to be trusted"),
+            "{text}"
+        );
     }
 }

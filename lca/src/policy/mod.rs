@@ -131,9 +131,19 @@
 //! both, and whether the largest measured sizes support the faster growth. An overhead per
 //! unit of work that keeps growing beyond the measured sizes soon dominates the predicted
 //! time, and few sizes rarely justify it (a small fast-growing term can follow a bump at
-//! the largest size); where they do not, the note says that the growth beyond them is not
+//! the largest size); where they do not, or where fewer than
+//! [`growth::MIN_VALUES_TO_SUPPORT`] (4) values of the variable were measured (the fold then
+//! fits on two sizes and one decides), the note says that the growth beyond them is not
 //! to be trusted. The choice itself stays with the held-out score, which already weighs
 //! those folds beside the others: the note is a statement of trust, not a second choice.
+//! The note quotes the model as emitted, after the joint step (and says so where that
+//! step re-estimated it).
+//!
+//! A fragment whose modelled time misses a measured configuration by more than
+//! [`misfit::MISFIT`] (10 %) of its time and by more than the spread of that
+//! configuration's repetitions is noted, naming the worst configuration and the category
+//! whose model misses most of it there ([`misfit`]): a held-out score is a mean, and a
+//! model can miss one size by a third and still be the best on offer.
 //!
 //! A chosen form with terms of opposite signs balances them over the measured range; when
 //! the term that grows fastest is the negative one, the model falls through zero somewhere
@@ -182,6 +192,7 @@ mod fragment;
 pub mod growth;
 pub mod heldout;
 pub mod joint;
+pub mod misfit;
 mod models;
 pub mod observations;
 pub mod piecewise;

@@ -65,17 +65,26 @@ impl FragmentModels {
     /// [`::category::time::time_terms`] sums (those of [`PARTITION`](super::PARTITION),
     /// with `pc + ml` in the place of `rt`, which is not fitted when `pc` is).
     pub fn time(&self) -> Expr {
+        Expr::bin(BinOp::Div, self.processor_time(), Expr::var(PROCESSORS))
+    }
+
+    /// The fragment's processor-time `Σ C` (processor-seconds, what the records' `tt`
+    /// measures) over the categories of [`time`](Self::time).
+    pub fn processor_time(&self) -> Expr {
+        self.counted()
+            .map(|c| c.model.expr.clone())
+            .reduce(|a, b| Expr::bin(BinOp::Add, a, b))
+            .unwrap_or(Expr::Num(0.0))
+    }
+
+    /// The category models that the time sums.
+    pub fn counted(&self) -> impl Iterator<Item = &CategoryModel> {
         let terms = ::category::time::time_terms_of_keys(
             self.categories.iter().map(|c| c.category.as_str()),
         );
-        let sum = self
-            .categories
+        self.categories
             .iter()
-            .filter(|c| ::category::time::counts(&terms, &c.category))
-            .map(|c| c.model.expr.clone())
-            .reduce(|a, b| Expr::bin(BinOp::Add, a, b))
-            .unwrap_or(Expr::Num(0.0));
-        Expr::bin(BinOp::Div, sum, Expr::var(PROCESSORS))
+            .filter(move |c| ::category::time::counts(&terms, &c.category))
     }
 
     /// The models as a models-file fragment (`// lcm:` lines), named by the tag or
