@@ -185,6 +185,11 @@ fn unbound_variable_is_bad_input() {
     let (code, _, err) = lcm(&["predict", "fft_dp.rs", "--set", "p=2"], &fixtures());
     assert_eq!(code, 1);
     assert!(err.contains("--set n="), "{err}");
+    // It names what first needs the variable.
+    assert!(
+        err.contains("the models of fragment `init` (line 29)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -458,10 +458,16 @@ fn too_few_items_without_idle_time_is_flagged() {
     let brief = prog.predict_brief(&b).unwrap();
     assert_eq!(brief.few_items.len(), 1, "{:?}", brief.few_items);
     let x = &brief.few_items[0];
-    assert_eq!((x.fragment.as_str(), x.items, x.processors), ("blocks", 4.0, 16.0));
+    assert_eq!(
+        (x.fragment.as_str(), x.items, x.processors),
+        ("blocks", 4.0, 16.0)
+    );
     assert!(close(x.needed_s, 3e-5) && x.li_s == 0.0, "{x:?}");
     assert!(x.to_string().contains("4 items for 16 processors"), "{x}");
-    assert_eq!(prog.predict(&b).unwrap().accounting.few_items, brief.few_items);
+    assert_eq!(
+        prog.predict(&b).unwrap().accounting.few_items,
+        brief.few_items
+    );
     // As many items as processors: nothing to flag.
     let enough = at(&[("n", 1000.0), ("p", 4.0), ("k", 4.0)]);
     assert!(prog.predict_brief(&enough).unwrap().few_items.is_empty());

@@ -352,7 +352,10 @@ impl Program {
 
     /// Who needs the unbound variable `name`, and for a machine key where it comes from.
     fn unbound_needed_by(&self, name: &str) -> String {
-        let model = format!("the model of {}", self.file);
+        let model = match first_use(&self.root, name) {
+            Some(what) => format!("{what} in {}", self.file),
+            None => format!("the model of {}", self.file),
+        };
         if !Machine::knows_key(name) {
             return model;
         }
@@ -433,6 +436,38 @@ impl Program {
             accounting: acc,
         })
     }
+}
+
+/// What first uses variable `name` in the tree below `node`, in words: a loop's trip
+/// count, a parallel construct's item or copy count, an override, a fragment's models.
+fn first_use(node: &Node, name: &str) -> Option<String> {
+    let uses = |e: &Expr| e.variables().contains(name);
+    let at = node.line;
+    if node.p_override.as_ref().is_some_and(uses) {
+        return Some(format!("the `p =` override at line {at}"));
+    }
+    if let Some((v, _)) = node.var_overrides.iter().find(|(_, e)| uses(e)) {
+        return Some(format!("the `{v} =` override at line {at}"));
+    }
+    let found = match &node.kind {
+        NodeKind::Loop { count, .. } if uses(count) => {
+            Some(format!("the trip count of the loop at line {at}"))
+        }
+        NodeKind::DataParallel { count, .. } if uses(count) => Some(format!(
+            "the item count of the parallel iterator at line {at}"
+        )),
+        NodeKind::ParallelLoop { count, .. } if uses(count) => {
+            Some(format!("the spawn count at line {at}"))
+        }
+        NodeKind::Fragment(f)
+            if f.categories.iter().any(|(_, e)| uses(e))
+                || f.executions.as_ref().is_some_and(uses) =>
+        {
+            Some(format!("the models of fragment `{}` (line {at})", f.name))
+        }
+        _ => None,
+    };
+    found.or_else(|| node.children.iter().find_map(|c| first_use(c, name)))
 }
 
 /// Rounding noise of a difference of two times (relative 1e-9 of the total) is 0.
