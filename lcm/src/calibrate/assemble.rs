@@ -5,7 +5,9 @@
 
 use super::families::{HandoffPrices, LinePrices, MemoryPrices, PoolPrices, TransferPrices};
 use super::wake_prices;
-use super::warnings::{handoff_warnings, line_against_spin, transfer_unpinned_warning};
+use super::warnings::{
+    handoff_warnings, line_against_spin, transfer_below_local, transfer_unpinned_warning,
+};
 use crate::predict::machine::{Costs, Machine};
 use std::collections::BTreeMap;
 
@@ -45,6 +47,10 @@ pub(super) fn machine_of(m: Measured) -> (Machine, Vec<String>) {
     if m.transfers.unpinned {
         warnings.push(transfer_unpinned_warning());
     }
+    warnings.extend(transfer_below_local(
+        &m.transfers.transfer_by_bytes,
+        &m.transfers.local_read_by_bytes,
+    ));
     let wake_s = wake_prices::wake_for_file(h.wake_s, spin_s);
     let values = optional_values(&m.pool, &m.lines);
     let line_stand_in_s = line_stand_in_s(h, spin_s);

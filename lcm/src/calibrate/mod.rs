@@ -151,7 +151,7 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-pub use warnings::{LINE_SPREAD_LIMIT, SPIN_HANDOFF_LIMIT_S};
+pub use warnings::{LINE_SPREAD_LIMIT, SPIN_HANDOFF_LIMIT_S, TRANSFER_BELOW_LOCAL};
 
 /// The result of a calibration: the machine file and how each number was kept.
 #[derive(Debug, Clone)]

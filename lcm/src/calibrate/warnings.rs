@@ -29,6 +29,37 @@ pub(super) fn line_against_spin(line_trip_s: f64, handoff_spin_s: f64) -> Option
     })
 }
 
+/// A transfer (`transfer_s_B`) measured at less than this share of the local read of the
+/// same bytes (`local_read_s_B`) contradicts what the two kernels measure: reading a buffer
+/// another processor wrote is never faster than reading one in the reader's own caches,
+/// beyond the repetitions' noise.
+pub const TRANSFER_BELOW_LOCAL: f64 = 0.8;
+
+/// What to say of the sizes whose transfer was measured faster than the local read
+/// (`transfer` and `local`: seconds by bytes, as the file holds them; None when none is).
+/// lcm predict prices a move at the difference, at least 0, so such a size moves for
+/// nothing.
+pub(super) fn transfer_below_local(
+    transfer: &[(usize, f64)],
+    local: &[(usize, f64)],
+) -> Option<String> {
+    let below: Vec<String> = transfer
+        .iter()
+        .filter_map(|&(bytes, t)| {
+            let &(_, l) = local.iter().find(|(b, _)| *b == bytes)?;
+            (t < TRANSFER_BELOW_LOCAL * l).then(|| {
+                format!("transfer_s_{bytes} {t:.3e} s against local_read_s_{bytes} {l:.3e} s")
+            })
+        })
+        .collect();
+    (!below.is_empty()).then(|| {
+        format!(
+            "transfers measured faster than local reads of the same bytes ({}): a buffer another processor wrote cannot be read faster than one in the reader's own caches, so other load or the host slowed one of the two kernels; lcm predict prices a move at the difference, at least 0, so moves of these sizes cost nothing; calibrate again on a quiet machine",
+            below.join(", ")
+        )
+    })
+}
+
 /// A one-way hand-off between two spinning threads slower than this (seconds) is not a
 /// cache line's trip: a partner lost its processor to other load.
 pub const SPIN_HANDOFF_LIMIT_S: f64 = 10e-6;
@@ -176,6 +207,25 @@ pub(super) fn wake_spread_warning(k: &Kept) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The trial's 16 MiB numbers: a transfer of 1.62 ms against a local read of 2.66 ms is
+    /// named; sizes within the limit, or without a local read, are not.
+    #[test]
+    fn a_transfer_faster_than_the_local_read_is_warned_about() {
+        let transfer = [(4096, 2.0e-7), (16777216, 1.62e-3), (67108864, 6.5e-3)];
+        let local = [(4096, 1.3e-7), (16777216, 2.66e-3)];
+        let w = transfer_below_local(&transfer, &local).unwrap();
+        assert!(
+            w.contains("transfer_s_16777216 1.620e-3 s against local_read_s_16777216 2.660e-3 s"),
+            "{w}"
+        );
+        assert!(
+            !w.contains("transfer_s_4096") && !w.contains("67108864"),
+            "{w}"
+        );
+        let close = [(16777216, 2.3e-3)];
+        assert!(transfer_below_local(&close, &local).is_none());
+    }
 
     #[test]
     fn a_line_price_without_numbers_or_with_scattered_ones_is_warned_about() {
