@@ -91,8 +91,8 @@ pub struct Summary {
 
 impl Summary {
     /// The summary of `times[i]` of `points[i]`, `wanted` quiet repetitions asked for per
-    /// point; `warnings` first, then the quiet gate's ([`quiet_warnings`]) and the spread's
-    /// ([`spread_warning`]).
+    /// point; `warnings` first, then the quiet gate's (points with no or too few quiet
+    /// repetitions) and the spread's (points whose spread passes [`SPREAD_LIMIT`]).
     pub fn of(
         points: &[Point],
         times: &[PointTimes],
