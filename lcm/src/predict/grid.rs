@@ -80,8 +80,15 @@ pub fn parse_grid(spec: &str) -> Result<Vec<Axis>, PredictError> {
         let value = if let Some((n, v)) = tok.split_once('=') {
             let n = n.trim();
             if !name_ok(n) {
+                let paired = if n.contains(':') {
+                    " (each axis of lcm's grid is one variable, every combination predicted; \
+                     for values that go together, as pp-campaign's `n:steps=256:2000,…`, \
+                     predict one pair at a time with --set for the paired variable)"
+                } else {
+                    ""
+                };
                 return Err(usage(format!(
-                    "--grid: expected a variable name, found `{n}`"
+                    "--grid: expected a variable name, found `{n}`{paired}"
                 )));
             }
             axes.push(Axis {
@@ -299,4 +306,19 @@ pub fn group_by_others(points: &[Bindings], var: &str) -> Vec<(Point, Vec<usize>
         }
     }
     groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_paired_axis_is_an_error_that_says_how_to_predict_pairs() {
+        let e = parse_grid("n:steps=256:2000,512:400")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`n:steps`") && e.contains("--set"), "{e}");
+        let e = parse_grid("2n=1,2").unwrap_err().to_string();
+        assert!(e.contains("`2n`") && !e.contains("--set"), "{e}");
+    }
 }

@@ -120,9 +120,9 @@ pub fn single(prog: &Program, pred: &Prediction) -> String {
 /// The lost-cycles categories inside the fragments' own models, summed over the run's
 /// executions of every instance (machine costs, named `machine …`, left out): what the
 /// models hold, beside what the composition adds. One line of processor-seconds per
-/// category with its share of the fragments' work, then the load imbalance inside the
-/// fragments, which `LI+` (imbalance between fragments) does not count. Empty when no
-/// instance has categories.
+/// category with its share of the fragments' processor time (the sum of every category),
+/// then the load imbalance inside the fragments, which `LI+` (imbalance between fragments)
+/// does not count. Empty when no instance has categories.
 fn fragment_categories(acc: &super::account::Accounting) -> String {
     let mut totals: Vec<(String, f64)> = Vec::new();
     for f in acc
@@ -145,11 +145,11 @@ fn fragment_categories(acc: &super::account::Accounting) -> String {
             .unwrap_or(category::Category::ALL.len())
     };
     totals.sort_by_key(|(k, _)| rank(k));
-    let work: f64 = totals.iter().map(|(_, v)| v).sum();
-    if totals.is_empty() || work <= 0.0 {
+    let processor_s: f64 = totals.iter().map(|(_, v)| v).sum();
+    if totals.is_empty() || processor_s <= 0.0 {
         return String::new();
     }
-    let share = |v: f64| format!("{:.0} %", 100.0 * v / work);
+    let share = |v: f64| format!("{:.0} %", 100.0 * v / processor_s);
     let cells: Vec<String> = totals
         .iter()
         .map(|(k, v)| format!("{k} {} ({})", secs(*v), share(*v)))
@@ -161,7 +161,7 @@ fn fragment_categories(acc: &super::account::Accounting) -> String {
     if let Some((_, li)) = totals.iter().find(|(k, v)| k == "li" && *v > 0.0) {
         let _ = writeln!(
             o,
-            "  load imbalance inside fragments (their li models): {} processor-s, {} of their work (LI+ below is between fragments)",
+            "  load imbalance inside fragments (their li models): {} processor-s, {} of their processor time (LI+ below is between fragments)",
             secs(*li),
             share(*li)
         );
