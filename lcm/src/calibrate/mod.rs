@@ -151,7 +151,7 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-pub use warnings::{LINE_SPREAD_LIMIT, SPIN_HANDOFF_LIMIT_S, TRANSFER_BELOW_LOCAL};
+pub use warnings::{BUSY_SHARE, LINE_SPREAD_LIMIT, SPIN_HANDOFF_LIMIT_S, TRANSFER_BELOW_LOCAL};
 
 /// The result of a calibration: the machine file and how each number was kept.
 #[derive(Debug, Clone)]
@@ -196,6 +196,8 @@ pub fn calibrate_with(
         lines,
         memory,
     });
+    let mut warnings = warnings;
+    warnings.extend(warnings::busy_machine(&rec.kept));
     Calibration {
         machine,
         kept: rec.kept,

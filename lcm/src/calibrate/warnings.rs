@@ -7,6 +7,7 @@
 
 use super::pairs::OverPairs;
 use super::quiet::Kept;
+use std::collections::BTreeMap;
 
 /// The most the repetitions of a line price (`line_bounce_s`, `line_bounce_s_kK`,
 /// `line_trip_s`), the pairs' prices of a two-processor line price, or the repetitions of
@@ -58,6 +59,40 @@ pub(super) fn transfer_below_local(
             below.join(", ")
         )
     })
+}
+
+/// A calibration is busy when more than this share of its numbers had fewer than half
+/// of their repetitions quiet (judged ones: a repetition too short to judge counts neither
+/// way).
+pub const BUSY_SHARE: f64 = 0.25;
+
+/// What to say when the machine was busy through the calibration (see [`BUSY_SHARE`]):
+/// the numbers kept from few or no quiet repetitions hold other load's share, and some
+/// kernels (a parallel call whose workers lose their processors, a transfer whose reader
+/// waits) then measure another regime than the program will see. None when it was not.
+pub(super) fn busy_machine(kept: &BTreeMap<String, Kept>) -> Option<String> {
+    let judged: Vec<(&String, &Kept)> = kept
+        .iter()
+        .filter(|(_, k)| k.repetitions > k.unknown)
+        .collect();
+    let few: Vec<&String> = judged
+        .iter()
+        .filter(|(_, k)| 2 * (k.quiet - k.unknown) < k.repetitions - k.unknown)
+        .map(|(key, _)| *key)
+        .collect();
+    let none = judged.iter().filter(|(_, k)| k.quiet == k.unknown).count();
+    if judged.is_empty() || (few.len() as f64) <= BUSY_SHARE * judged.len() as f64 {
+        return None;
+    }
+    let shown: Vec<&str> = few.iter().take(6).map(|k| k.as_str()).collect();
+    let more = few.len().saturating_sub(shown.len());
+    Some(format!(
+        "the machine was busy: {} of {} numbers kept fewer than half of their repetitions quiet ({}{}), {none} of them none; their numbers hold other load's share and may price another regime than the program's (a parallel call whose workers lost their processors, a read that waited); calibrate again on a quiet machine",
+        few.len(),
+        judged.len(),
+        shown.join(", "),
+        if more > 0 { format!(" and {more} more") } else { String::new() },
+    ))
 }
 
 /// A one-way hand-off between two spinning threads slower than this (seconds) is not a
@@ -207,6 +242,36 @@ pub(super) fn wake_spread_warning(k: &Kept) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A calibration where most numbers kept fewer than half of their repetitions quiet
+    /// is called busy, naming them; one where few did is not; repetitions too short to
+    /// judge count neither way.
+    #[test]
+    fn a_busy_calibration_is_warned_about() {
+        let kept = |quiet: usize, unknown: usize| Kept {
+            value: 1.0,
+            repetitions: 9,
+            quiet,
+            unknown,
+            measured: 9,
+            low: 1.0,
+            high: 1.0,
+            pairs: 0,
+        };
+        let mut all: BTreeMap<String, Kept> = BTreeMap::new();
+        all.insert("fork_join_s_p2".into(), kept(1, 0));
+        all.insert("par_item_s".into(), kept(0, 0));
+        all.insert("task_s".into(), kept(9, 0));
+        all.insert("join_s".into(), kept(9, 7));
+        let w = busy_machine(&all).unwrap();
+        assert!(
+            w.contains("2 of 4 numbers") && w.contains("fork_join_s_p2, par_item_s"),
+            "{w}"
+        );
+        assert!(w.contains("1 of them none"), "{w}");
+        all.insert("par_item_s".into(), kept(8, 0));
+        assert!(busy_machine(&all).is_none());
+    }
 
     /// The trial's 16 MiB numbers: a transfer of 1.62 ms against a local read of 2.66 ms is
     /// named; sizes within the limit, or without a local read, are not.
