@@ -63,18 +63,25 @@ pub fn spread(mut v: Vec<f64>) -> Option<f64> {
     if m == 0.0 {
         return None;
     }
-    let n = v.len();
-    let width = if n >= 4 {
-        let q = |f: f64| {
-            let pos = f * (n - 1) as f64;
-            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-            v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-        };
-        q(0.75) - q(0.25)
-    } else {
-        v[n - 1] - v[0]
+    Some(spread_width(&v) / m)
+}
+
+/// The width of sorted repetitions `sorted` (at least one), in their unit: the
+/// interquartile range (quartiles interpolated linearly between order statistics) from
+/// four on, the range below. The range of many runs is set by the one or two a
+/// disturbance slowed, the interquartile range by the middle half, which is what the
+/// median's own uncertainty follows. `lcm compare` reads a measured point's spread so.
+pub fn spread_width(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n < 4 {
+        return sorted[n - 1] - sorted[0];
+    }
+    let q = |f: f64| {
+        let pos = f * (n - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
     };
-    Some(width / m)
+    q(0.75) - q(0.25)
 }
 
 /// The configurations of `records` (one fragment's) whose modelled time `out` misses by

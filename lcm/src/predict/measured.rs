@@ -243,24 +243,6 @@ fn record_bindings(
     Ok(b)
 }
 
-/// The run-to-run spread of sorted run times, seconds: the interquartile range (quartiles
-/// interpolated linearly between order statistics) from four runs on, the range below.
-/// The range of many runs is set by the one or two a disturbance slowed (a point with no
-/// quiet repetition keeps them all: docs/campaigns.md), the interquartile range by the
-/// middle half, which is what the median's own uncertainty follows.
-fn run_spread(sorted: &[f64]) -> f64 {
-    let k = sorted.len();
-    if k < 4 {
-        return sorted[k - 1] - sorted[0];
-    }
-    let quantile = |q: f64| {
-        let at = q * (k - 1) as f64;
-        let (lo, frac) = (at.floor() as usize, at.fract());
-        sorted[lo] + frac * (sorted[(lo + 1).min(k - 1)] - sorted[lo])
-    };
-    quantile(0.75) - quantile(0.25)
-}
-
 /// The records of one measured point as they are read.
 struct Group {
     bindings: Bindings,
@@ -280,7 +262,8 @@ impl Group {
         } else {
             (ts[k / 2 - 1] + ts[k / 2]) / 2.0
         };
-        let spread = (k > 1 && median > 0.0).then(|| run_spread(&ts) / median);
+        let spread =
+            (k > 1 && median > 0.0).then(|| lca::policy::misfit::spread_width(&ts) / median);
         // Records of one point share their variables, the iteration variable included;
         // a count from the header may differ between sections: the largest is shown.
         let iterations = self.iterations.iter().cloned().fold(1.0, f64::max);
