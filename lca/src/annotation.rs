@@ -36,6 +36,9 @@
 //! separated by commas). It belongs to the fragment above it, like a model line. Tools that
 //! evaluate the models at a point warn when the point lies beyond 2x that range
 //! ([`crate::range`]). A fragment without a range line has no known range: no warning.
+//! A variable's bounds may be followed by the growth of the models' error beyond them,
+//! `n = 64..1024 (beyond: +4.2% per 2x)` ([`crate::extrapolation`]), which `lcm compare`
+//! adds to its uncertainty per doubling beyond the range.
 //!
 //! # Models files
 //!
@@ -378,7 +381,8 @@ impl fmt::Display for Annotation {
             Annotation::Range(ranges) => {
                 write!(f, "// lcm: range ")?;
                 for (i, r) in ranges.iter().enumerate() {
-                    write!(f, "{}{r}", if i > 0 { ", " } else { "" })?;
+                    let text = crate::range::RangeText(r);
+                    write!(f, "{}{text}", if i > 0 { ", " } else { "" })?;
                 }
                 Ok(())
             }

@@ -120,6 +120,7 @@ pub mod evaluate;
 pub mod expr;
 pub mod extraction;
 pub mod extrap;
+pub mod extrapolation;
 pub mod fit;
 pub mod forms;
 pub mod hypothesis;

@@ -46,6 +46,13 @@ pub fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
             &inp.extraction,
         )
         .map_err(|e| anyhow!("{}: {e}", inp.source))?;
+        let ranges = lca::extrapolation::with_growths(
+            &inp.records,
+            common.tag.as_deref(),
+            &inp.vars,
+            &inp.extraction,
+            ranges,
+        );
         let fm: FragmentModel = lca::models_file::fragment_block(&m, ranges);
         note_on_stderr(common.tag.as_deref().unwrap_or(SESSION), &m);
         out!("{fm}");

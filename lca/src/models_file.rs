@@ -136,6 +136,13 @@ pub fn models_file(
         match fit {
             Ok(m) if fragment_name_ok(name) => {
                 let ranges = range::of_records(records, tag.as_deref(), variables, extraction)?;
+                let ranges = crate::extrapolation::with_growths(
+                    records,
+                    tag.as_deref(),
+                    variables,
+                    extraction,
+                    ranges,
+                );
                 let _ = write!(s, "\n{}", fragment_block(m, ranges));
             }
             Ok(_) => {

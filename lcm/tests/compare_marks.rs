@@ -203,3 +203,59 @@ fn json_has_no_negative_zero() {
         assert!(!has_negative_zero(&out), "{args:?}: {out}");
     }
 }
+
+#[test]
+fn the_tie_band_widens_beyond_the_range_by_the_models_error_growth() {
+    // a: 1e-3*n, whose range line says its error grows 10 % per doubling beyond
+    // n = 100..1000; b: 1.1e-3*n (10 % slower everywhere), no growth known. Inside the
+    // range u is the default 5 %: a is better. At n = 2000 (one doubling beyond) a's one
+    // fragment holds all its time: u = 5 % + 10 % = 15 %, a tie; at n = 8000 (three
+    // doublings) 35 %. Halvings below the range count alike: n = 25 is two, u = 25 %.
+    let growing = "fn main() {\n    // lcm: fragment f\n    // lcm: range n = 100..1000 (beyond: +10% per 2x)\n    // lcm: rt = 1e-3*n\n    f();\n}\n";
+    let files = [
+        ("a.rs", growing.to_string()),
+        ("b.rs", source("rt = 1.1e-3*n")),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let args = [
+        "compare",
+        "a.rs",
+        "b.rs",
+        "--grid",
+        "n=25,1000,2000,8000",
+        "--set",
+        "p=1",
+        "--json",
+    ];
+    let (code, out, err) = run(&files, &args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let at = |i: usize, key: &str| v["points"][i][key].as_f64().unwrap();
+    for (i, widening, better) in [
+        (0, 0.2, "tie"),
+        (1, 0.0, "a"),
+        (2, 0.1, "tie"),
+        (3, 0.3, "tie"),
+    ] {
+        assert!(
+            (at(i, "extrapolation_widening") - widening).abs() < 1e-9,
+            "{out}"
+        );
+        assert!(
+            (at(i, "uncertainty") - 0.05 - widening).abs() < 1e-9,
+            "{out}"
+        );
+        assert_eq!(v["points"][i]["better"], better, "{out}");
+    }
+    // Without a growth nothing widens: the same comparison with a's range line plain.
+    let files = [
+        ("a.rs", source("rt = 1e-3*n")),
+        ("b.rs", source("rt = 1.1e-3*n")),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let (code, out, err) = run(&files, &args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["points"][3]["extrapolation_widening"], 0.0, "{out}");
+    assert_eq!(v["points"][3]["better"], "a", "{out}");
+}

@@ -43,6 +43,15 @@ measured point(s) (log distance over the shared variables, the iteration variabl
 out; 5% for a point measured once), at least --uncertainty when given; the readable output
 lists each measured point's error.
 
+Beyond a fragment's measured range its models' error grows: where the models file's range
+line carries a growth (`// lcm: range n = 64..1024 (beyond: +4.2% per 2x)`, written by
+`lca model --emit annotation`, which refits without the values above half the largest and
+measures how much worse the refit predicts them per doubling), u grows by that growth times
+the doublings the point lies beyond, the fragments weighed by their share of the predicted
+time, the larger of the two versions' (JSON: extrapolation_widening). No growth is known
+for a variable with fewer than three values at or below half its largest (p = 1..2): there
+only the `*` mark says the models extrapolate.
+
 The plot shades each curve's band T*(1 +- u/2): where the two bands overlap the
 predictions tie. A row marked `*` lies beyond 2x a fragment's measured range of either
 version (the models extrapolate; the warning is on stderr), a row marked `!` uses a model
@@ -54,7 +63,7 @@ A crossover's position is printed to the digits its interpolation can mean (3 si
 digits of the spacing of the two grid values around it; whole numbers on an integral grid
 more than 10 apart); --json's `at` is the full number.
 JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
-uncertainty, relative_difference, better (a|b|tie|not_compared), compared,
+uncertainty, extrapolation_widening, relative_difference, better (a|b|tie|not_compared), compared,
 beyond_measured_range, negative, warnings_a, warnings_b, negative_a, negative_b,
 uncertainty_from}], counts{a, b, tie, not_compared}, crossovers: [{variable, between, at,
 others, better_after, beyond_measured_range, negative}], measured: [{version, bindings,
@@ -210,12 +219,14 @@ pub fn run_compare(a: CompareArgs) -> i32 {
             ta.push(x.as_ref().map_or(f64::NAN, |x| x.seconds));
             if let Some(x) = x {
                 (m.range_a, m.negative_a) = (x.range_warnings, x.negative_models);
+                m.widening = m.widening.max(x.extrapolation_error);
                 few_a.extend(x.few_items);
             }
             let y = briefs_b.at(&pb, b);
             tb.push(y.as_ref().map_or(f64::NAN, |y| y.seconds));
             if let Some(y) = y {
                 (m.range_b, m.negative_b) = (y.range_warnings, y.negative_models);
+                m.widening = m.widening.max(y.extrapolation_error);
                 few_b.extend(y.few_items);
             }
             marks.push(m);
@@ -232,7 +243,12 @@ pub fn run_compare(a: CompareArgs) -> i32 {
             .iter()
             .map(|b| residual_uncertainty(b, &residuals, DEFAULT_RELATIVE_UNCERTAINTY, floor))
             .collect();
-        let us: Vec<f64> = per_point.iter().map(|(v, _)| *v).collect();
+        // Beyond the measured ranges the models' own error grows (lca::extrapolation).
+        let us: Vec<f64> = per_point
+            .iter()
+            .zip(&marks)
+            .map(|((v, _), m)| v + m.widening)
+            .collect();
         let cmp = Comparison::new(&grid.varying(), points, ta, tb, us);
         if a.json {
             let text = report::compare_json(&pa.file, &pb.file, &cmp, (u, from), &marks);

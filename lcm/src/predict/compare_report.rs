@@ -26,6 +26,10 @@ pub struct PointMarks {
     pub negative_a: Vec<NegativeModel>,
     /// Version b's negative models at the point.
     pub negative_b: Vec<NegativeModel>,
+    /// What the point's uncertainty was widened by beyond the models' measured ranges: the
+    /// larger of the two versions' [`Brief::extrapolation_error`](super::program::Brief)
+    /// (a fraction; 0 inside every range).
+    pub widening: f64,
 }
 
 impl PointMarks {
@@ -231,6 +235,7 @@ fn crossover_position(at: f64, between: (f64, f64), integral: bool) -> String {
 }
 
 /// JSON of a comparison: `{a, b, uncertainty, points: [{bindings, t_a, t_b, uncertainty,
+/// extrapolation_widening (what u was widened by beyond the measured ranges),
 /// relative_difference, better, compared, beyond_measured_range, negative, warnings_a,
 /// warnings_b, negative_a, negative_b}], counts, crossovers}`. `uncertainty` (top) is
 /// `{relative, from}` (the default or `--uncertainty`), per point the relative uncertainty
@@ -265,6 +270,7 @@ pub fn compare_json(
                 "t_a": cmp.ta[i],
                 "t_b": cmp.tb[i],
                 "uncertainty": cmp.uncertainty[i],
+                "extrapolation_widening": m.widening,
                 "relative_difference": if d.is_finite() { Some(d) } else { None },
                 "better": cmp.verdicts[i],
                 "compared": cmp.verdicts[i] != Verdict::NotCompared,

@@ -103,6 +103,12 @@ pub struct Brief {
     /// Fragments with fewer items than processors and too little `li` (as in
     /// [`Accounting`]).
     pub few_items: Vec<super::few_items::FewItems>,
+    /// The relative error the models add at this point beyond their measured ranges: for
+    /// each fragment whose range line carries an error growth (`lca` measured it, docs/
+    /// models.md "How far a model extrapolates"), growth times the doublings the point lies
+    /// beyond, weighed by the fragment's share of the predicted processor time; 0 inside
+    /// every range or where no growth is known. `lcm compare` widens its tie band by it.
+    pub extrapolation_error: f64,
 }
 
 /// A prediction at one point.
@@ -391,10 +397,12 @@ impl Program {
             contention_s: tidy(total - plain, total),
             total_s: total,
         };
+        let extrapolation_error = tot.extrapolation_error(total * p);
         Ok(Brief {
             bindings: user.clone(),
             seconds: total,
             contributions,
+            extrapolation_error,
             range_warnings: tot.range_warnings,
             negative_models: tot.negative_models,
             few_items: tot.few_items,

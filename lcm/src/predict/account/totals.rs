@@ -26,6 +26,10 @@ pub struct Totals {
     /// Fragments with fewer items than processors and too little `li` for them, first seen
     /// first (as in [`Accounting::few_items`](super::Accounting::few_items)).
     pub few_items: Vec<FewItems>,
+    /// Per fragment name with a known error growth beyond its measured range, in order of
+    /// first appearance: the largest relative error its executions add beyond the range
+    /// ([`lca::extrapolation::widening`]; 0 inside it).
+    pub widening: Vec<(String, f64)>,
 }
 
 impl Totals {
@@ -54,6 +58,33 @@ impl Totals {
         }
     }
 
+    pub(super) fn add_widening(&mut self, name: &str, w: f64) {
+        match self.widening.iter_mut().find(|(n, _)| n == name) {
+            Some((_, x)) => *x = x.max(w),
+            None => self.widening.push((name.to_string(), w)),
+        }
+    }
+
+    /// The relative error the fragments add beyond their measured ranges, each weighed
+    /// by its share of `total` (processor-seconds: the run's time times p): Σ over the
+    /// fragments of `work / total · widening`.
+    pub fn extrapolation_error(&self, total: f64) -> f64 {
+        if total.is_nan() || total <= 0.0 {
+            return 0.0;
+        }
+        self.widening
+            .iter()
+            .map(|(name, w)| {
+                let work = self
+                    .work
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or(0.0, |(_, v)| *v);
+                (work / total).clamp(0.0, 1.0) * w
+            })
+            .sum()
+    }
+
     /// Adds `m` runs of `o`.
     pub(super) fn add_scaled(&mut self, o: &Totals, m: f64) {
         for (n, v) in &o.work {
@@ -71,6 +102,9 @@ impl Totals {
         }
         for x in &o.few_items {
             self.add_few_items(x.clone());
+        }
+        for (n, w) in &o.widening {
+            self.add_widening(n, *w);
         }
     }
 }

@@ -73,6 +73,10 @@ impl<'a> Walker<'a> {
             }
             self.totals.add_warning(w);
         }
+        if f.ranges.iter().any(|r| r.growth.is_some()) {
+            let w = lca::extrapolation::widening(&f.ranges, &value);
+            self.totals.add_widening(&f.name, w);
+        }
     }
 
     /// Records the models of fragment `f` (at `line`) that are negative in `env`.
