@@ -75,7 +75,7 @@ impl Crossover {
 /// Variable values identifying a group of points.
 pub type Point = Vec<(String, f64)>;
 
-/// An axis's variables from its label: `n` is [n], `n:steps` is [n, steps].
+/// An axis's variables from its label: `n` gives `["n"]`, `n:steps` gives `["n", "steps"]`.
 pub fn axis_variables(axis: &str) -> Vec<&str> {
     axis.split(':').collect()
 }
