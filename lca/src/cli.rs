@@ -88,7 +88,9 @@ pub struct Common {
     #[arg(long)]
     pub json: bool,
     /// Write `// lcm:` annotation lines (a models file) or Extra-P JSON Lines instead of the
-    /// table.
+    /// table. `lca model`'s range lines say per variable how fast the models' error grows
+    /// beyond the measured range, `(beyond: +G% per 2x)`, from a refit without the values
+    /// above half the largest (lca::extrapolation); `lcm compare` widens its ties by it.
     #[arg(long, value_enum)]
     pub emit: Option<Emit>,
     /// Fragment: selects `tag=NAME` records and names the emitted fragment.

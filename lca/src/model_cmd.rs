@@ -52,6 +52,7 @@ pub fn run_model(common: &Common, all_tags: bool) -> Result<(), Failure> {
             &inp.vars,
             &inp.extraction,
             ranges,
+            &lca::models_file::printed_total(&m),
         );
         let fm: FragmentModel = lca::models_file::fragment_block(&m, ranges);
         note_on_stderr(common.tag.as_deref().unwrap_or(SESSION), &m);

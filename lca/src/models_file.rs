@@ -142,6 +142,7 @@ pub fn models_file(
                     variables,
                     extraction,
                     ranges,
+                    &printed_total(m),
                 );
                 let _ = write!(s, "\n{}", fragment_block(m, ranges));
             }

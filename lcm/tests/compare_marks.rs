@@ -247,6 +247,13 @@ fn the_tie_band_widens_beyond_the_range_by_the_models_error_growth() {
         );
         assert_eq!(v["points"][i]["better"], better, "{out}");
     }
+    // The table says what widened u, and the most it added where (n = 8000: 30 %).
+    let (code, out, err) = run(&files, &args[..args.len() - 1]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("+-% holds the models' error growth beyond their measured ranges (the range lines' `beyond:`) at 3 point(s), up to +30.0% at n=8000"),
+        "{out}"
+    );
     // Without a growth nothing widens: the same comparison with a's range line plain.
     let files = [
         ("a.rs", source("rt = 1e-3*n")),
@@ -258,4 +265,6 @@ fn the_tie_band_widens_beyond_the_range_by_the_models_error_growth() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["points"][3]["extrapolation_widening"], 0.0, "{out}");
     assert_eq!(v["points"][3]["better"], "a", "{out}");
+    let (_, out, _) = run(&files, &args[..args.len() - 1]);
+    assert!(!out.contains("error growth"), "{out}");
 }

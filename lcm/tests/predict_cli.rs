@@ -345,3 +345,113 @@ fn a_grid_goes_on_past_a_point_the_program_cannot_run_at() {
         "{out}"
     );
 }
+
+/// compare_campaign.rs's program: fragment `sort` (rt = 2.6e-8*n) once per iteration of
+/// `iters`, so that n and iters are the variables a paired campaign gives together.
+const SORT_RUN: &str = "fn run(n: usize, iters: usize) {\n    // lcm: iterations = iters\n    for _ in 0..iters {\n        // lcm: fragment sort\n        // lcm: rt = 2.6e-8*n\n        sort(n);\n    }\n}\n";
+
+/// `lcm ARGS --json` in `dir`, parsed (exit 0 asserted).
+fn json_of(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let (code, out, err) = lcm(&args, dir);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// `--grid n:iters=...` (pp-campaign's paired syntax) predicts each pair, and exactly what
+/// two runs with `--set n=... --set iters=...` predict; the table has a column per paired
+/// variable; a point of the wrong length is a usage error.
+#[test]
+fn a_paired_grid_predicts_what_separate_set_runs_do() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.rs"), SORT_RUN).unwrap();
+    let base = ["predict", "run.rs", "--entry", "run", "--set", "p=1"];
+    let grid_args = [&base[..], &["--grid", "n:iters=65536:32,262144:16"]].concat();
+    let grid = json_of(&grid_args, dir.path());
+    let points = grid.as_array().unwrap();
+    assert_eq!(points.len(), 2, "{grid}");
+    for (k, (n, iters)) in [("65536", "32"), ("262144", "16")].into_iter().enumerate() {
+        let (n, iters) = (format!("n={n}"), format!("iters={iters}"));
+        let one = json_of(
+            &[&base[..], &["--set", &n, "--set", &iters]].concat(),
+            dir.path(),
+        );
+        assert_eq!(points[k]["seconds"], one[0]["seconds"], "{n} {iters}");
+        assert_eq!(points[k]["bindings"], one[0]["bindings"], "{n} {iters}");
+    }
+    // 32 x 2.6e-8 x 65536 s, then twice that (half the iterations of four times n).
+    let t0 = points[0]["seconds"].as_f64().unwrap();
+    assert!((t0 - 32.0 * 2.6e-8 * 65536.0).abs() < 1e-12, "{t0}");
+    let (code, out, err) = lcm(&grid_args, dir.path());
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(lines[1][..2], ["n", "iters"], "{out}");
+    assert_eq!(lines[2][..2], ["65536", "32"], "{out}");
+    assert_eq!(lines[3][..2], ["262144", "16"], "{out}");
+    assert_eq!(lines.len(), 4, "{out}");
+    let bad = [&base[..], &["--grid", "n:iters=65536:32,1:2:3"]].concat();
+    let (code, _, err) = lcm(&bad, dir.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--grid n:iters: expected 2 values per point (n:iters), found 3 in `1:2:3`"),
+        "{err}"
+    );
+}
+
+/// `lcm compare` along a paired axis: the crossover is reported along it, naming the pair,
+/// every paired variable interpolated; --json gives them under `paired`; the plot draws one
+/// curve per version (the paired variable is no separate curve).
+#[test]
+fn compare_reports_a_crossover_along_a_paired_axis() {
+    let dir = tempfile::tempdir().unwrap();
+    // As compare_finds_the_crossover_and_plots: a is 4 s on one processor, b 10
+    // processor-seconds over p; n goes along with p and changes neither.
+    std::fs::write(
+        dir.path().join("a.rs"),
+        "fn main() {\n    // lcm: fragment f\n    // lcm: rt = 4 + 0*n\n    // lcm: p = 1\n    f();\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.rs"),
+        "fn main() {\n    // lcm: fragment f\n    // lcm: rt = 10 + 0*n\n    f();\n}\n",
+    )
+    .unwrap();
+    let args = [
+        "compare",
+        "a.rs",
+        "b.rs",
+        "--grid",
+        "p:n=1:10,2:20,3:30,4:40",
+    ];
+    let (code, out, err) = lcm(&[&args[..], &["--plot", "cmp.svg"]].concat(), dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "crossover: p:n ~ 2.60:26.0 (between p:n = 2:20 and 3:30): b better after it, in the order of the pairs"
+        ),
+        "{out}"
+    );
+    let header: Vec<&str> = out.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(header[..2], ["p", "n"], "{out}");
+    let svg = std::fs::read_to_string(dir.path().join("cmp.svg")).unwrap();
+    assert_eq!(curve_heights(&svg).len(), 2, "one curve per version");
+    let v = json_of(&args, dir.path());
+    let c = &v["crossovers"][0];
+    assert_eq!(c["variable"], "p:n");
+    assert_eq!(c["between"], serde_json::json!([2.0, 3.0]));
+    assert_eq!(c["paired"]["variables"], serde_json::json!(["p", "n"]));
+    assert_eq!(
+        c["paired"]["between"],
+        serde_json::json!([[2.0, 20.0], [3.0, 30.0]])
+    );
+    let at = c["paired"]["at"].as_array().unwrap();
+    assert!((at[1].as_f64().unwrap() - 26.0).abs() < 1e-9, "{c}");
+    assert_eq!(
+        v["points"][2]["bindings"],
+        serde_json::json!({"n": 30.0, "p": 3.0})
+    );
+}

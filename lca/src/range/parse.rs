@@ -57,13 +57,20 @@ fn parse_growth(text: &str) -> Result<Option<f64>, (usize, String)> {
         .and_then(|r| r.trim().strip_suffix("per 2x"))
         .and_then(|r| r.trim().strip_suffix('%'))
         .ok_or_else(expected)?;
-    let g = inner
-        .trim()
-        .trim_start_matches('+')
+    let number = inner.trim();
+    let g = number
+        .strip_prefix('+')
+        .unwrap_or(number)
         .parse::<f64>()
         .ok()
-        .filter(|g| g.is_finite() && *g >= 0.0)
+        .filter(|g| g.is_finite())
         .ok_or_else(expected)?;
+    if g < 0.0 {
+        return Err((
+            at,
+            format!("expected a growth of at least 0% (an error that grows beyond the range), found `{number}%`"),
+        ));
+    }
     Ok(Some(g / 100.0))
 }
 
@@ -159,6 +166,7 @@ mod tests {
         assert_eq!(RangeText(&g).to_string(), "k = 1..9 (beyond: +12% per 2x)");
         let (_, msg) = parse_ranges("n = 64..1024 (beyond 4%)").unwrap_err();
         assert!(msg.contains("(beyond: +G% per 2x)"), "{msg}");
-        assert!(parse_ranges("n = 64..1024 (beyond: -4% per 2x)").is_err());
+        let (_, msg) = parse_ranges("n = 64..1024 (beyond: -4% per 2x)").unwrap_err();
+        assert!(msg.contains("at least 0%"), "{msg}");
     }
 }

@@ -18,10 +18,15 @@ const COMPARE_EXAMPLES: &str = "Examples:
   lcm compare dp.rs tp.rs --models fft.models --grid p=1..16 --set n=1024 --times-a fft.pp --times-where impl=dp
   lcm compare a.rs b.rs --models a.models --entry run --grid n=65536,1048576 --grid p=1,2 --set iters=1 \\
       --times-a abc.pp --times-b abc.pp --times-where-a impl=a --times-where-b impl=b
+  lcm compare a.rs b.rs --models a.models --entry run --grid n:iters=65536:32,262144:8 --grid p=1,2
 
 Prints both predictions per point, their relative uncertainty (+-%), the better version and
 the predicted crossovers (where the better version changes along a grid variable,
-interpolated linearly). Two predictions that differ by less than their uncertainty
+interpolated linearly). A paired axis (--grid n:iters=65536:32,262144:8, as for predict:
+the pairs' values go together) is one axis: its crossovers are reported along it, every
+paired variable interpolated, in the order the pairs were given (`crossover: n:iters ~
+1.64e5:20 (between n:iters = 65536:32 and 262144:8, p=2): b better after it, in the order
+of the pairs`). Two predictions that differ by less than their uncertainty
 (|T_a - T_b| / min(T_a, T_b) < u) are a `tie`: neither is named better, and a crossover is
 reported only between points where different versions win outside the uncertainty. The
 models carry no interval, so u is 5% (a quiet machine's run-to-run spread) unless
@@ -66,11 +71,14 @@ JSON (--json): {a, b, uncertainty{relative, from}, points: [{bindings, t_a, t_b,
 uncertainty, extrapolation_widening, relative_difference, better (a|b|tie|not_compared), compared,
 beyond_measured_range, negative, warnings_a, warnings_b, negative_a, negative_b,
 uncertainty_from}], counts{a, b, tie, not_compared}, crossovers: [{variable, between, at,
-others, better_after, beyond_measured_range, negative}], measured: [{version, bindings,
+others, better_after, beyond_measured_range, negative, paired}], measured: [{version, bindings,
 measured_s, runs, spread, lines, iterations, iterations_variable, predicted_s,
 relative_error}]}; better is `not_compared` and compared false where a version has no
 prediction (its t_ null) or a time that is not positive, `tie` only where both were
-compared; counts are the points of each verdict; uncertainty_from is `default` or
+compared; bindings hold every variable of the point, paired ones included; a crossover
+along a paired axis has variable `n:iters`, between and at of its first variable, and
+paired {variables, between, at} with every paired variable's values (absent along one
+variable); counts are the points of each verdict; uncertainty_from is `default` or
 `--uncertainty`, or the measured points that set u; negative_a/_b: [{fragment, line,
 model, value_s}].";
 
@@ -85,7 +93,7 @@ pub struct CompareArgs {
     /// Fixed values, NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
-    /// Grid (as for predict).
+    /// Grid (as for predict: NAME=VALUES, or NAME:NAME=V:V,V:V,... for paired variables).
     #[arg(long = "grid", value_name = "SPEC")]
     grid: Vec<String>,
     /// Write an SVG plot of time against the x variable.
@@ -249,7 +257,7 @@ pub fn run_compare(a: CompareArgs) -> i32 {
             .zip(&marks)
             .map(|((v, _), m)| v + m.widening)
             .collect();
-        let cmp = Comparison::new(&grid.varying(), points, ta, tb, us);
+        let cmp = Comparison::new(&grid.varying_axes(), points, ta, tb, us);
         if a.json {
             let text = report::compare_json(&pa.file, &pb.file, &cmp, (u, from), &marks);
             outln!(

@@ -44,6 +44,13 @@ const PREDICT_EXAMPLES: &str = "Examples:
   lcm predict fft_tp.rs --measured fft_dp.rs --set n=512 --set p=4
   lcm predict fft_tp.rs --pamela
   lcm predict sharded.rs --models locked.models --set n=1e6 --set p=4 --set shards=64
+  lcm predict sort.rs --entry run --models sort.models --grid n:iters=65536:32,262144:8 --grid p=1..4
+
+A grid is every combination of its axes' values (--grid n=256,1024,p=1..8: 16 points).
+Variables named together are paired, as in pp-campaign's --grid: NAME:NAME=V:V,V:V,...
+gives them their values point by point (one plain number per name, no ranges A..B), and
+the pair varies as one axis: --grid n:iters=65536:32,262144:8 --grid p=1..4 is 8 points,
+not 16. The table has a column per varying variable, each paired one its own.
 
 A restructured source may derive its fragments' models from the --models file
 (`// lcm: like fill`, `// lcm: sl = fill.sl / shards`, `// lcm: contention = EXPR`;
@@ -90,7 +97,8 @@ A fragment whose code is one parallel iterator with fewer items than its process
 its li leaves the processors without an item less idle time than they must have, is warned
 about on stderr and in --json (`few_items`: [{fragment, line, loop_line, items, processors,
 li_s, needed_s}]); nothing is changed: write li for them (docs/models.md).
-JSON (--json): an array of points {bindings, seconds, warnings, negative_models, few_items, speedup, contributions{fragments,
+JSON (--json): an array of points {bindings (every variable's value at the point: --set,
+--grid and paired ones), seconds, warnings, negative_models, few_items, speedup, contributions{fragments,
 load_imbalance_s, pipeline_s, idle_s, communication_s, synchronization_s, contention_s,
 total_s}, accounting{...}}; speedup is T at the smallest p of the grid over T. Each of
 accounting.fragments (the table's rows: name, line, executions, procs, time_s, work,
@@ -110,7 +118,8 @@ pub struct PredictArgs {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
     /// A grid: NAME=A..B (integers), NAME=V1,V2,... ; several variables in one spec
-    /// (n=256,512,p=1..8) or repeated.
+    /// (n=256,512,p=1..8) or repeated, every combination a point; NAME:NAME=V:V,V:V,...
+    /// pairs variables point by point (n:iters=65536:32,262144:8 is 2 points).
     #[arg(long = "grid", value_name = "SPEC")]
     grid: Vec<String>,
     /// Print the composed PAMELA model and stop.
@@ -273,6 +282,7 @@ pub(super) fn grid_of(set: &[String], grid: &[String]) -> Result<Grid, PredictEr
         axes.extend(parse_grid(g)?);
     }
     let grid = Grid::new(fixed, axes);
+    grid.check_paired()?;
     grid.check_size()?;
     Ok(grid)
 }

@@ -54,7 +54,7 @@
 //! ```
 
 use super::error::PredictError;
-use super::grid::{group_by_others, Crossover};
+use super::grid::{crossover_between, runs_along, Crossing, Crossover};
 pub use super::measured::{measured_points, MeasuredPoint};
 use lca::expr::Bindings;
 use serde::Serialize;
@@ -236,8 +236,10 @@ impl Comparison {
 /// decisive ([`Verdict::is_decisive`]) and different; tie and not-compared points between
 /// them are skipped and `at` interpolates the sign change of `diff` between the decisive
 /// ends over the compared points only (linearly in the first adjacent pair of them where it
-/// changes sign, else the midpoint of the ends). Points are grouped by their
-/// other variables and scanned in the order of the variable.
+/// changes sign, else the midpoint of the ends). An entry `n:steps` is a paired axis, every
+/// variable of it interpolated alike. Points are grouped by their other variables and
+/// scanned along the axis ([`runs_along`]: a variable's values in order, a paired axis's
+/// points in the order given).
 pub fn crossovers_beyond(
     variables: &[String],
     points: &[Bindings],
@@ -252,8 +254,7 @@ pub fn crossovers_beyond(
     };
     let mut out = Vec::new();
     for var in variables {
-        for (key, mut idx) in group_by_others(points, var) {
-            idx.sort_by(|&a, &b| points[a][var].total_cmp(&points[b][var]));
+        for (key, idx) in runs_along(points, var) {
             let mut last: Option<usize> = None;
             for (k, &j) in idx.iter().enumerate() {
                 if !verdicts[j].is_decisive() {
@@ -262,17 +263,15 @@ pub fn crossovers_beyond(
                 if let Some(pos) = last {
                     let i = idx[pos];
                     if verdicts[i] != verdicts[j] {
-                        out.push(Crossover {
-                            variable: var.clone(),
-                            between: (points[i][var], points[j][var]),
-                            at: sign_change(&compared(&idx[pos..=k]), points, var, diff),
-                            others: key
-                                .iter()
-                                .filter(|(k, _)| variables.contains(k))
-                                .cloned()
-                                .collect(),
-                            better_after: verdicts[j].as_str().into(),
-                        });
+                        out.push(crossover_between(
+                            var,
+                            variables,
+                            points,
+                            (i, j),
+                            sign_change(&compared(&idx[pos..=k]), diff),
+                            &key,
+                            verdicts[j].as_str(),
+                        ));
                     }
                 }
                 last = Some(k);
@@ -282,22 +281,25 @@ pub fn crossovers_beyond(
     out
 }
 
-/// Where `diff` changes sign along `run` (the compared point indices in the order of
-/// `var`, from one decisive point to the next): linear interpolation in the first adjacent
-/// pair with opposite signs, else the run's midpoint.
-fn sign_change(run: &[usize], points: &[Bindings], var: &str, diff: &[f64]) -> f64 {
+/// Where `diff` changes sign along `run` (the compared point indices in their order along
+/// the axis, from one decisive point to the next): linearly in the first adjacent pair with
+/// opposite signs, else the run's midpoint.
+fn sign_change(run: &[usize], diff: &[f64]) -> Crossing {
     for w in run.windows(2) {
         let (d0, d1) = (diff[w[0]], diff[w[1]]);
-        let (x0, x1) = (points[w[0]][var], points[w[1]][var]);
         if d0 == 0.0 {
-            return x0;
+            return Crossing::At(w[0]);
         }
         if (d0 > 0.0) != (d1 > 0.0) && d1 != 0.0 {
-            return x0 + (x1 - x0) * d0 / (d0 - d1);
+            return Crossing::Linear {
+                i: w[0],
+                j: w[1],
+                d0,
+                d1,
+            };
         }
     }
-    let (first, last) = (run[0], run[run.len() - 1]);
-    (points[first][var] + points[last][var]) / 2.0
+    Crossing::Mid(run[0], run[run.len() - 1])
 }
 
 /// How far a version's prediction is from its measurement at one measured point.

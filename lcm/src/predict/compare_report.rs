@@ -52,20 +52,50 @@ fn mark(cmp: &Comparison, marks: &[PointMarks], i: usize) -> (bool, bool) {
     (beyond, negative)
 }
 
-/// Whether any point a crossover lies between (along its variable, with its other
-/// variables' values) is beyond the measured range, and whether any has a negative model.
+/// Whether any point a crossover lies between (along its axis, with its other variables'
+/// values) is beyond the measured range, and whether any has a negative model. Along a
+/// paired axis a point lies between when each paired variable does.
 fn crossover_marks(cmp: &Comparison, marks: &[PointMarks], c: &Crossover) -> (bool, bool) {
-    let (lo, hi) = (c.between.0.min(c.between.1), c.between.0.max(c.between.1));
+    let names = c.variables();
+    let (from, to) = c.between_values();
     let mut out = (false, false);
     for (i, p) in cmp.points.iter().enumerate() {
-        let x = p.get(&c.variable).copied().unwrap_or(f64::NAN);
         let same = c.others.iter().all(|(k, v)| p.get(k) == Some(v));
-        if same && x >= lo && x <= hi {
+        let inside = names.iter().enumerate().all(|(k, n)| {
+            let (lo, hi) = (from[k].min(to[k]), from[k].max(to[k]));
+            let x = p.get(*n).copied().unwrap_or(f64::NAN);
+            x >= lo && x <= hi
+        });
+        if same && inside {
             let (b, n) = mark(cmp, marks, i);
             out = (out.0 || b, out.1 || n);
         }
     }
     out
+}
+
+/// The legend line of a table where u was widened beyond the models' measured ranges
+/// ([`PointMarks::widening`]): at how many points, and the most it added where.
+fn widening_line(vars: &[String], cmp: &Comparison, marks: &[PointMarks]) -> Option<String> {
+    let widened: Vec<usize> = (0..marks.len().min(cmp.points.len()))
+        .filter(|&i| marks[i].widening > 0.0)
+        .collect();
+    let most = *widened
+        .iter()
+        .max_by(|&&i, &&j| marks[i].widening.total_cmp(&marks[j].widening))?;
+    let at: Vec<String> = vars
+        .iter()
+        .filter_map(|k| {
+            let v = cmp.points[most].get(k)?;
+            Some(format!("{k}={}", lca::expr::format_number(*v)))
+        })
+        .collect();
+    Some(format!(
+        "+-% holds the models' error growth beyond their measured ranges (the range lines' `beyond:`) at {} point(s), up to +{:.1}% at {}",
+        widened.len(),
+        100.0 * marks[most].widening,
+        at.join(" ")
+    ))
 }
 
 /// The comparison table: both predictions per point, the uncertainty band, the faster
@@ -96,6 +126,9 @@ pub fn compare_table(
             o,
             "! a model (or the time) is negative here (warnings on stderr): not to be trusted"
         );
+    }
+    if let Some(line) = widening_line(&vars, cmp, marks) {
+        let _ = writeln!(o, "{line}");
     }
     let _ = writeln!(o, "{}", verdict_counts(cmp));
     if cmp.crossovers.is_empty() {
@@ -181,7 +214,10 @@ fn verdict_counts(cmp: &Comparison) -> String {
 
 /// The line of crossover `c`: where it lies (to the digits its interval gives), between
 /// which values and at which values of the other variables, which version is better above
-/// it, and whether it lies among points marked `*` or `!`.
+/// it, and whether it lies among points marked `*` or `!`. Along a paired axis every
+/// variable's position is given (`n:steps ~ 384:1200`), the points named with the pair
+/// (`between n:steps = 256:2000 and 512:400`), and the better version is the one after the
+/// crossover in the order the points were given.
 fn crossover_line(cmp: &Comparison, marks: &[PointMarks], c: &Crossover) -> String {
     let others: Vec<String> = c.others.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let (beyond, negative) = crossover_marks(cmp, marks, c);
@@ -192,16 +228,35 @@ fn crossover_line(cmp: &Comparison, marks: &[PointMarks], c: &Crossover) -> Stri
     if negative {
         caveat.push_str("; a model is negative there (!): not to be trusted");
     }
-    let integral = !cmp
-        .points
+    let (from, to) = c.between_values();
+    let position: Vec<String> = c
+        .variables()
         .iter()
-        .any(|p| p.get(&c.variable).is_some_and(|v| v.fract() != 0.0));
+        .zip(c.at_values())
+        .enumerate()
+        .map(|(k, (var, at))| {
+            let integral = !cmp
+                .points
+                .iter()
+                .any(|p| p.get(*var).is_some_and(|v| v.fract() != 0.0));
+            crossover_position(at, (from[k], to[k]), integral)
+        })
+        .collect();
+    let (between, after) = match c.paired_between_text() {
+        Some(text) => (text, "after it, in the order of the pairs"),
+        None => (
+            format!(
+                "{} and {}",
+                format_number(c.between.0),
+                format_number(c.between.1)
+            ),
+            "above",
+        ),
+    };
     format!(
-        "crossover: {} ~ {} (between {} and {}{}{}): {} better above{caveat}",
+        "crossover: {} ~ {} (between {between}{}{}): {} better {after}{caveat}",
         c.variable,
-        crossover_position(c.at, c.between, integral),
-        format_number(c.between.0),
-        format_number(c.between.1),
+        position.join(":"),
         if others.is_empty() { "" } else { ", " },
         others.join(" "),
         c.better_after
@@ -246,7 +301,9 @@ fn crossover_position(at: f64, between: (f64, f64), integral: bool) -> String {
 /// where a range warning of either version applies, `negative` where a model of either
 /// version or a time is negative. Crossovers `{variable, between, at, others,
 /// better_after, beyond_measured_range, negative}` lie between decisive points only; their
-/// flags say whether a point they lie among is so marked. The warnings are each version's
+/// flags say whether a point they lie among is so marked. Along a paired axis (`variable`
+/// `n:steps`) `between` and `at` are its first variable's and `paired: {variables,
+/// between, at}` gives every paired variable's values. The warnings are each version's
 /// range warnings at the point (`{fragment, categories, variable, value, min, max}`, and
 /// `piecewise: true` for a piecewise model outside its measured points, `held`: the values
 /// of a straight-line table used beyond 2x its breakpoints), the negatives its

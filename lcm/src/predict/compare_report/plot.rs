@@ -92,10 +92,16 @@ impl Axes {
 }
 
 /// The points of each combination of values of the grid's varying variables other than
-/// `x`, in order of first appearance, each with its key (`k=v` pairs; empty when `x` is the
-/// only varying variable): one curve per version and group.
+/// `x` and the variables paired with it, in order of first appearance, each with its key
+/// (`k=v` pairs; empty when `x`'s axis is the only varying one): one curve per version and
+/// group.
 fn groups_by_others(cmp: &Comparison, grid: &Grid, x: &str) -> Vec<(String, Vec<usize>)> {
-    let others: Vec<String> = grid.varying().into_iter().filter(|v| v != x).collect();
+    let partners = grid.partners(x);
+    let others: Vec<String> = grid
+        .varying()
+        .into_iter()
+        .filter(|v| v != x && !partners.contains(v))
+        .collect();
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, p) in cmp.points.iter().enumerate() {
         let key = others
