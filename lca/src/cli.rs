@@ -165,7 +165,9 @@ pub struct EvalArgs {
     /// Only this fragment.
     #[arg(long, value_name = "NAME")]
     pub fragment: Option<String>,
-    /// JSON output.
+    /// JSON output: one object per fragment and point (lca::evaluate::Evaluation):
+    /// fragment, at, categories, seconds, warnings, negative, extrapolation_error (the
+    /// relative error the range line's growth adds beyond the range, a fraction).
     #[arg(long)]
     pub json: bool,
 }

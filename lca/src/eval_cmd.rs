@@ -42,6 +42,13 @@ fn table(rows: &[Evaluation]) -> String {
         if let Some(t) = e.seconds {
             let _ = writeln!(s, "  T      {t:>14.6e}  seconds");
         }
+        if e.extrapolation_error > 0.0 {
+            let _ = writeln!(
+                s,
+                "  beyond the measured range: error may grow by +{:.1}% here (the range line's growth per 2x)",
+                100.0 * e.extrapolation_error
+            );
+        }
     }
     s
 }

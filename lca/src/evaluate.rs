@@ -41,6 +41,10 @@ pub struct Evaluation {
     /// ([`crate::policy::sign::never_negative`]: every category but `ml`), and `T` when
     /// the time itself is negative: a model used where its terms of opposite signs cross.
     pub negative: Vec<String>,
+    /// The relative error the models may add here beyond their measured range
+    /// ([`crate::extrapolation::widening`]: the range line's growth times the doublings
+    /// beyond it; 0 inside the range or where no growth is known), a fraction.
+    pub extrapolation_error: f64,
 }
 
 impl Evaluation {
@@ -91,6 +95,8 @@ pub fn evaluate(fm: &FragmentModel, at: &Bindings) -> Result<Evaluation, EvalErr
     if seconds.is_some_and(|t| t < 0.0) {
         negative.push("T".to_string());
     }
+    let extrapolation_error =
+        crate::extrapolation::widening(&fm.ranges, &|v: &str| at.get(v).copied());
     Ok(Evaluation {
         fragment: fm.name.clone(),
         at: at.clone(),
@@ -98,5 +104,6 @@ pub fn evaluate(fm: &FragmentModel, at: &Bindings) -> Result<Evaluation, EvalErr
         seconds,
         warnings,
         negative,
+        extrapolation_error,
     })
 }

@@ -264,6 +264,9 @@ pub(super) fn load(file: &std::path::Path, opts: &PredictOptions) -> Result<Prog
 /// Says on stderr when a program with parallel constructs was predicted without machine
 /// costs.
 pub(super) fn note_machine(prog: &Program) {
+    for note in prog.machine_stand_in_notes() {
+        eprintln!("note: {}: {note}", prog.file);
+    }
     if !lcm::predict::overheads::has_costed_construct(&prog.root) {
         return;
     }

@@ -121,6 +121,7 @@ use std::collections::BTreeMap;
 mod costs;
 pub mod indexed;
 mod keys;
+mod stand_in;
 pub use costs::Costs;
 use keys::{describe, family, key_range, read_values, COST_KEYS};
 

@@ -478,6 +478,27 @@ fn first_use(node: &Node, name: &str) -> Option<String> {
     found.or_else(|| node.children.iter().find_map(|c| first_use(c, name)))
 }
 
+impl Program {
+    /// One line per machine key the program's models or structure use that the machine
+    /// file lacks and [`super::machine::Machine::stand_ins`] binds from another key: which
+    /// key, what needs it, what stands in and its value. A prediction that rests on a
+    /// stand-in should say so (a calibration that dropped a key on a busy machine).
+    pub fn machine_stand_in_notes(&self) -> Vec<String> {
+        self.machine
+            .stand_ins()
+            .into_iter()
+            .filter_map(|(key, by, v)| {
+                let user = first_use(&self.root, &key)?;
+                Some(format!(
+                    "{key} (needed by {user}) is not in {}: {by} = {} s stands in (docs/machine.md)",
+                    self.machine.origin,
+                    lca::expr::format_number(v)
+                ))
+            })
+            .collect()
+    }
+}
+
 /// Rounding noise of a difference of two times (relative 1e-9 of the total) is 0.
 fn tidy(v: f64, total: f64) -> f64 {
     if v.abs() <= 1e-9 * total.abs() {
