@@ -88,7 +88,7 @@ fn finite_or_zero(x: f64) -> f64 {
 /// The spinning hand-off the file holds. A spinning partner that loses its processor (other
 /// load) hands off through the scheduler: such a hand-off is never dearer than the whole
 /// one-way hand-off to a parked receiver.
-fn spin_for_file(h: &HandoffPrices) -> f64 {
+pub(super) fn spin_for_file(h: &HandoffPrices) -> f64 {
     if h.one_way_s.is_finite() && h.one_way_s > 0.0 {
         h.spin_s.min(h.one_way_s)
     } else {
