@@ -48,7 +48,7 @@ use crate::expr::Expr;
 use crate::extraction::Extraction;
 use crate::range::VarRange;
 use crate::record::Record;
-use crate::runtime::{fit_runtime, RuntimeModel};
+use crate::runtime::{fit_runtime, prediction_rows, RuntimeModel};
 use crate::search::SearchOptions;
 
 /// Distinct values of a variable the refit needs at or below half its largest value.
@@ -181,19 +181,15 @@ fn disagreement(
     (!gaps.is_empty()).then(|| gaps.iter().sum::<f64>() / gaps.len() as f64)
 }
 
-/// The mean |relative error| of `m`'s time (`tt / p`, or `tt` without a `p`) at `records`;
-/// None when none can be evaluated.
+/// The mean |relative error| of `m`'s time at `records` ([`crate::runtime`]'s prediction
+/// rows: `tt / p` measured); None when none can be evaluated.
 fn mean_error(m: &RuntimeModel, variables: &[String], records: &[&Record]) -> Option<f64> {
-    let errors: Vec<f64> = records
+    let owned: Vec<Record> = records.iter().map(|r| (*r).clone()).collect();
+    let rows = prediction_rows(&owned, "extrapolation fold", variables, &m.total).ok()?;
+    let errors: Vec<f64> = rows
         .iter()
-        .filter_map(|r| {
-            let b = bindings_of(variables, r)?;
-            let p = b.get("p").copied().unwrap_or(1.0);
-            let measured = r.number("tt").ok()? / p;
-            let predicted = m.total.eval(&b).ok()?;
-            let e = ((predicted - measured) / measured).abs();
-            e.is_finite().then_some(e)
-        })
+        .map(|r| r.relative_error)
+        .filter(|e| e.is_finite())
         .collect();
     (!errors.is_empty()).then(|| errors.iter().sum::<f64>() / errors.len() as f64)
 }

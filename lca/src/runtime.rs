@@ -122,7 +122,7 @@ fn fragment_records(records: &[Record], tag: Option<&str>, extraction: &Extracti
 
 /// The model `total` against each selected record's measured time (`time`, from `tt` and
 /// `p`); `p` comes from the record when it is not among `variables`.
-fn prediction_rows(
+pub(crate) fn prediction_rows(
     selected: &[Record],
     source: &str,
     variables: &[String],

@@ -19,21 +19,11 @@ impl fmt::Display for RangeText<'_> {
             write!(
                 f,
                 " (beyond: +{}% per 2x)",
-                crate::expr::format_number(round2(100.0 * g))
+                crate::expr::format_number(crate::fit::round_sig(100.0 * g, 2))
             )?;
         }
         Ok(())
     }
-}
-
-/// `x` with two significant digits (at least one decimal below 10).
-fn round2(x: f64) -> f64 {
-    if x == 0.0 || !x.is_finite() {
-        return x;
-    }
-    let digits = 1 - x.abs().log10().floor() as i32;
-    let scale = 10f64.powi(digits.max(0));
-    (x * scale).round() / scale
 }
 
 /// The growth in `(beyond: +G% per 2x)` after a variable's bounds: `Ok(None)` for empty
